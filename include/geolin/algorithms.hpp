@@ -1,0 +1,62 @@
+// The algorithms of dynamics.md §3–5, as free functions f(const Model&, Workspace&, inputs...).
+// One source file each. Inputs are not checked here (the C API checks them); sizes are:
+//   s, r, tau: n_J;  v: base body twist (ignored for a fixed base);  nu, nu_dot: n;
+//   H: ^A H_0 (ignored for a fixed base, which uses model.H_A_0).
+// None of them allocates.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "geolin/model.hpp"
+#include "geolin/spatial.hpp"
+#include "geolin/workspace.hpp"
+
+namespace geolin {
+
+using CRefVec = const Eigen::Ref<const VecX> &;
+using RefVec = Eigen::Ref<VecX>;
+using RefMat = Eigen::Ref<MatX>;
+
+/// ^0 H_i, S_i and M_i in base-frame coordinates for every body (kinematics.cpp).
+void forward_kinematics(const Model &model, Workspace &ws, CRefVec s);
+
+/// World pose ^A H_i of body i after forward_kinematics (uses H, or model.H_A_0 if fixed).
+Transform body_pose(const Model &model, const Workspace &ws, const Transform &H, int body);
+
+/// RNEAmb: generalized force [f_0; tau] (n) for (H, s, v, r, nu_dot). rnea.cpp
+void rnea(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+          CRefVec r, CRefVec nu_dot, RefVec out);
+
+/// CRBAmb: the mass matrix M(s), n x n, symmetric. crba.cpp
+void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M);
+
+/// ABAmb: forward dynamics nu_dot (n) for joint torques tau (n_J). aba.cpp
+void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+         CRefVec r, CRefVec tau, RefVec nu_dot);
+
+/// M(s)^{-1}, n x n, by an ABA-like recursion (Carpentier 2018), no factorization. minv.cpp
+void mass_matrix_inverse(const Model &model, Workspace &ws, CRefVec s, RefMat Minv);
+
+/// Analytical partial derivatives of RNEAmb: dID/ds (n x n_J) and dID/dnu (n x n), at the
+/// given nu_dot. rnea_derivatives.cpp
+void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                      const Vec6 &v, CRefVec r, CRefVec nu_dot, RefMat dID_ds, RefMat dID_dnu);
+
+/// The exact left-trivialized linearization (dynamics.md §4): A (N x N), B (N x n_J).
+/// linearize.cpp
+void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+               CRefVec r, CRefVec tau, RefMat A, RefMat B);
+
+/// The geometric central finite difference of dynamics.md §5 with step eps. linearize_fd.cpp
+void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                                 const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A,
+                                 RefMat B);
+
+/// Kinetic energy 1/2 nu^T M nu. energy.cpp
+double kinetic_energy(const Model &model, Workspace &ws, CRefVec s, const Vec6 &v, CRefVec r);
+/// Potential energy -sum m_i g^T p_{c,i} (world centres of mass). energy.cpp
+double potential_energy(const Model &model, Workspace &ws, const Transform &H, CRefVec s);
+/// Total spatial momentum sum M_i v_i expressed in the base frame 0. energy.cpp
+Vec6 spatial_momentum(const Model &model, Workspace &ws, CRefVec s, const Vec6 &v, CRefVec r);
+
+}  // namespace geolin

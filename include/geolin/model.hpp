@@ -1,0 +1,87 @@
+// The immutable tree model of dynamics.md §2 (Bos et al. 2022, §2.1; EG notation).
+//
+// Bodies are numbered 0..n_B; body 0 is the base (the URDF root after merging fixed joints).
+// Numbering is depth-first from the root with children visited in URDF order, so λ(i) < i and
+// the subtree of body i is the contiguous range [i, subtree_end[i]).
+// Joint i connects λ(i) to i; joint data are indexed by the successor body i = 1..n_B
+// (entry 0 is unused). Joint k of the C API (0-based) is the joint of body k + 1.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "geolin/spatial.hpp"
+
+namespace geolin {
+
+enum class JointType : int { Revolute = 0, Continuous = 1, Prismatic = 2 };
+
+const char *joint_type_name(JointType type);
+
+/// A named frame: every URDF link, including those merged into a body by fixed joints.
+struct Frame {
+  std::string name;
+  int body = 0;   // the body the frame is rigidly attached to
+  Transform H;    // ^{body} H_F, constant
+};
+
+/// Load-time flags (the same bits as GEOLIN_FIXED_BASE, GEOLIN_JOINT_DAMPING).
+enum LoadFlags : unsigned { kFixedBase = 1u, kJointDamping = 2u };
+
+struct Model {
+  std::string name;             // URDF robot name
+  int n_B = 0;                  // number of moving bodies = number of joints n_J
+  bool fixed_base = false;      // body 0 welded to the inertial frame A
+  bool joint_damping = false;   // damping[] acts as tau - D r (GEOLIN_JOINT_DAMPING)
+  Transform H_A_0;              // fixed base: ^A H_0 (identity by default)
+
+  // --- tree (size n_B + 1) ---
+  std::vector<int> parent;                 // λ(i); parent[0] = -1
+  std::vector<std::vector<int>> children;  // μ(i), in URDF order
+  std::vector<int> subtree_end;            // subtree of i = [i, subtree_end[i])
+  std::vector<int> depth;                  // depth[0] = 0
+  std::vector<std::string> body_name;      // URDF link name of each body
+
+  // --- joints, indexed by successor body i (entry 0 unused) ---
+  std::vector<std::string> joint_name;
+  std::vector<JointType> joint_type;
+  std::vector<Vec3> joint_axis;            // unit axis a_i in frame i
+  std::vector<Vec6> S;                     // motion subspace S_i (frame i): [0; a] or [a; 0]
+  std::vector<Transform> H_parent_joint;   // ^{λ(i)} H_{λ(i)|i}, the URDF joint origin
+  std::vector<double> damping;             // URDF <dynamics damping>, 0 if absent
+  std::vector<std::string> mimic_of;       // non-empty: URDF <mimic joint=...> (not modelled)
+
+  // --- inertia of each body after merging fixed joints, in frame i ---
+  std::vector<double> mass;
+  std::vector<Vec3> com;                   // centre of mass c_i
+  std::vector<Mat3> inertia_com;           // I_c about the centre of mass, frame-i axes
+  std::vector<Mat6> inertia;               // spatial inertia M_i
+
+  std::vector<Frame> frames;               // every URDF link, in URDF order of appearance
+
+  int num_joints() const { return n_B; }
+  int num_bodies() const { return n_B + 1; }
+  int num_dofs() const { return fixed_base ? n_B : 6 + n_B; }
+  int state_dim() const { return 2 * num_dofs(); }
+  /// Index of the generalized velocity of joint body i (1..n_B) in ν.
+  int dof(int body) const { return fixed_base ? body - 1 : body + 5; }
+  /// Offset of the joint block in ν: 0 (fixed base) or 6.
+  int joint_offset() const { return fixed_base ? 0 : 6; }
+
+  double total_mass() const;
+  int joint_index(const std::string &name) const;  // 0-based joint k, -1 if absent
+  int body_index(const std::string &name) const;   // -1 if absent
+  int frame_index(const std::string &name) const;  // -1 if absent
+};
+
+/// Derived data and validation: fills children, subtree_end, depth, S and inertia from the
+/// rest, and checks the model (dynamics.md §2). Throws Error(Status::Model) naming the joint
+/// or body at fault. Called by the URDF loader and by code that builds a Model by hand.
+void finalize_model(Model &model);
+
+/// Load a URDF (urdf.cpp). flags: LoadFlags bits. Throws Error with Status::Io, Parse, Model or
+/// Unsupported and a message naming the offending element. Never prints anything.
+Model load_urdf_file(const std::string &path, unsigned flags = 0);
+Model load_urdf_string(const std::string &xml, unsigned flags = 0);
+
+}  // namespace geolin

@@ -1,0 +1,304 @@
+// Spatial algebra in EG notation (Traversaro & Saccon, "Multibody dynamics notation", 2019),
+// on Eigen fixed-size types. Twists are linear first, v = [v_lin; w]; wrenches are force first,
+// f = [force; torque]. Every function here is header-only, inline and allocation-free.
+#pragma once
+
+#include <Eigen/Core>
+#include <cmath>
+
+namespace geolin {
+
+using Vec3 = Eigen::Vector3d;
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat3 = Eigen::Matrix3d;
+using Mat4 = Eigen::Matrix4d;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+using RowVec6 = Eigen::Matrix<double, 1, 6>;
+
+/// A rigid transform ^A H_B = (R, o): ^A p = R ^B p + o.
+struct Transform {
+  Mat3 R = Mat3::Identity();
+  Vec3 o = Vec3::Zero();
+
+  static Transform identity() { return Transform{}; }
+  Mat4 matrix() const {
+    Mat4 H = Mat4::Identity();
+    H.topLeftCorner<3, 3>() = R;
+    H.topRightCorner<3, 1>() = o;
+    return H;
+  }
+  static Transform from_matrix(const Mat4 &H) {
+    Transform T;
+    T.R = H.topLeftCorner<3, 3>();
+    T.o = H.topRightCorner<3, 1>();
+    return T;
+  }
+  /// ^A H_B * ^B H_C = ^A H_C
+  Transform operator*(const Transform &other) const {
+    Transform T;
+    T.R.noalias() = R * other.R;
+    T.o.noalias() = R * other.o;
+    T.o += o;
+    return T;
+  }
+  /// (^A H_B)^{-1} = ^B H_A
+  Transform inverse() const {
+    Transform T;
+    T.R = R.transpose();
+    T.o.noalias() = -(T.R * o);
+    return T;
+  }
+  Vec3 apply(const Vec3 &p) const { return R * p + o; }
+};
+
+/// w^ : the 3x3 skew matrix with hat(w) x = w x x.
+inline Mat3 hat(const Vec3 &w) {
+  Mat3 W;
+  W << 0.0, -w.z(), w.y(), w.z(), 0.0, -w.x(), -w.y(), w.x(), 0.0;
+  return W;
+}
+
+/// The inverse of hat (takes the skew-symmetric part).
+inline Vec3 vee(const Mat3 &W) {
+  return 0.5 * Vec3(W(2, 1) - W(1, 2), W(0, 2) - W(2, 0), W(1, 0) - W(0, 1));
+}
+
+/// v^ (4x4) for a twist v = [v_lin; w]: [[w^, v_lin], [0, 0]]. EG notation §2.
+inline Mat4 hat6(const Vec6 &v) {
+  Mat4 V = Mat4::Zero();
+  V.topLeftCorner<3, 3>() = hat(v.tail<3>());
+  V.topRightCorner<3, 1>() = v.head<3>();
+  return V;
+}
+
+inline Vec6 vee6(const Mat4 &V) {
+  Vec6 v;
+  v.head<3>() = V.topRightCorner<3, 1>();
+  v.tail<3>() = vee(V.topLeftCorner<3, 3>());
+  return v;
+}
+
+namespace detail {
+// Coefficients of the SO(3)/SE(3) series, accurate for small angles (Taylor) and large ones.
+// a = sin t / t, b = (1 - cos t) / t^2, c = (t - sin t) / t^3.
+inline void so3_coefficients(double t, double &a, double &b, double &c) {
+  const double t2 = t * t;
+  if (t < 1e-4) {
+    a = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0);
+    b = 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0);
+    c = 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0);
+  } else {
+    const double s = std::sin(t), co = std::cos(t);
+    a = s / t;
+    b = (1.0 - co) / t2;
+    c = (t - s) / (t2 * t);
+  }
+}
+}  // namespace detail
+
+/// exp: so(3) -> SO(3), Rodrigues' formula.
+inline Mat3 exp_so3(const Vec3 &w) {
+  double a, b, c;
+  detail::so3_coefficients(w.norm(), a, b, c);
+  const Mat3 W = hat(w);
+  return Mat3::Identity() + a * W + b * W * W;
+}
+
+/// log: SO(3) -> so(3), the rotation vector with angle in [0, pi]; accurate near 0 and near pi.
+inline Vec3 log_so3(const Mat3 &R) {
+  const double tr = R.trace();
+  const double cos_t = std::min(1.0, std::max(-1.0, 0.5 * (tr - 1.0)));
+  const Vec3 axis_sin(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));  // 2 sin(t) n
+  const double sin_t = 0.5 * axis_sin.norm();
+  const double t = std::atan2(sin_t, cos_t);
+  if (cos_t > -0.99) {
+    // t / sin t is well conditioned here (Taylor near 0).
+    const double f = (t < 1e-4) ? (1.0 + t * t / 6.0 + 7.0 * t * t * t * t / 360.0) : t / sin_t;
+    return 0.5 * f * axis_sin;
+  }
+  // Near pi: R + R^T = 2 cos t I + 2 (1 - cos t) n n^T. Take the largest diagonal column.
+  const Mat3 S = 0.5 * (R + R.transpose()) - cos_t * Mat3::Identity();  // (1 - cos t) n n^T
+  int k = 0;
+  S.diagonal().maxCoeff(&k);
+  Vec3 n = S.col(k) / std::sqrt(std::max(S(k, k), 1e-300));
+  n.normalize();
+  if (n.dot(axis_sin) < 0.0) n = -n;  // sign from the skew part (sin t n)
+  return t * n;
+}
+
+/// Left Jacobian of SO(3): J(w) = I + b w^ + c w^ w^.
+inline Mat3 left_jacobian_so3(const Vec3 &w) {
+  double a, b, c;
+  detail::so3_coefficients(w.norm(), a, b, c);
+  const Mat3 W = hat(w);
+  return Mat3::Identity() + b * W + c * W * W;
+}
+
+/// exp: se(3) -> SE(3), closed form (EG notation; Murray-Li-Sastry). v = [v_lin; w].
+inline Transform exp_se3(const Vec6 &v) {
+  const Vec3 w = v.tail<3>();
+  double a, b, c;
+  detail::so3_coefficients(w.norm(), a, b, c);
+  const Mat3 W = hat(w);
+  const Mat3 W2 = W * W;
+  Transform T;
+  T.R = Mat3::Identity() + a * W + b * W2;
+  T.o = (Mat3::Identity() + b * W + c * W2) * v.head<3>();
+  return T;
+}
+
+/// log: SE(3) -> se(3), inverse of exp_se3 for rotation angles in [0, pi).
+inline Vec6 log_se3(const Transform &T) {
+  const Vec3 w = log_so3(T.R);
+  const double t = w.norm();
+  const Mat3 W = hat(w);
+  // Inverse of the left Jacobian: I - W/2 + e W^2, e = (1 - a / (2 b)) / t^2.
+  double e;
+  if (t < 1e-4) {
+    e = 1.0 / 12.0 + t * t / 720.0;
+  } else {
+    double a, b, c;
+    detail::so3_coefficients(t, a, b, c);
+    e = (1.0 - a / (2.0 * b)) / (t * t);
+  }
+  Vec6 v;
+  v.head<3>() = (Mat3::Identity() - 0.5 * W + e * W * W) * T.o;
+  v.tail<3>() = w;
+  return v;
+}
+
+/// The 6x6 motion transform ^C X_D = [[R, o^ R], [0, R]] for ^C H_D = (R, o).
+inline Mat6 motion_transform(const Transform &T) {
+  Mat6 X;
+  X.topLeftCorner<3, 3>() = T.R;
+  X.topRightCorner<3, 3>().noalias() = hat(T.o) * T.R;
+  X.bottomLeftCorner<3, 3>().setZero();
+  X.bottomRightCorner<3, 3>() = T.R;
+  return X;
+}
+
+/// The 6x6 wrench transform ^C X^D = (^D X_C)^T = [[R, 0], [o^ R, R]].
+inline Mat6 force_transform(const Transform &T) {
+  Mat6 X;
+  X.topLeftCorner<3, 3>() = T.R;
+  X.topRightCorner<3, 3>().setZero();
+  X.bottomLeftCorner<3, 3>().noalias() = hat(T.o) * T.R;
+  X.bottomRightCorner<3, 3>() = T.R;
+  return X;
+}
+
+/// ^C v = ^C X_D ^D v, without forming X.
+inline Vec6 transform_motion(const Transform &T, const Vec6 &v) {
+  Vec6 out;
+  out.tail<3>().noalias() = T.R * v.tail<3>();
+  out.head<3>().noalias() = T.R * v.head<3>();
+  out.head<3>() += T.o.cross(out.tail<3>());
+  return out;
+}
+
+/// ^D v = (^C X_D)^{-1} ^C v.
+inline Vec6 inverse_transform_motion(const Transform &T, const Vec6 &v) {
+  Vec6 out;
+  out.tail<3>().noalias() = T.R.transpose() * v.tail<3>();
+  out.head<3>().noalias() = T.R.transpose() * (v.head<3>() - T.o.cross(v.tail<3>()));
+  return out;
+}
+
+/// ^C f = ^C X^D ^D f.
+inline Vec6 transform_force(const Transform &T, const Vec6 &f) {
+  Vec6 out;
+  out.head<3>().noalias() = T.R * f.head<3>();
+  out.tail<3>().noalias() = T.R * f.tail<3>();
+  out.tail<3>() += T.o.cross(out.head<3>());
+  return out;
+}
+
+/// ^D f = (^C X^D)^{-1} ^C f.
+inline Vec6 inverse_transform_force(const Transform &T, const Vec6 &f) {
+  Vec6 out;
+  out.head<3>().noalias() = T.R.transpose() * f.head<3>();
+  out.tail<3>().noalias() = T.R.transpose() * (f.tail<3>() - T.o.cross(f.head<3>()));
+  return out;
+}
+
+/// v x (the adjoint ad_v, Lie bracket of se(3)): [[w^, v_lin^], [0, w^]].
+inline Mat6 cross_motion(const Vec6 &v) {
+  Mat6 X;
+  X.topLeftCorner<3, 3>() = hat(v.tail<3>());
+  X.topRightCorner<3, 3>() = hat(v.head<3>());
+  X.bottomLeftCorner<3, 3>().setZero();
+  X.bottomRightCorner<3, 3>() = X.topLeftCorner<3, 3>();
+  return X;
+}
+
+/// v x* = -(v x)^T: [[w^, 0], [v_lin^, w^]].
+inline Mat6 cross_force(const Vec6 &v) {
+  Mat6 X;
+  X.topLeftCorner<3, 3>() = hat(v.tail<3>());
+  X.topRightCorner<3, 3>().setZero();
+  X.bottomLeftCorner<3, 3>() = hat(v.head<3>());
+  X.bottomRightCorner<3, 3>() = X.topLeftCorner<3, 3>();
+  return X;
+}
+
+/// (v x) u without forming the matrix.
+inline Vec6 cross_motion(const Vec6 &v, const Vec6 &u) {
+  Vec6 out;
+  out.head<3>() = v.tail<3>().cross(u.head<3>()) + v.head<3>().cross(u.tail<3>());
+  out.tail<3>() = v.tail<3>().cross(u.tail<3>());
+  return out;
+}
+
+/// (v x*) f without forming the matrix.
+inline Vec6 cross_force(const Vec6 &v, const Vec6 &f) {
+  Vec6 out;
+  out.head<3>() = v.tail<3>().cross(f.head<3>());
+  out.tail<3>() = v.tail<3>().cross(f.tail<3>()) + v.head<3>().cross(f.head<3>());
+  return out;
+}
+
+/// The matrix Xi(h) with Xi(h) u = u x* h (the derivative of u x* h in u).
+inline Mat6 cross_force_transpose(const Vec6 &h) {
+  Mat6 X;
+  X.topLeftCorner<3, 3>().setZero();
+  X.topRightCorner<3, 3>() = hat(h.head<3>());
+  X.bottomLeftCorner<3, 3>() = hat(h.head<3>());
+  X.bottomRightCorner<3, 3>() = hat(h.tail<3>());
+  return X;
+}
+
+/// Spatial inertia M = [[m 1, -m c^], [m c^, I_c - m c^ c^]] (EG notation; dynamics.md §1),
+/// from the mass m, the centre of mass c and the rotational inertia I_c about c, all in the
+/// frame in which M is expressed.
+inline Mat6 spatial_inertia(double m, const Vec3 &c, const Mat3 &I_c) {
+  const Mat3 C = hat(c);
+  Mat6 M;
+  M.topLeftCorner<3, 3>() = m * Mat3::Identity();
+  M.topRightCorner<3, 3>() = -m * C;
+  M.bottomLeftCorner<3, 3>() = m * C;
+  M.bottomRightCorner<3, 3>() = I_c - m * C * C;
+  return M;
+}
+
+/// Inertia of a body given in frame D, expressed in frame C: ^C X^D M ^D X_C, for T = ^C H_D.
+/// Computed from (m, c, I_c) rather than by 6x6 products.
+inline Mat6 transform_inertia(const Transform &T, double m, const Vec3 &c, const Mat3 &I_c) {
+  return spatial_inertia(m, T.apply(c), T.R * I_c * T.R.transpose());
+}
+
+/// The same for a general spatial inertia (any sum of rigid-body inertias).
+inline Mat6 transform_inertia(const Transform &T, const Mat6 &M) {
+  const Mat6 Xf = force_transform(T);
+  return Xf * M * Xf.transpose();
+}
+
+/// Recover (m, c, I_c) from a spatial inertia (m > 0).
+inline void inertia_parameters(const Mat6 &M, double &m, Vec3 &c, Mat3 &I_c) {
+  m = M(0, 0);
+  const Mat3 mC = 0.5 * (M.bottomLeftCorner<3, 3>() - M.topRightCorner<3, 3>());
+  c = (m > 0.0) ? Vec3(vee(mC) / m) : Vec3::Zero();
+  const Mat3 C = hat(c);
+  I_c = M.bottomRightCorner<3, 3>() + m * C * C;
+}
+
+}  // namespace geolin

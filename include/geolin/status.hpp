@@ -1,0 +1,34 @@
+// Status codes and the exception the C++ core throws; the C API maps it to a status code and
+// the thread-local last error (capi.md rule 3).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace geolin {
+
+/// Mirrors the GEOLIN_* codes of geolin.h exactly.
+enum class Status : int {
+  Ok = 0,
+  InvalidArgument = 1,
+  Io = 2,
+  Parse = 3,
+  Model = 4,
+  Unsupported = 5,
+  NonFinite = 6,
+  Numeric = 7,
+  Internal = 8,
+};
+
+/// The error every fallible C++ function throws: a status and a message that names what is
+/// wrong and where (URDF element, joint or link name, argument).
+class Error : public std::runtime_error {
+ public:
+  Error(Status status, const std::string &message) : std::runtime_error(message), status_(status) {}
+  Status status() const noexcept { return status_; }
+
+ private:
+  Status status_;
+};
+
+}  // namespace geolin
