@@ -1,1 +1,67 @@
-// placeholder
+// ABAmb: forward dynamics of a moving-base tree. RBDA Table 7.1 with the floating base of
+// RBDA §9.3 (the base is a 6-DoF articulated body, S_0 = 1_6, solved with its 6x6 articulated
+// inertia), written in frame-0 coordinates so that articulated inertias add without transforms.
+#include <Eigen/Cholesky>
+
+#include "internal.hpp"
+
+namespace geolin {
+namespace detail {
+
+void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_gravity, CRefVec r,
+              CRefVec tau, RefVec nu_dot, const Vec6 &f0) {
+  ws.v[0] = v0;
+  ws.IC[0] = ws.I0[0];  // IC holds the articulated inertias I^A_i here
+  ws.p[0] = cross_force(v0, ws.I0[0] * v0);
+  for (int i = 1; i <= model.n_B; ++i) {
+    const int lam = model.parent[i];
+    ws.v[i] = ws.v[lam] + ws.S0[i] * r[i - 1];
+    ws.c[i] = cross_motion(ws.v[lam], ws.S0[i]) * r[i - 1];  // velocity-product acceleration
+    ws.IC[i] = ws.I0[i];
+    ws.p[i] = cross_force(ws.v[i], ws.I0[i] * ws.v[i]);  // bias force
+  }
+  for (int i = model.n_B; i >= 1; --i) {
+    const int lam = model.parent[i];
+    const Vec6 &S = ws.S0[i];
+    ws.U[i].noalias() = ws.IC[i] * S;
+    ws.D_inv[i] = 1.0 / S.dot(ws.U[i]);
+    ws.u[i] = tau[i - 1] - S.dot(ws.p[i]);
+    // I^a = I^A - U D^-1 U^T,  p^a = p + I^a c + U D^-1 u   (RBDA Table 7.1)
+    Mat6 Ia = ws.IC[i];
+    Ia.noalias() -= ws.D_inv[i] * ws.U[i] * ws.U[i].transpose();
+    ws.p[lam] += ws.p[i] + Ia * ws.c[i] + ws.U[i] * (ws.D_inv[i] * ws.u[i]);
+    ws.IC[lam] += Ia;
+  }
+  if (model.fixed_base) {
+    ws.a[0] = a_gravity;
+  } else {
+    // I^A_0 a_0 + p_0 = f_0 (the wrench on the base); a_0 includes the fictitious gravity.
+    ws.a[0] = Eigen::LLT<Mat6>(ws.IC[0]).solve(f0 - ws.p[0]);
+    nu_dot.head<6>() = ws.a[0] - a_gravity;
+  }
+  for (int i = 1; i <= model.n_B; ++i) {
+    const Vec6 a_pre = ws.a[model.parent[i]] + ws.c[i];
+    const double r_dot = ws.D_inv[i] * (ws.u[i] - ws.U[i].dot(a_pre));
+    ws.a[i] = a_pre + ws.S0[i] * r_dot;
+    nu_dot[model.dof(i)] = r_dot;
+  }
+}
+
+}  // namespace detail
+
+void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,
+         CRefVec tau, RefVec nu_dot) {
+  forward_kinematics(model, ws, s);
+  const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
+  detail::aba_pass(model, ws, v0, detail::gravity_base_acceleration(model, ws, H), r, tau, nu_dot);
+}
+
+void aba_with_base_wrench(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                          const Vec6 &v, CRefVec r, CRefVec tau, const Vec6 &f0, RefVec nu_dot) {
+  forward_kinematics(model, ws, s);
+  const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
+  detail::aba_pass(model, ws, v0, detail::gravity_base_acceleration(model, ws, H), r, tau, nu_dot,
+                   f0);
+}
+
+}  // namespace geolin

@@ -1,1 +1,67 @@
-// placeholder
+// The geometric central finite difference of the left-trivialized vector field (dynamics.md §5;
+// Bos et al. 2022, §5): column k of D_x λ · T_e L_x is (λ(x·exp(ε e_k)) − λ(x·exp(−ε e_k))) / 2ε
+// with the exact SE(3) exponential, then −ad_v is added to the SE(3) block. A user-facing check.
+#include "internal.hpp"
+
+namespace geolin {
+namespace {
+
+// λ(x, τ) = (v, r, FD(x, τ)) stacked as [v; r; ν̇] (moving base) or [r; ν̇] (fixed base).
+void vector_field(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                  CRefVec r, CRefVec tau, RefVec out) {
+  const int n = model.num_dofs();
+  if (!model.fixed_base) out.head<6>() = v;
+  out.segment(model.joint_offset(), model.n_B) = r;
+  aba(model, ws, H, s, v, r, tau, ws.nu_dot);
+  out.tail(n) = ws.nu_dot;
+}
+
+}  // namespace
+
+void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                                 const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A,
+                                 RefMat B) {
+  const int nj = model.n_B;
+  const int n = model.num_dofs();
+  const int N = model.state_dim();
+  const bool moving = !model.fixed_base;
+  const int off = model.joint_offset();
+  const double inv2e = 1.0 / (2.0 * eps);
+  ws.s_pert = s;
+  ws.r_pert = r;
+  ws.tau_pert = tau;
+  for (int k = 0; k < N; ++k) {
+    for (int sign = 0; sign < 2; ++sign) {
+      const double e = sign == 0 ? eps : -eps;
+      Transform Hp = H;
+      Vec6 vp = v;
+      if (moving && k < 6) {
+        Vec6 z = Vec6::Zero();
+        z[k] = e;
+        Hp = H * exp_se3(z);
+      } else if (k >= off && k < n) {
+        ws.s_pert[k - off] += e;
+      } else if (moving && k >= n && k < n + 6) {
+        vp[k - n] += e;
+      } else if (k >= n + off) {
+        ws.r_pert[k - n - off] += e;
+      }
+      vector_field(model, ws, Hp, ws.s_pert, vp, ws.r_pert, tau,
+                   sign == 0 ? ws.lambda_plus : ws.lambda_minus);
+      ws.s_pert = s;
+      ws.r_pert = r;
+    }
+    A.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
+  }
+  if (moving) A.topLeftCorner<6, 6>() -= cross_motion(v);
+  for (int k = 0; k < nj; ++k) {
+    ws.tau_pert[k] = tau[k] + eps;
+    vector_field(model, ws, H, s, v, r, ws.tau_pert, ws.lambda_plus);
+    ws.tau_pert[k] = tau[k] - eps;
+    vector_field(model, ws, H, s, v, r, ws.tau_pert, ws.lambda_minus);
+    ws.tau_pert[k] = tau[k];
+    B.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
+  }
+}
+
+}  // namespace geolin

@@ -1,1 +1,46 @@
-// placeholder
+// RNEAmb: inverse dynamics of a moving-base tree (RBDA Table 5.1, floating-base form of §9.3;
+// Bos et al. 2022, eq. (5)). Gravity enters as a fictitious base acceleration.
+#include "internal.hpp"
+
+namespace geolin {
+namespace detail {
+
+void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
+               CRefVec r_dot, RefVec out) {
+  ws.v[0] = v0;
+  ws.a[0] = a0;
+  ws.f[0].noalias() = ws.I0[0] * a0;
+  ws.f[0] += cross_force(v0, ws.I0[0] * v0);
+  for (int i = 1; i <= model.n_B; ++i) {
+    const int lam = model.parent[i];
+    const Vec6 &S = ws.S0[i];
+    ws.v[i] = ws.v[lam] + S * r[i - 1];
+    // a_i = a_λ + S_i r_dot_i + (v_λ x S_i) r_i   (frame-0 coordinates)
+    ws.a[i] = ws.a[lam] + S * r_dot[i - 1] + cross_motion(ws.v[lam], S) * r[i - 1];
+    // f_i = M_i a_i + v_i x* M_i v_i   (Newton-Euler, dynamics.md §1)
+    ws.f[i].noalias() = ws.I0[i] * ws.a[i];
+    ws.f[i] += cross_force(ws.v[i], ws.I0[i] * ws.v[i]);
+  }
+  for (int i = 0; i <= model.n_B; ++i) ws.F[i] = ws.f[i];
+  for (int i = model.n_B; i >= 1; --i) {
+    out[model.dof(i)] = ws.S0[i].dot(ws.F[i]);
+    ws.F[model.parent[i]] += ws.F[i];
+  }
+  if (!model.fixed_base) out.head<6>() = ws.F[0];
+}
+
+}  // namespace detail
+
+void rnea(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+          CRefVec r, CRefVec nu_dot, RefVec out) {
+  forward_kinematics(model, ws, s);
+  Vec6 a0 = detail::gravity_base_acceleration(model, ws, H);
+  Vec6 v0 = Vec6::Zero();
+  if (!model.fixed_base) {
+    a0 += nu_dot.head<6>();
+    v0 = v;
+  }
+  detail::rnea_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), model.n_B), out);
+}
+
+}  // namespace geolin

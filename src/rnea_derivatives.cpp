@@ -1,1 +1,107 @@
-// placeholder
+// Analytical partial derivatives of RNEAmb with respect to s and ν, in O(n·depth).
+//
+// After J. Carpentier and N. Mansard, "Analytical derivatives of rigid body dynamics algorithms"
+// (RSS 2018), written here in frame-0 coordinates (the moving base plays the role of their
+// inertial frame; dynamics.md §3–4). With Ψ̇_j = v_λ(j) × S_j, Ψ̈_j = a_λ(j) × S_j + v_λ(j) × Ψ̇_j,
+// h_k = M_k v_k and B_k = (v_k ×*) M_k − M_k (v_k ×) + Ξ(h_k), where Ξ(h) u = u ×* h, a change
+// of s_j moves the subtree of j rigidly by exp(ε S_j^), which gives for the body wrenches
+//   ∂f_k/∂s_j = S_j ×* f_k + M_k Ψ̈_j + B_k Ψ̇_j,     ∂f_k/∂r_j = 2 M_k Ψ̇_j + B_k S_j,
+//   ∂f_k/∂v   = B_k + M_k (v_0 ×)                       (k in the subtree of j; all k for v).
+// Summing over subtrees with composites I^C_i = Σ M_k, B^C_i = Σ B_k and projecting on S_i
+// (whose own derivative cancels the S_j ×* F_i term for i in the subtree of j):
+//   i in subtree(j):  ∂τ_i/∂s_j = S_iᵀ (I^C_i Ψ̈_j + B^C_i Ψ̇_j),
+//                     ∂τ_i/∂r_j = S_iᵀ (2 I^C_i Ψ̇_j + B^C_i S_j),
+//   i ancestor of j:  ∂τ_i/∂s_j = S_iᵀ (S_j ×* F_j + I^C_j Ψ̈_j + B^C_j Ψ̇_j),
+//                     ∂τ_i/∂r_j = S_iᵀ (2 I^C_j Ψ̇_j + B^C_j S_j),
+// with the base (S_0 = 1_6) an ancestor of every joint, and ∂τ_i/∂v = S_iᵀ (B^C_i + I^C_i (v_0×)).
+#include "internal.hpp"
+
+namespace geolin {
+namespace detail {
+
+void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
+                           CRefVec r, CRefVec r_dot, RefMat dID_ds, RefMat dID_dnu) {
+  const int nb = model.n_B;
+  const bool moving = !model.fixed_base;
+  // Forward pass (RNEA quantities plus Ψ̇, Ψ̈, B_k).
+  ws.v[0] = v0;
+  ws.a[0] = a0;
+  for (int k = 0; k <= nb; ++k) {
+    if (k > 0) {
+      const int lam = model.parent[k];
+      const Vec6 &S = ws.S0[k];
+      ws.Psi_dot[k] = cross_motion(ws.v[lam], S);
+      ws.Psi_ddot[k] = cross_motion(ws.a[lam], S) + cross_motion(ws.v[lam], ws.Psi_dot[k]);
+      ws.v[k] = ws.v[lam] + S * r[k - 1];
+      ws.a[k] = ws.a[lam] + S * r_dot[k - 1] + ws.Psi_dot[k] * r[k - 1];
+    }
+    const Mat6 &I = ws.I0[k];
+    const Vec6 h = I * ws.v[k];
+    ws.F[k].noalias() = I * ws.a[k];
+    ws.F[k] += cross_force(ws.v[k], h);
+    ws.IC[k] = I;
+    ws.BC[k].noalias() = cross_force(ws.v[k]) * I;
+    ws.BC[k].noalias() -= I * cross_motion(ws.v[k]);
+    ws.BC[k] += cross_force_matrix_of(h);
+  }
+  // Backward pass: composites.
+  for (int k = nb; k >= 1; --k) {
+    const int lam = model.parent[k];
+    ws.IC[lam] += ws.IC[k];
+    ws.BC[lam] += ws.BC[k];
+    ws.F[lam] += ws.F[k];
+  }
+  // Per body: U_i = I^C_iᵀ S_i and p_i = B^C_iᵀ S_i (the rows S_iᵀ I^C_i and S_iᵀ B^C_i).
+  for (int i = 1; i <= nb; ++i) {
+    ws.U[i].noalias() = ws.IC[i].transpose() * ws.S0[i];
+    ws.p[i].noalias() = ws.BC[i].transpose() * ws.S0[i];
+  }
+  dID_ds.setZero();
+  dID_dnu.setZero();
+  for (int j = 1; j <= nb; ++j) {
+    const int cj = j - 1;         // column of s_j in dID_ds
+    const int dj = model.dof(j);  // column of r_j in dID_dnu
+    const Vec6 &Sj = ws.S0[j];
+    // Subtree rows.
+    for (int i = j; i < model.subtree_end[j]; ++i) {
+      dID_ds(model.dof(i), cj) = ws.U[i].dot(ws.Psi_ddot[j]) + ws.p[i].dot(ws.Psi_dot[j]);
+      dID_dnu(model.dof(i), dj) = 2.0 * ws.U[i].dot(ws.Psi_dot[j]) + ws.p[i].dot(Sj);
+    }
+    // Ancestor rows.
+    const Vec6 Q = cross_force(Sj, ws.F[j]) + ws.IC[j] * ws.Psi_ddot[j] + ws.BC[j] * ws.Psi_dot[j];
+    const Vec6 W = 2.0 * (ws.IC[j] * ws.Psi_dot[j]) + ws.BC[j] * Sj;
+    for (int i = model.parent[j]; i >= 1; i = model.parent[i]) {
+      dID_ds(model.dof(i), cj) = ws.S0[i].dot(Q);
+      dID_dnu(model.dof(i), dj) = ws.S0[i].dot(W);
+    }
+    if (moving) {
+      dID_ds.block<6, 1>(0, cj) = Q;
+      dID_dnu.block<6, 1>(0, dj) = W;
+    }
+  }
+  if (moving) {
+    const Mat6 v0x = cross_motion(v0);
+    for (int i = 1; i <= nb; ++i) {
+      const Mat6 G = ws.BC[i] + ws.IC[i] * v0x;
+      dID_dnu.block<1, 6>(model.dof(i), 0) = ws.S0[i].transpose() * G;
+    }
+    dID_dnu.topLeftCorner<6, 6>() = ws.BC[0] + ws.IC[0] * v0x;
+  }
+}
+
+}  // namespace detail
+
+void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                      const Vec6 &v, CRefVec r, CRefVec nu_dot, RefMat dID_ds, RefMat dID_dnu) {
+  forward_kinematics(model, ws, s);
+  Vec6 a0 = detail::gravity_base_acceleration(model, ws, H);
+  Vec6 v0 = Vec6::Zero();
+  if (!model.fixed_base) {
+    a0 += nu_dot.head<6>();
+    v0 = v;
+  }
+  detail::rnea_derivatives_pass(model, ws, v0, a0, r,
+                                nu_dot.segment(model.joint_offset(), model.n_B), dID_ds, dID_dnu);
+}
+
+}  // namespace geolin

@@ -1,1 +1,36 @@
-// placeholder
+#include "geolin/workspace.hpp"
+
+namespace geolin {
+
+Workspace::Workspace(const Model &model) {
+  const int nb = model.num_bodies();
+  const int nj = model.num_joints();
+  const int n = model.num_dofs();
+  const int N = model.state_dim();
+  H0.resize(nb);
+  S0.assign(nb, Vec6::Zero());
+  I0.assign(nb, Mat6::Zero());
+  for (auto *vec : {&v, &a, &f, &F, &Psi_dot, &Psi_ddot, &c, &p, &U}) vec->assign(nb, Vec6::Zero());
+  IC.assign(nb, Mat6::Zero());
+  BC.assign(nb, Mat6::Zero());
+  D_inv.assign(nb, 0.0);
+  u.assign(nb, 0.0);
+  M.setZero(n, n);
+  Minv.setZero(n, n);
+  dID_ds.setZero(n, nj);
+  dID_dnu.setZero(n, n);
+  Fcols.setZero(6 * nb, n);
+  Acols.setZero(6 * nb, n);
+  FD_y.setZero(n, nj + n);
+  nu_dot.setZero(n);
+  tau_full.setZero(n);
+  tmp_n.setZero(n);
+  tmp_n2.setZero(n);
+  s_pert.setZero(nj);
+  r_pert.setZero(nj);
+  tau_pert.setZero(nj);
+  lambda_plus.setZero(N);
+  lambda_minus.setZero(N);
+}
+
+}  // namespace geolin

@@ -31,8 +31,13 @@ void rnea(const Model &model, Workspace &ws, const Transform &H, CRefVec s, cons
 void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M);
 
 /// ABAmb: forward dynamics nu_dot (n) for joint torques tau (n_J). aba.cpp
-void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-         CRefVec r, CRefVec tau, RefVec nu_dot);
+void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,
+         CRefVec tau, RefVec nu_dot);
+
+/// ABAmb with a wrench f_0 (frame 0) applied to the moving base as well: the inverse of the full
+/// RNEAmb map, ABA(RNEA(ν̇)) = ν̇ (dynamics.md §6 item 1). f_0 is ignored for a fixed base.
+void aba_with_base_wrench(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                          const Vec6 &v, CRefVec r, CRefVec tau, const Vec6 &f0, RefVec nu_dot);
 
 /// M(s)^{-1}, n x n, by an ABA-like recursion (Carpentier 2018), no factorization. minv.cpp
 void mass_matrix_inverse(const Model &model, Workspace &ws, CRefVec s, RefMat Minv);

@@ -21,19 +21,19 @@ const char *joint_type_name(JointType type);
 /// A named frame: every URDF link, including those merged into a body by fixed joints.
 struct Frame {
   std::string name;
-  int body = 0;   // the body the frame is rigidly attached to
-  Transform H;    // ^{body} H_F, constant
+  int body = 0;  // the body the frame is rigidly attached to
+  Transform H;   // ^{body} H_F, constant
 };
 
 /// Load-time flags (the same bits as GEOLIN_FIXED_BASE, GEOLIN_JOINT_DAMPING).
 enum LoadFlags : unsigned { kFixedBase = 1u, kJointDamping = 2u };
 
 struct Model {
-  std::string name;             // URDF robot name
-  int n_B = 0;                  // number of moving bodies = number of joints n_J
-  bool fixed_base = false;      // body 0 welded to the inertial frame A
-  bool joint_damping = false;   // damping[] acts as tau - D r (GEOLIN_JOINT_DAMPING)
-  Transform H_A_0;              // fixed base: ^A H_0 (identity by default)
+  std::string name;            // URDF robot name
+  int n_B = 0;                 // number of moving bodies = number of joints n_J
+  bool fixed_base = false;     // body 0 welded to the inertial frame A
+  bool joint_damping = false;  // damping[] acts as tau - D r (GEOLIN_JOINT_DAMPING)
+  Transform H_A_0;             // fixed base: ^A H_0 (identity by default)
 
   // --- tree (size n_B + 1) ---
   std::vector<int> parent;                 // λ(i); parent[0] = -1
@@ -45,19 +45,19 @@ struct Model {
   // --- joints, indexed by successor body i (entry 0 unused) ---
   std::vector<std::string> joint_name;
   std::vector<JointType> joint_type;
-  std::vector<Vec3> joint_axis;            // unit axis a_i in frame i
-  std::vector<Vec6> S;                     // motion subspace S_i (frame i): [0; a] or [a; 0]
-  std::vector<Transform> H_parent_joint;   // ^{λ(i)} H_{λ(i)|i}, the URDF joint origin
-  std::vector<double> damping;             // URDF <dynamics damping>, 0 if absent
-  std::vector<std::string> mimic_of;       // non-empty: URDF <mimic joint=...> (not modelled)
+  std::vector<Vec3> joint_axis;           // unit axis a_i in frame i
+  std::vector<Vec6> S;                    // motion subspace S_i (frame i): [0; a] or [a; 0]
+  std::vector<Transform> H_parent_joint;  // ^{λ(i)} H_{λ(i)|i}, the URDF joint origin
+  std::vector<double> damping;            // URDF <dynamics damping>, 0 if absent
+  std::vector<std::string> mimic_of;      // non-empty: URDF <mimic joint=...> (not modelled)
 
   // --- inertia of each body after merging fixed joints, in frame i ---
   std::vector<double> mass;
-  std::vector<Vec3> com;                   // centre of mass c_i
-  std::vector<Mat3> inertia_com;           // I_c about the centre of mass, frame-i axes
-  std::vector<Mat6> inertia;               // spatial inertia M_i
+  std::vector<Vec3> com;          // centre of mass c_i
+  std::vector<Mat3> inertia_com;  // I_c about the centre of mass, frame-i axes
+  std::vector<Mat6> inertia;      // spatial inertia M_i
 
-  std::vector<Frame> frames;               // every URDF link, in URDF order of appearance
+  std::vector<Frame> frames;  // every URDF link, in URDF order of appearance
 
   int num_joints() const { return n_B; }
   int num_bodies() const { return n_B + 1; }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
 
 namespace geolin {
@@ -257,13 +259,14 @@ inline Vec6 cross_force(const Vec6 &v, const Vec6 &f) {
   return out;
 }
 
-/// The matrix Xi(h) with Xi(h) u = u x* h (the derivative of u x* h in u).
-inline Mat6 cross_force_transpose(const Vec6 &h) {
+/// The matrix Xi(h) with Xi(h) u = u x* h, i.e. the derivative of u x* h with respect to u:
+/// -[[0, f^], [f^, n^]] for h = [f; n].
+inline Mat6 cross_force_matrix_of(const Vec6 &h) {
   Mat6 X;
   X.topLeftCorner<3, 3>().setZero();
-  X.topRightCorner<3, 3>() = hat(h.head<3>());
-  X.bottomLeftCorner<3, 3>() = hat(h.head<3>());
-  X.bottomRightCorner<3, 3>() = hat(h.tail<3>());
+  X.topRightCorner<3, 3>() = -hat(h.head<3>());
+  X.bottomLeftCorner<3, 3>() = X.topRightCorner<3, 3>();
+  X.bottomRightCorner<3, 3>() = -hat(h.tail<3>());
   return X;
 }
 

@@ -20,22 +20,22 @@ struct Workspace {
 
   // Kinematics in base-frame coordinates (all recursions below run in frame 0: M and C depend
   // on s only, H enters through gravity alone; dynamics.md §3). Size n_B + 1.
-  std::vector<Transform> H0;   // ^0 H_i
-  std::vector<Vec6> S0;        // S_i expressed in frame 0
-  std::vector<Mat6> I0;        // M_i expressed in frame 0
+  std::vector<Transform> H0;  // ^0 H_i
+  std::vector<Vec6> S0;       // S_i expressed in frame 0
+  std::vector<Mat6> I0;       // M_i expressed in frame 0
 
   // Recursion buffers (frame 0), size n_B + 1.
   std::vector<Vec6> v, a, f, F, Psi_dot, Psi_ddot, c, p, U;
-  std::vector<Mat6> IC, BC;    // composite / articulated inertias; composite B_i
+  std::vector<Mat6> IC, BC;  // composite / articulated inertias; composite B_i
   std::vector<double> D_inv, u;
 
   // Dense scratch.
-  MatX M, Minv;                // n x n
-  MatX dID_ds;                 // n x n_J
-  MatX dID_dnu;                // n x n
-  MatX Fcols;                  // 6 x n per body, stacked: 6 (n_B+1) x n (M^-1 recursion)
-  MatX Acols;                  // 6 (n_B+1) x n (M^-1 forward pass)
-  MatX FD_y;                   // n x (n_J + n): -M^-1 dID/d(s, nu)
+  MatX M, Minv;                          // n x n
+  MatX dID_ds;                           // n x n_J
+  MatX dID_dnu;                          // n x n
+  MatX Fcols;                            // 6 x n per body, stacked: 6 (n_B+1) x n (M^-1 recursion)
+  MatX Acols;                            // 6 (n_B+1) x n (M^-1 forward pass)
+  MatX FD_y;                             // n x (n_J + n): -M^-1 dID/d(s, nu)
   VecX nu_dot, tau_full, tmp_n, tmp_n2;  // n
   VecX s_pert, r_pert, tau_pert;         // n_J
   VecX lambda_plus, lambda_minus;        // N
