@@ -81,20 +81,30 @@ inline Vec6 vee6(const Mat4 &V) {
 }
 
 namespace detail {
-// Coefficients of the SO(3)/SE(3) series, accurate for small angles (Taylor) and large ones.
-// a = sin t / t, b = (1 - cos t) / t^2, c = (t - sin t) / t^3.
+// Coefficients of the SO(3)/SE(3) closed forms: a = sin t / t, b = (1 - cos t) / t^2,
+// c = (t - sin t) / t^3. Below t = 0.1 their Taylor series (truncation < 1e-17) avoid the
+// cancellation of the closed forms; above, b uses 1 - cos t = 2 sin^2(t/2).
 inline void so3_coefficients(double t, double &a, double &b, double &c) {
   const double t2 = t * t;
-  if (t < 1e-4) {
-    a = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0);
-    b = 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0);
-    c = 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0);
+  if (t < 0.1) {
+    a = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0)));
+    b = 0.5 * (1.0 - t2 / 12.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0 * (1.0 - t2 / 90.0))));
+    c = (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0 * (1.0 - t2 / 110.0)))) / 6.0;
   } else {
-    const double s = std::sin(t), co = std::cos(t);
+    const double s = std::sin(t), h = std::sin(0.5 * t);
     a = s / t;
-    b = (1.0 - co) / t2;
+    b = 2.0 * h * h / t2;
     c = (t - s) / (t2 * t);
   }
+}
+
+// e = (1 - (t/2) cot(t/2)) / t^2, the coefficient of w^2 in the inverse left Jacobian.
+inline double inverse_jacobian_coefficient(double t) {
+  const double t2 = t * t;
+  if (t < 0.1)
+    return 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0 + t2 * t2 * t2 / 1209600.0;
+  const double x = 0.5 * t;
+  return (1.0 - x * std::cos(x) / std::sin(x)) / t2;
 }
 }  // namespace detail
 
@@ -154,15 +164,8 @@ inline Vec6 log_se3(const Transform &T) {
   const Vec3 w = log_so3(T.R);
   const double t = w.norm();
   const Mat3 W = hat(w);
-  // Inverse of the left Jacobian: I - W/2 + e W^2, e = (1 - a / (2 b)) / t^2.
-  double e;
-  if (t < 1e-4) {
-    e = 1.0 / 12.0 + t * t / 720.0;
-  } else {
-    double a, b, c;
-    detail::so3_coefficients(t, a, b, c);
-    e = (1.0 - a / (2.0 * b)) / (t * t);
-  }
+  // Inverse of the left Jacobian: I - W/2 + e W^2.
+  const double e = detail::inverse_jacobian_coefficient(t);
   Vec6 v;
   v.head<3>() = (Mat3::Identity() - 0.5 * W + e * W * W) * T.o;
   v.tail<3>() = w;
