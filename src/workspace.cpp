@@ -31,6 +31,10 @@ Workspace::Workspace(const Model &model) {
   tau_pert.setZero(nj);
   lambda_plus.setZero(N);
   lambda_minus.setZero(N);
+  stage_k.setZero(N, 4);
+  theta.setZero(N);
+  stage_s.setZero(nj);
+  stage_r.setZero(nj);
 }
 
 }  // namespace geolin

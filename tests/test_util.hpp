@@ -170,6 +170,10 @@ struct ModelCase {
   }
 };
 
+inline void PrintTo(const ModelCase &c, std::ostream *os) {
+  *os << c.name;
+}
+
 inline std::vector<ModelCase> all_model_cases() {
   std::vector<ModelCase> cases;
   for (const char *f : {"single_link_arm.urdf", "cart_pendulum.urdf", "satellite_panel.urdf",

@@ -57,6 +57,20 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
                                  const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A,
                                  RefMat B);
 
+/// Integration methods of step() (the values of GEOLIN_STEP_*).
+enum class StepMethod : int { SemiImplicitEuler = 0, Rk4 = 1 };
+
+/// One step of length h of ẋ = x λ(x, τ) on G with τ held constant (step.cpp):
+///  - SemiImplicitEuler: ν⁺ = ν + h FD(x, τ); H⁺ = H exp(h v⁺); s⁺ = s + h r⁺.
+///  - Rk4: the Runge–Kutta–Munthe-Kaas method of order 4 (Munthe-Kaas 1998; Iserles et al.,
+///    Acta Numerica 2000, §5.2): classical RK4 on the Lie algebra with dexp⁻¹ truncated after
+///    the second bracket, x⁺ = x exp(Θ). Chosen over Crouch–Grossman because it needs one
+///    exponential per stage and its linearization reuses the same algebra.
+/// Fixed base: H and v are ignored and H_next, v_next are left as given.
+void step(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
+          CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, Transform &H_next, RefVec s_next,
+          Vec6 &v_next, RefVec r_next);
+
 /// Kinetic energy 1/2 nu^T M nu. energy.cpp
 double kinetic_energy(const Model &model, Workspace &ws, CRefVec s, const Vec6 &v, CRefVec r);
 /// Potential energy -sum m_i g^T p_{c,i} (world centres of mass). energy.cpp

@@ -39,6 +39,8 @@ struct Workspace {
   VecX nu_dot, tau_full, tmp_n, tmp_n2;  // n
   VecX s_pert, r_pert, tau_pert;         // n_J
   VecX lambda_plus, lambda_minus;        // N
+  MatX stage_k;                          // N x 4: RK stage increments (step.cpp)
+  VecX theta, stage_s, stage_r;          // N, n_J, n_J
 };
 
 }  // namespace geolin
