@@ -18,6 +18,25 @@
 
 namespace geolin {
 namespace detail {
+namespace {
+
+// B = (v ×*) M − M (v ×) + Ξ(h), h = M v. Written out in 3x3 blocks with
+// M = [[m 1, −m c^], [m c^, Ī]] (Ī the rotational inertia about the frame origin), its left
+// half vanishes and B = [[0, −2 h_f^], [0, −m (l^ c^ + c^ l^) + w^ Ī − Ī w^ − h_n^]]
+// for v = [l; w], h = [h_f; h_n]: an O(1) closed form instead of two 6x6 products.
+void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat6 &B) {
+  const Mat3 mC = M.bottomLeftCorner<3, 3>();  // m c^
+  const Mat3 Ibar = M.bottomRightCorner<3, 3>();
+  const Mat3 L = hat(v.head<3>()), W = hat(v.tail<3>());
+  B.leftCols<3>().setZero();
+  B.topRightCorner<3, 3>() = -2.0 * hat(h.head<3>());
+  B.bottomRightCorner<3, 3>().noalias() = W * Ibar;
+  B.bottomRightCorner<3, 3>().noalias() -= Ibar * W;
+  B.bottomRightCorner<3, 3>().noalias() -= L * mC + mC * L;
+  B.bottomRightCorner<3, 3>() -= hat(h.tail<3>());
+}
+
+}  // namespace
 
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, RefMat dID_ds, RefMat dID_dnu) {
@@ -40,9 +59,7 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     ws.F[k].noalias() = I * ws.a[k];
     ws.F[k] += cross_force(ws.v[k], h);
     ws.IC[k] = I;
-    ws.BC[k].noalias() = cross_force(ws.v[k]) * I;
-    ws.BC[k].noalias() -= I * cross_motion(ws.v[k]);
-    ws.BC[k] += cross_force_matrix_of(h);
+    body_B(I, ws.v[k], h, ws.BC[k]);
   }
   // Backward pass: composites.
   for (int k = nb; k >= 1; --k) {

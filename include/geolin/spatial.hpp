@@ -101,8 +101,7 @@ inline void so3_coefficients(double t, double &a, double &b, double &c) {
 // e = (1 - (t/2) cot(t/2)) / t^2, the coefficient of w^2 in the inverse left Jacobian.
 inline double inverse_jacobian_coefficient(double t) {
   const double t2 = t * t;
-  if (t < 0.1)
-    return 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0 + t2 * t2 * t2 / 1209600.0;
+  if (t < 0.1) return 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0 + t2 * t2 * t2 / 1209600.0;
   const double x = 0.5 * t;
   return (1.0 - x * std::cos(x) / std::sin(x)) / t2;
 }
