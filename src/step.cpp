@@ -85,4 +85,103 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
   (void)n;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Linearization of the step. Every quantity q(z, w) carries its Jacobian Dq = [∂q/∂z, ∂q/∂w]
+// (N x (N + n_J)). Two facts do all the work:
+//  (1) a right-perturbed retraction x exp(z) exp(θ + δθ) = x exp(θ) exp(ζ) with, on the SE(3)
+//      block, ζ = Ad_{exp(−θ)} z + J_r(θ) δθ (and ζ = z + δθ on the vector blocks);
+//  (2) the derivative of λ in left-trivialized coordinates is A + ad_λ = A with its top-left
+//      6x6 block (−v×) set to zero (dynamics.md §4), and ∂λ/∂τ = B.
+namespace {
+
+// Z = P(θ) [1 0] + J(θ) Dθ with P = blockdiag(Ad_{exp(−θ_H)}, 1), J = blockdiag(J_r(θ_H), 1).
+void retraction_jacobian(const Model &model, CRefVec theta, const MatX &D_theta, MatX &Z) {
+  const int N = model.state_dim();
+  Z = D_theta;
+  Z.leftCols(N) += MatX::Identity(N, N);
+  if (model.fixed_base) return;
+  const Vec6 th = theta.head<6>();
+  const Mat6 Ad = motion_transform(exp_se3(-th));
+  const Mat6 Jr = right_jacobian_se3(th);
+  Z.topRows<6>() = Jr * D_theta.topRows<6>();
+  Z.topLeftCorner<6, 6>() += Ad;
+}
+
+}  // namespace
+
+void step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                    const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                    RefMat A_d, RefMat B_d) {
+  const int nj = model.n_B, n = model.num_dofs(), N = model.state_dim(), o = model.joint_offset();
+  const bool moving = !model.fixed_base;
+  if (method == StepMethod::SemiImplicitEuler) {
+    linearize(model, ws, H, s, v, r, tau, ws.A_stage, ws.B_stage);
+    // Dν⁺ = [0 1] + h [F  M⁻¹S]   (rows n..2n−1 of A and B)
+    auto &Dnu = ws.D_k;  // n rows used
+    Dnu.topRows(n).setZero();
+    Dnu.block(0, n, n, n).setIdentity();
+    Dnu.topLeftCorner(n, N) += h * ws.A_stage.bottomRows(n);
+    Dnu.block(0, N, n, nj) = h * ws.B_stage.bottomRows(n);
+    ws.Z.setZero();
+    ws.Z.block(n, 0, n, N + nj) = Dnu.topRows(n);  // z_v⁺, z_r⁺
+    // z_s⁺ = z_s + h δr⁺
+    ws.Z.block(o, 0, nj, N + nj) = h * Dnu.middleRows(o, nj);
+    ws.Z.block(o, o, nj, nj) += MatX::Identity(nj, nj);
+    if (moving) {
+      // z_H⁺ = Ad_{exp(−h v⁺)} z_H + h J_r(h v⁺) δv⁺
+      const Vec6 hv = h * (v + h * ws.nu_dot.head<6>());
+      ws.Z.topRows<6>() = h * right_jacobian_se3(hv) * Dnu.topRows<6>();
+      ws.Z.topLeftCorner<6, 6>() += motion_transform(exp_se3(-hv));
+    }
+    A_d = ws.Z.leftCols(N);
+    B_d = ws.Z.rightCols(nj);
+    return;
+  }
+  // RKMK4: k₁ = hλ(x); θᵢ = cᵢ k̃ᵢ₋₁, kᵢ = hλ(x exp θᵢ), k̃ᵢ = dexp⁻¹ correction of kᵢ;
+  // Θ = (k̃₁ + 2k̃₂ + 2k̃₃ + k̃₄)/6; x⁺ = x exp Θ. Differentiate each line.
+  const double c[4] = {0.0, 0.5, 0.5, 1.0};
+  const double b[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
+  Transform Hs = H;
+  Vec6 vs = v;
+  ws.D_Theta.setZero();
+  ws.D_theta.setZero();
+  ws.theta.setZero();
+  for (int i = 0; i < 4; ++i) {
+    if (i > 0) {
+      ws.theta = c[i] * ws.stage_k.col(i - 1);
+      ws.D_theta = c[i] * ws.D_k;
+    }
+    retract(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
+    retraction_jacobian(model, ws.theta, ws.D_theta, ws.Z);
+    linearize(model, ws, Hs, ws.stage_s, vs, ws.stage_r, tau, ws.A_stage, ws.B_stage);
+    // λ at the stage (linearize leaves ν̇ in ws.nu_dot) and Dλ = A + ad_λ.
+    auto k = ws.stage_k.col(i);
+    if (moving) k.head<6>() = h * vs;
+    k.segment(o, nj) = h * ws.stage_r;
+    k.tail(n) = h * ws.nu_dot;
+    if (moving) ws.A_stage.topLeftCorner<6, 6>().setZero();
+    ws.D_k.noalias() = h * ws.A_stage * ws.Z;
+    ws.D_k.rightCols(nj) += h * ws.B_stage;
+    if (moving && i > 0) {
+      // k̃ = k + ½ θ×k + 1/12 θ×(θ×k) on the SE(3) block, and its derivative.
+      const Vec6 th = ws.theta.head<6>();
+      const Vec6 kH = k.head<6>();
+      const Mat6 TX = cross_motion(th);
+      const Mat6 Dk_coef = Mat6::Identity() + 0.5 * TX + TX * TX / 12.0;
+      const Mat6 Dth_coef =
+          -0.5 * cross_motion(kH) - (TX * cross_motion(kH) + cross_motion(TX * kH)) / 12.0;
+      const Eigen::Matrix<double, 6, Eigen::Dynamic> DkH = ws.D_k.topRows<6>();
+      ws.D_k.topRows<6>().noalias() = Dk_coef * DkH;
+      ws.D_k.topRows<6>().noalias() += Dth_coef * ws.D_theta.topRows<6>();
+      k.head<6>() = Dk_coef * kH;
+    }
+    ws.D_Theta += b[i] * ws.D_k;
+  }
+  ws.theta = b[0] * ws.stage_k.col(0) + b[1] * ws.stage_k.col(1) + b[2] * ws.stage_k.col(2) +
+             b[3] * ws.stage_k.col(3);
+  retraction_jacobian(model, ws.theta, ws.D_Theta, ws.Z);
+  A_d = ws.Z.leftCols(N);
+  B_d = ws.Z.rightCols(nj);
+}
+
 }  // namespace geolin

@@ -35,6 +35,9 @@ Workspace::Workspace(const Model &model) {
   theta.setZero(N);
   stage_s.setZero(nj);
   stage_r.setZero(nj);
+  A_stage.setZero(N, N);
+  B_stage.setZero(N, nj);
+  for (MatX *m : {&D_k, &D_theta, &D_Theta, &Z}) m->setZero(N, N + nj);
 }
 
 }  // namespace geolin

@@ -28,7 +28,8 @@ TEST(Spatial, HatAndVeeAreInverseAndHatIsTheCrossProduct) {
 TEST(Spatial, So3ExpIsARotationAndLogInvertsIt) {
   std::mt19937 rng(1);
   // Angles from tiny to just below pi, including the Taylor branch and the near-pi branch.
-  for (double angle : {0.0, 1e-12, 1e-8, 1e-5, 1e-3, 0.0999, 0.1, 0.5, 2.0, 3.0, M_PI - 1e-4, M_PI - 1e-9}) {
+  for (double angle :
+       {0.0, 1e-12, 1e-8, 1e-5, 1e-3, 0.0999, 0.1, 0.5, 2.0, 3.0, M_PI - 1e-4, M_PI - 1e-9}) {
     for (int k = 0; k < 5; ++k) {
       const Vec3 w = angle * Vec3::Random().normalized();
       const Mat3 R = exp_so3(w);
@@ -120,8 +121,8 @@ TEST(Spatial, InertiaTransformAgreesWithTransformingTwistsAndWrenches) {
   const Vec6 hC = transform_force(H, M * inverse_transform_motion(H, vC));
   EXPECT_LT((MC * vC - hC).norm(), 1e-13);
   // Kinetic energy is frame independent, M symmetric positive definite.
-  EXPECT_NEAR(vC.dot(MC * vC), inverse_transform_motion(H, vC).dot(M * inverse_transform_motion(H, vC)),
-              1e-13);
+  EXPECT_NEAR(vC.dot(MC * vC),
+              inverse_transform_motion(H, vC).dot(M * inverse_transform_motion(H, vC)), 1e-13);
   EXPECT_LT((MC - MC.transpose()).norm(), 1e-13);
   double m2;
   Vec3 c2;
@@ -146,6 +147,33 @@ TEST(Spatial, NewtonEulerMomentumRateIsCovariant) {
   const Mat6 MC = transform_inertia(H, M);
   const Vec6 vC = transform_motion(H, v), aC = transform_motion(H, a);
   EXPECT_LT((MC * aC + cross_force(vC, MC * vC) - transform_force(H, f)).norm(), 1e-13);
+}
+
+TEST(Spatial, Se3JacobiansMatchTheSeriesAndFiniteDifferences) {
+  std::mt19937 rng(9);
+  for (double angle : {0.0, 1e-6, 0.3, 0.4999, 0.5, 1.0, 2.5, 3.1}) {
+    Vec6 u = 2.0 * random_vec6(rng);
+    u.tail<3>() = angle * u.tail<3>().normalized();
+    // Series reference Σ (u×)^k / (k+1)!, summed far.
+    Mat6 S = Mat6::Zero(), P = Mat6::Identity();
+    double fact = 1.0;
+    for (int k = 0; k < 80; ++k) {
+      fact *= (k + 1);
+      S += P / fact;
+      P = P * cross_motion(u);
+    }
+    EXPECT_LT((left_jacobian_se3(u) - S).norm(), 1e-12) << "angle " << angle;
+    // exp(u + ε δ) = exp(u) exp(ε J_r(u) δ): compare with a central difference.
+    const double eps = 1e-6;
+    for (int k = 0; k < 6; ++k) {
+      Vec6 d = Vec6::Zero();
+      d[k] = eps;
+      const Vec6 fd = (log_se3(exp_se3(u).inverse() * exp_se3(u + d)) -
+                       log_se3(exp_se3(u).inverse() * exp_se3(u - d))) /
+                      (2 * eps);
+      EXPECT_LT((fd - right_jacobian_se3(u).col(k)).norm(), 1e-8) << "angle " << angle;
+    }
+  }
 }
 
 }  // namespace

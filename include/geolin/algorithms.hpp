@@ -71,6 +71,13 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
           CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, Transform &H_next, RefVec s_next,
           Vec6 &v_next, RefVec r_next);
 
+/// The exact linearization of step(): x exp(z) ↦ x⁺ exp(z⁺), z⁺ = A_d z + B_d w (τ ↦ τ + w),
+/// from the continuous-time A, B at the stages and the closed-form right Jacobian of the SE(3)
+/// exponential; no finite differences. A_d: N x N, B_d: N x n_J. step.cpp
+void step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                    const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                    RefMat A_d, RefMat B_d);
+
 /// Kinetic energy 1/2 nu^T M nu. energy.cpp
 double kinetic_energy(const Model &model, Workspace &ws, CRefVec s, const Vec6 &v, CRefVec r);
 /// Potential energy -sum m_i g^T p_{c,i} (world centres of mass). energy.cpp

@@ -272,6 +272,40 @@ inline Mat6 cross_force_matrix_of(const Vec6 &h) {
   return X;
 }
 
+/// The left Jacobian of the SE(3) exponential, J_l(u) = Σ_k (u×)^k / (k+1)!, so that
+/// exp(u + δ) = exp(J_l(u) δ) exp(u) to first order. Closed form in powers of ad_u = u×, whose
+/// minimal polynomial is x (x² + θ²)², θ = |w| (J. M. Selig, "Lie groups and Lie algebras in
+/// robotics", 2005; F. C. Park, "Distance metrics on the rigid-body motions", 1995); the series
+/// below θ = 0.5, where the closed-form coefficients cancel.
+inline Mat6 left_jacobian_se3(const Vec6 &u) {
+  const Mat6 X = cross_motion(u);
+  const double t = u.tail<3>().norm();
+  Mat6 J = Mat6::Identity();
+  if (t < 0.5) {
+    Mat6 P = Mat6::Identity();
+    double fact = 1.0;
+    for (int k = 1; k <= 20; ++k) {
+      P = P * X;
+      fact *= (k + 1);
+      J += P / fact;
+    }
+    return J;
+  }
+  const double s = std::sin(t), co = std::cos(t), t2 = t * t;
+  const double a1 = (4.0 - t * s - 4.0 * co) / (2.0 * t2);
+  const double a2 = (4.0 * t - 5.0 * s + t * co) / (2.0 * t2 * t);
+  const double a3 = (2.0 - t * s - 2.0 * co) / (2.0 * t2 * t2);
+  const double a4 = (2.0 * t - 3.0 * s + t * co) / (2.0 * t2 * t2 * t);
+  const Mat6 X2 = X * X;
+  J += a1 * X + a2 * X2 + a3 * X2 * X + a4 * X2 * X2;
+  return J;
+}
+
+/// The right Jacobian J_r(u) = J_l(−u): exp(u + δ) = exp(u) exp(J_r(u) δ) to first order.
+inline Mat6 right_jacobian_se3(const Vec6 &u) {
+  return left_jacobian_se3(-u);
+}
+
 /// Spatial inertia M = [[m 1, -m c^], [m c^, I_c - m c^ c^]] (EG notation; dynamics.md §1),
 /// from the mass m, the centre of mass c and the rotational inertia I_c about c, all in the
 /// frame in which M is expressed.

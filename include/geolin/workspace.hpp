@@ -41,6 +41,8 @@ struct Workspace {
   VecX lambda_plus, lambda_minus;        // N
   MatX stage_k;                          // N x 4: RK stage increments (step.cpp)
   VecX theta, stage_s, stage_r;          // N, n_J, n_J
+  MatX A_stage, B_stage;                 // N x N, N x n_J: A, B at a stage (step_linearize)
+  MatX D_k, D_theta, D_Theta, Z;         // N x (N + n_J): derivatives w.r.t. (z, w)
 };
 
 }  // namespace geolin
