@@ -1,1 +1,234 @@
-// placeholder
+// The tree model: derived data and validation (dynamics.md §2; Bos et al. 2022, §2.1).
+#include "geolin/model.hpp"
+
+#include <fmt/format.h>
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+
+#include "geolin/status.hpp"
+
+namespace geolin {
+
+const char *joint_type_name(JointType type) {
+  switch (type) {
+    case JointType::Revolute:
+      return "revolute";
+    case JointType::Continuous:
+      return "continuous";
+    case JointType::Prismatic:
+      return "prismatic";
+  }
+  return "unknown";
+}
+
+double Model::total_mass() const {
+  double m = 0.0;
+  for (double mi : mass) m += mi;
+  return m;
+}
+
+int Model::joint_index(const std::string &name) const {
+  for (size_t i = 1; i < joint_name.size(); ++i)
+    if (joint_name[i] == name) return static_cast<int>(i) - 1;
+  return -1;
+}
+
+int Model::body_index(const std::string &name) const {
+  for (size_t i = 0; i < body_name.size(); ++i)
+    if (body_name[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+int Model::frame_index(const std::string &name) const {
+  for (size_t i = 0; i < frames.size(); ++i)
+    if (frames[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+
+template <class V>
+void check_size(const V &v, size_t expected, const char *what) {
+  if (v.size() != expected)
+    throw Error(Status::Model, fmt::format("model: '{}' has {} entries, expected n_B + 1 = {}",
+                                           what, v.size(), expected));
+}
+
+// Relative threshold of the structural singularity test (dynamics.md §2).
+constexpr double kSingularTolerance = 1e-9;
+
+}  // namespace
+
+// dynamics.md §2. Fills children, subtree_end, depth, S and inertia; checks λ(i) < i, the
+// depth-first numbering, finite joint and inertia data, a positive base mass (moving base) and
+// the structural singularity test: for each joint k, d_k = S_kᵀ IC_k S_k (= M_kk at s = 0),
+// where IC_k is the composite inertia of the subtree of k in frame k at s = 0 (RBDA §6.2).
+//
+// Scale of the test (model-wide, independent of the size of the tree so that long chains are
+// not refused):
+//   revolute/continuous: d_k <= 1e-9 * J, J = max over bodies of ½ tr(I_O,i), the polar
+//     moment ∫|r|² dm of body i about its own frame origin (I_O = I_c - m ĉ ĉ); it is the
+//     order of magnitude of the largest single-body inertia about a joint axis;
+//   prismatic: d_k <= 1e-9 * max_i m_i.
+// A moving base also needs the whole-tree composite inertia IC_0 to be positive definite
+// (mass > 0 and a rotational inertia about the centre of mass with eigenvalues > 1e-9 J).
+void finalize_model(Model &model) {
+  const int n = model.n_B;
+  if (n < 0) throw Error(Status::Model, "model: n_B is negative");
+  const size_t nb = static_cast<size_t>(n) + 1;
+  if (model.damping.empty()) model.damping.assign(nb, 0.0);
+  if (model.mimic_of.empty()) model.mimic_of.assign(nb, std::string());
+  check_size(model.parent, nb, "parent");
+  check_size(model.body_name, nb, "body_name");
+  check_size(model.joint_name, nb, "joint_name");
+  check_size(model.joint_type, nb, "joint_type");
+  check_size(model.joint_axis, nb, "joint_axis");
+  check_size(model.H_parent_joint, nb, "H_parent_joint");
+  check_size(model.damping, nb, "damping");
+  check_size(model.mimic_of, nb, "mimic_of");
+  check_size(model.mass, nb, "mass");
+  check_size(model.com, nb, "com");
+  check_size(model.inertia_com, nb, "inertia_com");
+
+  // --- tree: λ(i) < i, μ(i), depth, subtree ranges (DFS numbering) ---
+  if (model.parent[0] != -1)
+    throw Error(Status::Model, fmt::format("body '{}' (0) is the base: its parent must be -1",
+                                           model.body_name[0]));
+  model.children.assign(nb, {});
+  model.depth.assign(nb, 0);
+  model.subtree_end.resize(nb);
+  for (int i = 1; i <= n; ++i) {
+    const int p = model.parent[i];
+    if (p < 0 || p >= i)
+      throw Error(Status::Model, fmt::format("body '{}' ({}): parent {} violates λ(i) < i",
+                                             model.body_name[i], i, p));
+    model.children[p].push_back(i);
+    model.depth[i] = model.depth[p] + 1;
+  }
+  for (size_t i = 0; i < nb; ++i) model.subtree_end[i] = static_cast<int>(i) + 1;
+  for (int i = n; i >= 1; --i) {
+    const int p = model.parent[i];
+    model.subtree_end[p] = std::max(model.subtree_end[p], model.subtree_end[i]);
+  }
+  for (int i = 0; i <= n; ++i) {
+    int next = i + 1;  // the children's subtrees must tile [i + 1, subtree_end[i])
+    for (int c : model.children[i]) {
+      if (c != next)
+        throw Error(Status::Model,
+                    fmt::format("body '{}' ({}): bodies are not numbered depth-first",
+                                model.body_name[c], c));
+      next = model.subtree_end[c];
+    }
+    if (next != model.subtree_end[i])
+      throw Error(Status::Model, fmt::format("body '{}' ({}): bodies are not numbered depth-first",
+                                             model.body_name[i], i));
+  }
+
+  // --- joints: unit axis, motion subspace (linear first) ---
+  model.S.assign(nb, Vec6::Zero());
+  for (int i = 1; i <= n; ++i) {
+    const std::string &name = model.joint_name[i];
+    Vec3 &a = model.joint_axis[i];
+    if (!a.allFinite())
+      throw Error(Status::Model, fmt::format("joint '{}': axis is not finite", name));
+    const double norm = a.norm();
+    if (!(norm > 1e-12)) throw Error(Status::Model, fmt::format("joint '{}': axis is zero", name));
+    a /= norm;
+    const Transform &H = model.H_parent_joint[i];
+    if (!H.R.allFinite() || !H.o.allFinite())
+      throw Error(Status::Model, fmt::format("joint '{}': origin is not finite", name));
+    if (!std::isfinite(model.damping[i]) || model.damping[i] < 0.0)
+      throw Error(Status::Model, fmt::format("joint '{}': damping must be finite and >= 0", name));
+    switch (model.joint_type[i]) {
+      case JointType::Revolute:
+      case JointType::Continuous:
+        model.S[i].tail<3>() = a;
+        break;
+      case JointType::Prismatic:
+        model.S[i].head<3>() = a;
+        break;
+      default:
+        throw Error(Status::Model, fmt::format("joint '{}': unknown joint type", name));
+    }
+  }
+
+  // --- inertias ---
+  model.inertia.resize(nb);
+  double scale_rot = 0.0, scale_lin = 0.0;
+  for (size_t i = 0; i < nb; ++i) {
+    const double m = model.mass[i];
+    if (!std::isfinite(m) || m < 0.0 || !model.com[i].allFinite() ||
+        !model.inertia_com[i].allFinite())
+      throw Error(Status::Model,
+                  fmt::format("body '{}': mass, centre of mass or inertia is negative or not "
+                              "finite",
+                              model.body_name[i]));
+    model.inertia[i] = spatial_inertia(m, model.com[i], model.inertia_com[i]);
+    const Mat3 I_O = model.inertia[i].bottomRightCorner<3, 3>();
+    scale_rot = std::max(scale_rot, 0.5 * I_O.trace());
+    scale_lin = std::max(scale_lin, m);
+  }
+  if (!model.fixed_base && !(model.mass[0] > 0.0))
+    throw Error(Status::Model,
+                fmt::format("base link '{}' has no mass (after merging the links fixed to it): "
+                            "a moving base needs a positive mass (load it as a fixed base if it "
+                            "is welded to the world)",
+                            model.body_name[0]));
+
+  // --- structural singularity test at s = 0 (dynamics.md §2) ---
+  // Composite inertias as (mass m, first moment h = m c, rotational inertia I_O about the frame
+  // origin): for ^C H_D = (R, o), h' = R h + m o and
+  // I_O' = R I_O R^T + 2 (o . Rh) 1 - (Rh o^T + o (Rh)^T) + m (|o|^2 1 - o o^T)
+  // (parallel-axis theorem, RBDA §2.13) -- the same as transform_inertia, with 3x3 products.
+  std::vector<double> cm(nb);
+  std::vector<Vec3> ch(nb);
+  std::vector<Mat3> cI(nb);
+  for (size_t i = 0; i < nb; ++i) {
+    cm[i] = model.mass[i];
+    ch[i] = model.mass[i] * model.com[i];
+    cI[i] = model.inertia[i].bottomRightCorner<3, 3>();
+  }
+  for (int i = n; i >= 1; --i) {
+    const int p = model.parent[i];
+    const Transform &H = model.H_parent_joint[i];
+    const Vec3 h = H.R * ch[i];
+    const Vec3 &o = H.o;
+    Mat3 I = H.R * cI[i] * H.R.transpose();
+    I.diagonal().array() += 2.0 * o.dot(h) + cm[i] * o.squaredNorm();
+    I -= h * o.transpose() + o * h.transpose() + cm[i] * o * o.transpose();
+    cm[p] += cm[i];
+    ch[p] += h + cm[i] * o;
+    cI[p] += I;
+  }
+  for (int k = 1; k <= n; ++k) {
+    const bool prismatic = model.joint_type[k] == JointType::Prismatic;
+    const Vec3 &a = model.joint_axis[k];
+    // d_k = S^T IC_k S: the mass for [a; 0], a^T I_O a for [0; a].
+    const double d = prismatic ? cm[k] : a.dot(cI[k] * a);
+    if (!(d > kSingularTolerance * (prismatic ? scale_lin : scale_rot)))
+      throw Error(Status::Model,
+                  prismatic
+                      ? fmt::format("joint '{}': its subtree has no mass (massless subtree): the "
+                                    "mass matrix would be singular",
+                                    model.joint_name[k])
+                      : fmt::format("joint '{}': its subtree has no inertia about the joint axis "
+                                    "(massless subtree): the mass matrix would be singular",
+                                    model.joint_name[k]));
+  }
+  if (!model.fixed_base) {
+    const Vec3 c = ch[0] / cm[0];  // cm[0] >= mass[0] > 0
+    Mat3 I_c = cI[0] - cm[0] * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());
+    I_c = 0.5 * (I_c + I_c.transpose()).eval();
+    const Eigen::SelfAdjointEigenSolver<Mat3> eig(I_c, Eigen::EigenvaluesOnly);
+    if (!(eig.eigenvalues()(0) > kSingularTolerance * scale_rot))
+      throw Error(Status::Model,
+                  fmt::format("base link '{}': the whole model has no rotational inertia about "
+                              "some axis through its centre of mass: the base block of the mass "
+                              "matrix would be singular",
+                              model.body_name[0]));
+  }
+}
+
+}  // namespace geolin
