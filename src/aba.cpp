@@ -20,12 +20,14 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
     ws.IC[i] = ws.I0[i];
     ws.p[i] = cross_force(ws.v[i], ws.I0[i] * ws.v[i]);  // bias force
   }
+  if (ws.ext_active)  // external wrenches enter the bias forces (RBDA Table 7.1: p_i − f^x_i)
+    for (int i = 0; i <= model.n_B; ++i) ws.p[i] -= ws.f_ext[i];
   for (int i = model.n_B; i >= 1; --i) {
     const int lam = model.parent[i];
     const Vec6 &S = ws.S0[i];
     ws.U[i].noalias() = ws.IC[i] * S;
     ws.D_inv[i] = 1.0 / S.dot(ws.U[i]);
-    ws.u[i] = tau[i - 1] - S.dot(ws.p[i]);
+    ws.u[i] = net_torque(model, tau, r, i) - S.dot(ws.p[i]);
     // I^a = I^A - U D^-1 U^T,  p^a = p + I^a c + U D^-1 u   (RBDA Table 7.1)
     Mat6 Ia = ws.IC[i];
     Ia.noalias() -= ws.D_inv[i] * ws.U[i] * ws.U[i].transpose();
@@ -52,13 +54,24 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
 void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,
          CRefVec tau, RefVec nu_dot) {
   forward_kinematics(model, ws, s);
+  ws.ext_active = false;
   const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
   detail::aba_pass(model, ws, v0, detail::gravity_base_acceleration(model, ws, H), r, tau, nu_dot);
+}
+
+void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,
+         CRefVec tau, const ExternalWrenches &ext, RefVec nu_dot) {
+  forward_kinematics(model, ws, s);
+  detail::load_external_wrenches(model, ws, H, &ext);
+  const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
+  detail::aba_pass(model, ws, v0, detail::gravity_base_acceleration(model, ws, H), r, tau, nu_dot);
+  ws.ext_active = false;
 }
 
 void aba_with_base_wrench(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                           const Vec6 &v, CRefVec r, CRefVec tau, const Vec6 &f0, RefVec nu_dot) {
   forward_kinematics(model, ws, s);
+  ws.ext_active = false;
   const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
   detail::aba_pass(model, ws, v0, detail::gravity_base_acceleration(model, ws, H), r, tau, nu_dot,
                    f0);

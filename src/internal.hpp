@@ -28,6 +28,31 @@ inline Transform joint_motion(const Model &model, int i, double q) {
   return T;
 }
 
+/// ^0 H_F of a frame, after forward_kinematics.
+inline Transform frame_pose0(const Model &model, const Workspace &ws, int frame) {
+  const Frame &F = model.frames[frame];
+  return ws.H0[F.body] * F.H;
+}
+
+/// The frame-0 force transform of a wrench given at frame F: Local axes, or Mixed (axes of A at
+/// the frame origin, whose orientation in frame 0 is Rᵀ).
+inline Transform wrench_frame0(const Model &model, const Workspace &ws, const Transform &H,
+                               int frame, unsigned flags) {
+  Transform T = frame_pose0(model, ws, frame);
+  if (flags & kWrenchMixed) T.R = (model.fixed_base ? model.H_A_0.R : H.R).transpose();
+  return T;
+}
+
+/// Fills ws.f_ext (frame-0 body wrenches) and, for Mixed wrenches, ws.E_ext, after
+/// forward_kinematics; ext == nullptr (or no wrench) switches external wrenches off.
+void load_external_wrenches(const Model &model, Workspace &ws, const Transform &H,
+                            const ExternalWrenches *ext);
+
+/// Joint torque net of damping, τ_i − D_i r_i (GEOLIN_JOINT_DAMPING), for body i.
+inline double net_torque(const Model &model, CRefVec tau, CRefVec r, int i) {
+  return model.joint_damping ? tau[i - 1] - model.damping[i] * r[i - 1] : tau[i - 1];
+}
+
 /// RNEA forward and backward passes (RBDA Table 5.1 in frame-0 coordinates). v0: base twist
 /// (zero for a fixed base), a0: base acceleration including gravity, r and r_dot: joint rates.
 /// Fills ws.v, ws.a, ws.f (per body) and ws.F (subtree sums); writes the generalized force.

@@ -7,9 +7,10 @@
 #include "internal.hpp"
 
 namespace geolin {
+namespace {
 
-void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-               CRefVec r, CRefVec tau, RefMat A, RefMat B) {
+void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                    CRefVec r, CRefVec tau, const ExternalWrenches *ext, RefMat A, RefMat B) {
   const int nj = model.n_B;
   const int n = model.num_dofs();
   const bool moving = !model.fixed_base;
@@ -17,6 +18,7 @@ void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
   const Vec6 a_g = detail::gravity_base_acceleration(model, ws, H);
 
   forward_kinematics(model, ws, s);
+  detail::load_external_wrenches(model, ws, H, ext);
   detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);
   Vec6 a0 = a_g;
   if (moving) a0 += ws.nu_dot.head<6>();
@@ -33,6 +35,13 @@ void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
     // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
     const Vec3 g_base = H.R.transpose() * ws.gravity;
     A.block<3, 3>(n, 3) = hat(g_base);
+    if (ws.ext_active && ws.ext_mixed) {
+      // Mixed wrenches keep their world directions: ∂FD/∂ω_H = M⁻¹ [EC_0; S_iᵀ EC_i].
+      auto G = ws.G_w.leftCols<3>();
+      G.topRows<6>() = ws.EC_ext[0];
+      for (int i = 1; i <= nj; ++i) G.row(model.dof(i)) = ws.SE_row[i].transpose();
+      A.block(n, 3, n, 3).noalias() += ws.Minv * G;
+    }
     A.topLeftCorner<6, 6>() = -cross_motion(v);  // −ad_v
     A.block<6, 6>(0, n).setIdentity();           // ż_H ← z_v
     A.block(6, n + 6, nj, nj).setIdentity();     // ż_s ← z_r
@@ -40,7 +49,30 @@ void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
     A.block(0, n, nj, nj).setIdentity();
   }
   B.topRows(n).setZero();
-  B.bottomRows(n) = ws.Minv.rightCols(nj);  // M⁻¹ S
+  B.block(n, 0, n, nj) = ws.Minv.rightCols(nj);  // M⁻¹ S
+  if (ext == nullptr) return;
+  // Wrench columns: M⁻¹ J_Fᵀ with J_Fᵀ = [X; S_iᵀ X (i on the path to the frame's body)].
+  for (int w = 0; w < ext->count; ++w) {
+    const Mat6 X = force_transform(detail::wrench_frame0(model, ws, H, ext->frames[w], ext->flags));
+    ws.G_w.setZero();
+    if (moving) ws.G_w.topRows<6>() = X;
+    for (int i = model.frames[ext->frames[w]].body; i >= 1; i = model.parent[i])
+      ws.G_w.row(model.dof(i)) = ws.S0[i].transpose() * X;
+    B.block(n, nj + 6 * w, n, 6).noalias() = ws.Minv * ws.G_w;
+  }
+  ws.ext_active = false;
+}
+
+}  // namespace
+
+void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+               CRefVec r, CRefVec tau, RefMat A, RefMat B) {
+  linearize_impl(model, ws, H, s, v, r, tau, nullptr, A, B);
+}
+
+void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+               CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefMat A, RefMat B) {
+  linearize_impl(model, ws, H, s, v, r, tau, &ext, A, B);
 }
 
 }  // namespace geolin

@@ -8,11 +8,11 @@ namespace {
 
 // λ(x, τ) = (v, r, FD(x, τ)) stacked as [v; r; ν̇] (moving base) or [r; ν̇] (fixed base).
 void vector_field(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-                  CRefVec r, CRefVec tau, RefVec out) {
+                  CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefVec out) {
   const int n = model.num_dofs();
   if (!model.fixed_base) out.head<6>() = v;
   out.segment(model.joint_offset(), model.n_B) = r;
-  aba(model, ws, H, s, v, r, tau, ws.nu_dot);
+  aba(model, ws, H, s, v, r, tau, ext, ws.nu_dot);
   out.tail(n) = ws.nu_dot;
 }
 
@@ -21,6 +21,12 @@ void vector_field(const Model &model, Workspace &ws, const Transform &H, CRefVec
 void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                                  const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A,
                                  RefMat B) {
+  linearize_finite_difference(model, ws, H, s, v, r, tau, ExternalWrenches{}, eps, A, B);
+}
+
+void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                                 const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
+                                 double eps, RefMat A, RefMat B) {
   const int nj = model.n_B;
   const int n = model.num_dofs();
   const int N = model.state_dim();
@@ -46,7 +52,7 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
       } else if (k >= n + off) {
         ws.r_pert[k - n - off] += e;
       }
-      vector_field(model, ws, Hp, ws.s_pert, vp, ws.r_pert, tau,
+      vector_field(model, ws, Hp, ws.s_pert, vp, ws.r_pert, tau, ext,
                    sign == 0 ? ws.lambda_plus : ws.lambda_minus);
       ws.s_pert = s;
       ws.r_pert = r;
@@ -56,11 +62,24 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
   if (moving) A.topLeftCorner<6, 6>() -= cross_motion(v);
   for (int k = 0; k < nj; ++k) {
     ws.tau_pert[k] = tau[k] + eps;
-    vector_field(model, ws, H, s, v, r, ws.tau_pert, ws.lambda_plus);
+    vector_field(model, ws, H, s, v, r, ws.tau_pert, ext, ws.lambda_plus);
     ws.tau_pert[k] = tau[k] - eps;
-    vector_field(model, ws, H, s, v, r, ws.tau_pert, ws.lambda_minus);
+    vector_field(model, ws, H, s, v, r, ws.tau_pert, ext, ws.lambda_minus);
     ws.tau_pert[k] = tau[k];
     B.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
+  }
+  // Wrench columns: perturb each wrench coordinate with an extra wrench ±ε e_c at its frame.
+  ExternalWrenches pert = ext;
+  for (int w = 0; w < ext.count; ++w) {
+    pert.extra_frame = ext.frames[w];
+    for (int c = 0; c < 6; ++c) {
+      pert.extra.setZero();
+      pert.extra[c] = eps;
+      vector_field(model, ws, H, s, v, r, tau, pert, ws.lambda_plus);
+      pert.extra[c] = -eps;
+      vector_field(model, ws, H, s, v, r, tau, pert, ws.lambda_minus);
+      B.col(nj + 6 * w + c) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
+    }
   }
 }
 

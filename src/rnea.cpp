@@ -22,8 +22,11 @@ void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0
     ws.f[i] += cross_force(ws.v[i], ws.I0[i] * ws.v[i]);
   }
   for (int i = 0; i <= model.n_B; ++i) ws.F[i] = ws.f[i];
+  if (ws.ext_active)
+    for (int i = 0; i <= model.n_B; ++i) ws.F[i] -= ws.f_ext[i];
   for (int i = model.n_B; i >= 1; --i) {
     out[model.dof(i)] = ws.S0[i].dot(ws.F[i]);
+    if (model.joint_damping) out[model.dof(i)] += model.damping[i] * r[i - 1];  // τ = ID + D r
     ws.F[model.parent[i]] += ws.F[i];
   }
   if (!model.fixed_base) out.head<6>() = ws.F[0];
@@ -34,6 +37,7 @@ void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0
 void rnea(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
           CRefVec r, CRefVec nu_dot, RefVec out) {
   forward_kinematics(model, ws, s);
+  ws.ext_active = false;
   Vec6 a0 = detail::gravity_base_acceleration(model, ws, H);
   Vec6 v0 = Vec6::Zero();
   if (!model.fixed_base) {

@@ -61,17 +61,26 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     ws.IC[k] = I;
     body_B(I, ws.v[k], h, ws.BC[k]);
   }
+  // External wrenches: covariant ones (Local) only shift F; Mixed ones also keep their world
+  // directions, which adds −S_iᵀ EC ω_j terms (frames.cpp, load_external_wrenches).
+  const bool mixed = ws.ext_active && ws.ext_mixed;
+  if (ws.ext_active)
+    for (int k = 0; k <= nb; ++k) ws.F[k] -= ws.f_ext[k];
+  if (mixed)
+    for (int k = 0; k <= nb; ++k) ws.EC_ext[k] = ws.E_ext[k];
   // Backward pass: composites.
   for (int k = nb; k >= 1; --k) {
     const int lam = model.parent[k];
     ws.IC[lam] += ws.IC[k];
     ws.BC[lam] += ws.BC[k];
     ws.F[lam] += ws.F[k];
+    if (mixed) ws.EC_ext[lam] += ws.EC_ext[k];
   }
   // Per body: U_i = I^C_iᵀ S_i and p_i = B^C_iᵀ S_i (the rows S_iᵀ I^C_i and S_iᵀ B^C_i).
   for (int i = 1; i <= nb; ++i) {
     ws.U[i].noalias() = ws.IC[i].transpose() * ws.S0[i];
     ws.p[i].noalias() = ws.BC[i].transpose() * ws.S0[i];
+    if (mixed) ws.SE_row[i].noalias() = ws.EC_ext[i].transpose() * ws.S0[i];
   }
   dID_ds.setZero();
   dID_dnu.setZero();
@@ -83,9 +92,11 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     for (int i = j; i < model.subtree_end[j]; ++i) {
       dID_ds(model.dof(i), cj) = ws.U[i].dot(ws.Psi_ddot[j]) + ws.p[i].dot(ws.Psi_dot[j]);
       dID_dnu(model.dof(i), dj) = 2.0 * ws.U[i].dot(ws.Psi_dot[j]) + ws.p[i].dot(Sj);
+      if (mixed) dID_ds(model.dof(i), cj) -= ws.SE_row[i].dot(Sj.tail<3>());
     }
     // Ancestor rows.
-    const Vec6 Q = cross_force(Sj, ws.F[j]) + ws.IC[j] * ws.Psi_ddot[j] + ws.BC[j] * ws.Psi_dot[j];
+    Vec6 Q = cross_force(Sj, ws.F[j]) + ws.IC[j] * ws.Psi_ddot[j] + ws.BC[j] * ws.Psi_dot[j];
+    if (mixed) Q.noalias() -= ws.EC_ext[j] * Sj.tail<3>();
     const Vec6 W = 2.0 * (ws.IC[j] * ws.Psi_dot[j]) + ws.BC[j] * Sj;
     for (int i = model.parent[j]; i >= 1; i = model.parent[i]) {
       dID_ds(model.dof(i), cj) = ws.S0[i].dot(Q);
@@ -104,6 +115,8 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     }
     dID_dnu.topLeftCorner<6, 6>() = ws.BC[0] + ws.IC[0] * v0x;
   }
+  if (model.joint_damping)  // τ = ID + D r
+    for (int i = 1; i <= nb; ++i) dID_dnu(model.dof(i), model.dof(i)) += model.damping[i];
 }
 
 }  // namespace detail
@@ -111,6 +124,7 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
 void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                       const Vec6 &v, CRefVec r, CRefVec nu_dot, RefMat dID_ds, RefMat dID_dnu) {
   forward_kinematics(model, ws, s);
+  ws.ext_active = false;
   Vec6 a0 = detail::gravity_base_acceleration(model, ws, H);
   Vec6 v0 = Vec6::Zero();
   if (!model.fixed_base) {

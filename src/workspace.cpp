@@ -15,6 +15,11 @@ Workspace::Workspace(const Model &model) {
   BC.assign(nb, Mat6::Zero());
   D_inv.assign(nb, 0.0);
   u.assign(nb, 0.0);
+  f_ext.assign(nb, Vec6::Zero());
+  E_ext.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
+  EC_ext.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
+  SE_row.assign(nb, Vec3::Zero());
+  G_w.setZero(n, 6);
   M.setZero(n, n);
   Minv.setZero(n, n);
   dID_ds.setZero(n, nj);

@@ -62,9 +62,9 @@ class Conservation : public testing::TestWithParam<ModelCase> {
 
 TEST_P(Conservation, Rk4EnergyErrorFallsSixteenfoldPerHalving) {
   const State x0 = initial_state();
-  const double T = 0.4;
-  const double e1 = energy_error(model_, *ws_, x0, StepMethod::Rk4, T, 0.004);
-  const double e2 = energy_error(model_, *ws_, x0, StepMethod::Rk4, T, 0.002);
+  const double T = 0.2;
+  const double e1 = energy_error(model_, *ws_, x0, StepMethod::Rk4, T, 0.001);
+  const double e2 = energy_error(model_, *ws_, x0, StepMethod::Rk4, T, 0.0005);
   const double E = std::abs(total_energy(model_, *ws_, x0)) + 1.0;
   RecordProperty("energy_error_h", sci(e1 / E));
   RecordProperty("ratio", sci(e1 / e2));

@@ -96,7 +96,7 @@ TEST_P(Linearize, AnalyticalMatchesGeometricFiniteDifferencesPerBlock) {
   for (const State &x : states()) {
     MatX A(N_, N_), B(N_, nj_), Afd(N_, N_), Bfd(N_, nj_);
     linearize(model_, *ws_, x.H, x.s, x.v, x.r, x.tau, A, B);
-    linearize_finite_difference(model_, *ws_, x.H, x.s, x.v, x.r, x.tau, 1e-6, Afd, Bfd);
+    linearize_finite_difference(model_, *ws_, x.H, x.s, x.v, x.r, x.tau, kFdEps, Afd, Bfd);
     for (size_t b = 0; b < blocks.size(); ++b) {
       if (blocks[b].cols == 0) continue;
       worst[b] = std::max(worst[b], rel_err(A.block(n_, blocks[b].col, n_, blocks[b].cols),

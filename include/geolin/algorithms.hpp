@@ -17,11 +17,35 @@ using CRefVec = const Eigen::Ref<const VecX> &;
 using RefVec = Eigen::Ref<VecX>;
 using RefMat = Eigen::Ref<MatX>;
 
+/// Coordinates of external wrenches (the values of GEOLIN_WRENCH_*): each wrench [force; torque]
+/// acts at the origin of a frame, in the frame's own axes (Local) or in axes aligned with the
+/// inertial frame A (Mixed, the usual choice for contact forces).
+enum WrenchFlags : unsigned { kWrenchLocal = 0u, kWrenchMixed = 1u };
+
+/// External wrenches applied in one evaluation: `count` wrenches, wrench w (6 doubles at
+/// wrenches + 6 w) at frame frames[w]. An optional extra wrench at extra_frame (>= 0) is added
+/// (used by the finite-difference check, with no copy of the caller's arrays).
+struct ExternalWrenches {
+  int count = 0;
+  const int *frames = nullptr;
+  const double *wrenches = nullptr;
+  unsigned flags = kWrenchLocal;
+  int extra_frame = -1;
+  Vec6 extra = Vec6::Zero();
+};
+
 /// ^0 H_i, S_i and M_i in base-frame coordinates for every body (kinematics.cpp).
 void forward_kinematics(const Model &model, Workspace &ws, CRefVec s);
 
 /// World pose ^A H_i of body i after forward_kinematics (uses H, or model.H_A_0 if fixed).
 Transform body_pose(const Model &model, const Workspace &ws, const Transform &H, int body);
+
+/// World pose ^A H_F of a frame (frames.cpp).
+Transform frame_pose(const Model &model, Workspace &ws, const Transform &H, CRefVec s, int frame);
+
+/// Frame Jacobian J (6 x n): ^F v_{A,F} = J ν, the body twist of frame F in its own axes.
+void frame_jacobian(const Model &model, Workspace &ws, const Transform &H, CRefVec s, int frame,
+                    RefMat J);
 
 /// RNEAmb: generalized force [f_0; tau] (n) for (H, s, v, r, nu_dot). rnea.cpp
 void rnea(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
@@ -33,6 +57,10 @@ void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M);
 /// ABAmb: forward dynamics nu_dot (n) for joint torques tau (n_J). aba.cpp
 void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,
          CRefVec tau, RefVec nu_dot);
+
+/// ABAmb with external wrenches: M ν̇ + C ν + G = S τ + Σ J_Fᵀ f_F.
+void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,
+         CRefVec tau, const ExternalWrenches &ext, RefVec nu_dot);
 
 /// ABAmb with a wrench f_0 (frame 0) applied to the moving base as well: the inverse of the full
 /// RNEAmb map, ABA(RNEA(ν̇)) = ν̇ (dynamics.md §6 item 1). f_0 is ignored for a fixed base.
@@ -52,10 +80,18 @@ void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRe
 void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
                CRefVec r, CRefVec tau, RefMat A, RefMat B);
 
+/// The same with external wrenches as inputs: B is N x (n_J + 6 count), torques then wrenches;
+/// A gains the terms of J_Fᵀ f (through s, and through the base attitude for Mixed wrenches).
+void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+               CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefMat A, RefMat B);
+
 /// The geometric central finite difference of dynamics.md §5 with step eps. linearize_fd.cpp
 void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                                  const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A,
                                  RefMat B);
+void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                                 const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
+                                 double eps, RefMat A, RefMat B);
 
 /// Integration methods of step() (the values of GEOLIN_STEP_*).
 enum class StepMethod : int { SemiImplicitEuler = 0, Rk4 = 1 };

@@ -29,6 +29,13 @@ struct Workspace {
   std::vector<Mat6> IC, BC;  // composite / articulated inertias; composite B_i
   std::vector<double> D_inv, u;
 
+  // External wrenches of the current evaluation (frames.cpp), frame 0, per body.
+  bool ext_active = false, ext_mixed = false;
+  std::vector<Vec6> f_ext;
+  std::vector<Eigen::Matrix<double, 6, 3>> E_ext, EC_ext;  // Mixed: ∂φ/∂ω, and subtree sums
+  std::vector<Vec3> SE_row;                                // S_iᵀ EC_i
+  MatX G_w;                                                // n x 6: J_Fᵀ of one wrench
+
   // Dense scratch.
   MatX M, Minv;                          // n x n
   MatX dID_ds;                           // n x n_J

@@ -1,0 +1,218 @@
+// Shared pieces of the `geolin` command-line tool: argument parsing, model loading, the state
+// (file, random, default), and matrix output in text, JSON and CSV. Every subcommand is a
+// function `int cmd_NAME(const std::vector<std::string> &args)` returning the exit code.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "geolin/model.hpp"
+#include "geolin/spatial.hpp"
+#include "geolin/status.hpp"
+#include "geolin/workspace.hpp"
+
+namespace geolin::cli {
+
+/// JSON with the members in insertion order.
+using Json = nlohmann::ordered_json;
+
+/// Exit codes of the tool (documented in README.md).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,  // an error from the library, a bad state file, or `check` above tolerance
+  kExitUsage = 2,    // bad command line
+};
+
+/// A command-line mistake: printed with the command's usage, exit code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// "GEOLIN_ERR_IO" etc., the names of geolin.h.
+const char *status_name(Status status);
+
+// --- command line ---------------------------------------------------------------------------
+
+/// The options a subcommand accepts: flags (no value) and options taking one value.
+struct ArgSpec {
+  std::set<std::string> flags;
+  std::set<std::string> options;
+  int max_positional = 1;
+};
+
+struct Args {
+  std::vector<std::string> positional;
+  std::set<std::string> flags;
+  std::map<std::string, std::string> options;
+
+  bool flag(const std::string &name) const { return flags.count(name) != 0; }
+  bool has(const std::string &name) const { return options.count(name) != 0; }
+  std::string get(const std::string &name, const std::string &fallback = "") const;
+  double get_double(const std::string &name, double fallback) const;
+  long get_int(const std::string &name, long fallback) const;
+};
+
+/// Parses `--name value`, `--name=value` and flags; throws UsageError on anything unknown.
+Args parse_args(const std::vector<std::string> &argv, const ArgSpec &spec);
+
+double parse_double(const std::string &text, const std::string &what);
+long parse_int(const std::string &text, const std::string &what);
+
+// --- model ----------------------------------------------------------------------------------
+
+/// The options every model-reading command shares.
+inline const std::set<std::string> kModelFlags = {"--fixed-base", "--joint-damping",
+                                                  "--strict-inertia"};
+
+struct LoadedModel {
+  Model model;
+  std::string source;  // the path, "-" (stdin) or "humanoid.urdf (bundled)"
+};
+
+/// Loads args.positional[0] (a path, or "-" for standard input), or the bundled default model
+/// when there is no positional argument, with --fixed-base / --joint-damping /
+/// --strict-inertia.
+LoadedModel load_model(const Args &args);
+
+/// The URDF text of the bundled default model and its file name (default_model.cpp, generated
+/// at build time from models/humanoid.urdf).
+extern const char *const kDefaultModelUrdf;
+extern const char *const kDefaultModelName;
+
+// --- state ----------------------------------------------------------------------------------
+
+/// A state x = (H, s, v, r) and input tau (dynamics.md §4), plus gravity.
+struct State {
+  Transform H;
+  Vec6 v = Vec6::Zero();
+  VecX s, r, tau;
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);
+  std::string description;  // "default", "file x.json", "random (seed 3)"
+};
+
+/// The documented default: H = identity with the base at z = 1 m, s = v = r = tau = 0.
+State default_state(const Model &model);
+
+/// A reproducible random state (docs/state-file.md): uniformly random rotation, position and
+/// v, r, tau in [-1, 1], s in [-pi, pi]. Same seed, same state on every platform.
+State random_state(const Model &model, unsigned long long seed);
+
+/// Reads and validates a JSON state file (docs/state-file.md). Throws Error(InvalidArgument or
+/// NonFinite) naming the field at fault.
+State read_state_file(const Model &model, const std::string &path);
+State parse_state_json(const Model &model, const std::string &text, const std::string &origin);
+
+/// --state FILE | --random SEED | the default.
+inline const std::set<std::string> kStateOptions = {"--state", "--random"};
+State state_from_args(const Model &model, const Args &args);
+
+/// Reproducible uniform numbers in [0, 1) (SplitMix64), independent of the standard library.
+class Random {
+ public:
+  explicit Random(unsigned long long seed) : state_(seed) {}
+  unsigned long long next();
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  /// A rotation uniformly distributed on SO(3) (Shoemake's unit quaternion).
+  Mat3 rotation();
+
+ private:
+  unsigned long long state_;
+};
+
+/// The rotation about y by angle (pitch).
+Mat3 rotation_y(double angle);
+
+// --- labels ---------------------------------------------------------------------------------
+
+/// Labels of the generalized velocity nu: v[vx]..v[wz] (moving base), then r[joint].
+std::vector<std::string> nu_labels(const Model &model, const std::string &base,
+                                   const std::string &joint);
+/// Labels of z = [z_H; z_s; z_v; z_r] (fixed base: [z_s; z_r]).
+std::vector<std::string> z_labels(const Model &model);
+/// A block of z: name ("z_H", "z_s", "z_v", "z_r"), offset and size.
+struct Block {
+  std::string name;
+  int offset = 0;
+  int size = 0;
+};
+/// The blocks of z in order (fixed base: z_s, z_r only); blocks of size 0 are kept.
+std::vector<Block> z_blocks(const Model &model);
+
+/// tau[joint] for every joint.
+std::vector<std::string> tau_labels(const Model &model);
+
+// --- output ---------------------------------------------------------------------------------
+
+enum class Format { Text, Json, Csv };
+Format parse_format(const Args &args,
+                    const std::vector<Format> &allowed = {Format::Text, Format::Json, Format::Csv});
+
+/// A labelled dense matrix (a vector is a matrix with one column).
+struct NamedMatrix {
+  std::string name;
+  std::string title;  // a one-line description for text output
+  MatX value;
+  std::vector<std::string> row_labels;
+  std::vector<std::string> col_labels;
+  bool vector = false;  // JSON: a flat list rather than a list of rows
+};
+
+/// Text: a labelled table, wrapped in chunks of columns to fit `width` characters; exact zeros
+/// print as "0". 4 significant digits unless precision says otherwise.
+void print_matrix_text(const NamedMatrix &m, int precision = 4, int width = 120);
+
+/// CSV: a header row ("", column labels...) then one row per matrix row (label, values...),
+/// values with 17 significant digits (round-trip).
+void print_matrix_csv(const NamedMatrix &m);
+
+/// Prints several matrices as CSV: one block each, preceded by "# name (rows x cols)" and
+/// separated by a blank line, or only the block itself when there is just one.
+void print_matrices_csv(const std::vector<NamedMatrix> &matrices);
+
+/// A plain text table: header, then rows; columns padded to their widest cell. Columns listed in
+/// right_aligned are right-aligned (numbers), the others left-aligned.
+void print_table(const std::vector<std::string> &header,
+                 const std::vector<std::vector<std::string>> &rows,
+                 const std::set<int> &right_aligned = {}, const std::string &indent = "  ");
+
+/// Text formatting of one number: "0" for exact zeros, else %.{precision-1}e.
+std::string format_number(double x, int precision = 4);
+
+/// Model summary line used by several commands: "name (source), moving base, n_J = ..".
+std::string model_summary(const LoadedModel &lm);
+
+/// JSON pieces: a matrix as a list of rows, a vector as a list, the state in the state-file
+/// format (so that `dynamics --format json` output can be fed back with --state), the model.
+Json matrix_json(const MatX &m);
+Json vector_json(const VecX &x);
+Json state_json(const Model &model, const State &state);
+Json model_json(const LoadedModel &lm);
+
+/// Prints matrices in the given format. Text: each as a labelled table (the caller prints its
+/// own header first). JSON: `doc` with one member per matrix (a list of rows, or a flat list for
+/// a vector). CSV: print_matrices_csv.
+void print_matrices(Format format, const std::vector<NamedMatrix> &matrices, Json doc,
+                    int text_precision = 4);
+
+/// Prints a JSON document (2-space indentation) and a newline.
+void print_json(const Json &doc);
+
+/// Keeps only the matrices named in --only (comma separated), if given; throws UsageError for
+/// an unknown name.
+std::vector<NamedMatrix> select_matrices(std::vector<NamedMatrix> matrices, const Args &args);
+
+// --- subcommands ----------------------------------------------------------------------------
+
+int cmd_info(const std::vector<std::string> &argv);
+int cmd_dynamics(const std::vector<std::string> &argv);
+int cmd_linearize(const std::vector<std::string> &argv);
+int cmd_check(const std::vector<std::string> &argv);
+int cmd_generate(const std::vector<std::string> &argv);
+
+}  // namespace geolin::cli

@@ -1,0 +1,162 @@
+// geolin info: the tree, the totals and the frames of a model; --dot for a Graphviz graph.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+
+#include "cli.hpp"
+
+namespace geolin::cli {
+
+namespace {
+
+std::string join_ints(const std::vector<int> &v) {
+  return v.empty() ? "-" : fmt::format("{}", fmt::join(v, ", "));
+}
+
+std::string vec3_text(const Vec3 &x) {
+  auto num = [](double a) { return fmt::format("{:.4g}", std::abs(a) < 5e-13 ? 0.0 : a); };
+  return fmt::format("[{}, {}, {}]", num(x[0]), num(x[1]), num(x[2]));
+}
+
+// URDF roll-pitch-yaw of R = Rz(y) Ry(p) Rx(r).
+Vec3 rpy(const Mat3 &R) {
+  const double p = std::atan2(-R(2, 0), std::hypot(R(0, 0), R(1, 0)));
+  return Vec3(std::atan2(R(2, 1), R(2, 2)), p, std::atan2(R(1, 0), R(0, 0)));
+}
+
+std::string joint_note(const Model &m, int i) {
+  if (m.mimic_of[i].empty()) return "";
+  return fmt::format("mimic of {} (independent, not modelled)", m.mimic_of[i]);
+}
+
+std::string dot_escape(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+void print_dot(const LoadedModel &lm) {
+  const Model &m = lm.model;
+  fmt::print("digraph \"{}\" {{\n", dot_escape(m.name));
+  fmt::print("  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n");
+  fmt::print("  edge [fontname=\"Helvetica\", fontsize=9];\n");
+  if (m.fixed_base) fmt::print("  world [shape=plaintext, label=\"world\"];\n");
+  for (int i = 0; i <= m.n_B; ++i) {
+    std::string label = fmt::format("{}: {}\\n{:.4g} kg", i, dot_escape(m.body_name[i]), m.mass[i]);
+    std::vector<std::string> merged;
+    for (const auto &f : m.frames) {
+      if (f.body == i && f.name != m.body_name[i]) merged.push_back(dot_escape(f.name));
+    }
+    if (!merged.empty()) label += fmt::format("\\nframes: {}", fmt::join(merged, ", "));
+    fmt::print("  b{} [label=\"{}\"{}];\n", i, label, i == 0 ? ", style=bold" : "");
+  }
+  if (m.fixed_base) fmt::print("  world -> b0 [style=bold, label=\"fixed base\"];\n");
+  for (int i = 1; i <= m.n_B; ++i) {
+    const bool mimic = !m.mimic_of[i].empty();
+    fmt::print("  b{} -> b{} [label=\"{} ({}){}\"{}];\n", m.parent[i], i,
+               dot_escape(m.joint_name[i]), joint_type_name(m.joint_type[i]),
+               mimic ? fmt::format("\\nmimic of {}", dot_escape(m.mimic_of[i])) : "",
+               mimic ? ", style=dashed" : "");
+  }
+  fmt::print("}}\n");
+}
+
+void print_text(const LoadedModel &lm) {
+  const Model &m = lm.model;
+  fmt::print("model: {}\n", model_summary(lm));
+  fmt::print("\nbodies (depth-first, λ(i) < i; joint i connects λ(i) to i):\n");
+  std::vector<std::vector<std::string>> rows;
+  for (int i = 0; i <= m.n_B; ++i) {
+    std::vector<std::string> row = {std::to_string(i), m.body_name[i],
+                                    i == 0 ? "-" : std::to_string(m.parent[i]),
+                                    join_ints(m.children[i])};
+    if (i == 0) {
+      row.insert(row.end(), {m.fixed_base ? "(fixed to the world)" : "(moving base)", "", ""});
+    } else {
+      row.insert(row.end(),
+                 {m.joint_name[i], joint_type_name(m.joint_type[i]), vec3_text(m.joint_axis[i])});
+    }
+    row.push_back(fmt::format("{:.4f}", m.mass[i]));
+    row.push_back(i == 0 ? "" : joint_note(m, i));
+    rows.push_back(std::move(row));
+  }
+  print_table({"i", "body", "λ(i)", "μ(i)", "joint", "type", "axis", "mass [kg]", "note"}, rows,
+              {0, 2, 7});
+
+  int mimics = 0;
+  for (int i = 1; i <= m.n_B; ++i) mimics += !m.mimic_of[i].empty();
+  fmt::print(
+      "\ntotals: n_B = {} moving bodies (+ base), n_J = {}, n = {}, N = {}, "
+      "total mass = {:.4f} kg\n",
+      m.n_B, m.num_joints(), m.num_dofs(), m.state_dim(), m.total_mass());
+  if (mimics > 0) {
+    fmt::print("        {} mimic joint(s), modelled as independent joints\n", mimics);
+  }
+
+  fmt::print("\nframes (every URDF link; offset ^body H_frame as xyz [m], rpy [rad]):\n");
+  rows.clear();
+  for (const auto &f : m.frames) {
+    rows.push_back({f.name, fmt::format("{} ({})", f.body, m.body_name[f.body]), vec3_text(f.H.o),
+                    vec3_text(rpy(f.H.R))});
+  }
+  print_table({"frame", "body", "xyz", "rpy"}, rows);
+}
+
+void print_json_info(const LoadedModel &lm) {
+  const Model &m = lm.model;
+  Json doc = model_json(lm);
+  doc["total_mass"] = m.total_mass();
+  Json bodies = Json::array();
+  for (int i = 0; i <= m.n_B; ++i) {
+    Json b;
+    b["index"] = i;
+    b["name"] = m.body_name[i];
+    b["parent"] = m.parent[i];
+    b["children"] = m.children[i];
+    b["mass"] = m.mass[i];
+    b["com"] = vector_json(m.com[i]);
+    if (i > 0) {
+      b["joint"] = m.joint_name[i];
+      b["joint_type"] = joint_type_name(m.joint_type[i]);
+      b["axis"] = vector_json(m.joint_axis[i]);
+      b["mimic_of"] = m.mimic_of[i].empty() ? Json() : Json(m.mimic_of[i]);
+    }
+    bodies.push_back(std::move(b));
+  }
+  doc["bodies"] = bodies;
+  Json frames = Json::array();
+  for (const auto &f : m.frames) {
+    frames.push_back({{"name", f.name}, {"body", f.body}, {"H", matrix_json(f.H.matrix())}});
+  }
+  doc["frames"] = frames;
+  print_json(doc);
+}
+
+}  // namespace
+
+int cmd_info(const std::vector<std::string> &argv) {
+  ArgSpec spec;
+  spec.flags = kModelFlags;
+  spec.flags.insert("--dot");
+  spec.options = {"--format"};
+  const Args args = parse_args(argv, spec);
+  const Format format = parse_format(args, {Format::Text, Format::Json});
+  if (args.flag("--dot") && args.has("--format")) {
+    throw UsageError("--dot and --format exclude each other");
+  }
+  const LoadedModel lm = load_model(args);
+  if (args.flag("--dot")) {
+    print_dot(lm);
+  } else if (format == Format::Json) {
+    print_json_info(lm);
+  } else {
+    print_text(lm);
+  }
+  return kExitOk;
+}
+
+}  // namespace geolin::cli

@@ -1,0 +1,188 @@
+// Command-line parsing, model loading and labels shared by every subcommand.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli.hpp"
+
+namespace geolin::cli {
+
+const char *status_name(Status status) {
+  switch (status) {
+    case Status::Ok:
+      return "GEOLIN_OK";
+    case Status::InvalidArgument:
+      return "GEOLIN_ERR_INVALID_ARGUMENT";
+    case Status::Io:
+      return "GEOLIN_ERR_IO";
+    case Status::Parse:
+      return "GEOLIN_ERR_PARSE";
+    case Status::Model:
+      return "GEOLIN_ERR_MODEL";
+    case Status::Unsupported:
+      return "GEOLIN_ERR_UNSUPPORTED";
+    case Status::NonFinite:
+      return "GEOLIN_ERR_NONFINITE";
+    case Status::Numeric:
+      return "GEOLIN_ERR_NUMERIC";
+    case Status::Internal:
+      return "GEOLIN_ERR_INTERNAL";
+  }
+  return "GEOLIN_ERR_UNKNOWN";
+}
+
+// --- command line ---------------------------------------------------------------------------
+
+std::string Args::get(const std::string &name, const std::string &fallback) const {
+  auto it = options.find(name);
+  return it == options.end() ? fallback : it->second;
+}
+
+double Args::get_double(const std::string &name, double fallback) const {
+  return has(name) ? parse_double(get(name), name) : fallback;
+}
+
+long Args::get_int(const std::string &name, long fallback) const {
+  return has(name) ? parse_int(get(name), name) : fallback;
+}
+
+double parse_double(const std::string &text, const std::string &what) {
+  errno = 0;
+  char *end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE) {
+    throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  }
+  return x;
+}
+
+long parse_int(const std::string &text, const std::string &what) {
+  errno = 0;
+  char *end = nullptr;
+  const long x = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE) {
+    throw UsageError(fmt::format("{}: '{}' is not an integer", what, text));
+  }
+  return x;
+}
+
+Args parse_args(const std::vector<std::string> &argv, const ArgSpec &spec) {
+  Args args;
+  bool only_positional = false;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string &a = argv[i];
+    if (only_positional || a == "-" || a.size() < 2 || a[0] != '-') {
+      args.positional.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      only_positional = true;
+      continue;
+    }
+    std::string name = a, value;
+    bool has_value = false;
+    const auto eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      has_value = true;
+    }
+    if (spec.flags.count(name)) {
+      if (has_value) throw UsageError(fmt::format("option {} takes no value", name));
+      args.flags.insert(name);
+    } else if (spec.options.count(name)) {
+      if (!has_value) {
+        if (i + 1 >= argv.size()) throw UsageError(fmt::format("option {} needs a value", name));
+        value = argv[++i];
+      }
+      args.options[name] = value;
+    } else {
+      throw UsageError(fmt::format("unknown option '{}'", a));
+    }
+  }
+  if (static_cast<int>(args.positional.size()) > spec.max_positional) {
+    throw UsageError(fmt::format("unexpected argument '{}'", args.positional[spec.max_positional]));
+  }
+  return args;
+}
+
+// --- model ----------------------------------------------------------------------------------
+
+LoadedModel load_model(const Args &args) {
+  unsigned flags = 0;
+  if (args.flag("--fixed-base")) flags |= kFixedBase;
+  if (args.flag("--joint-damping")) flags |= kJointDamping;
+  if (args.flag("--strict-inertia")) flags |= kStrictInertia;
+  LoadedModel lm;
+  if (args.positional.empty()) {
+    lm.source = fmt::format("{} (bundled)", kDefaultModelName);
+    lm.model = load_urdf_string(kDefaultModelUrdf, flags);
+  } else if (args.positional[0] == "-") {
+    lm.source = "<stdin>";
+    const std::string xml((std::istreambuf_iterator<char>(std::cin)),
+                          std::istreambuf_iterator<char>());
+    lm.model = load_urdf_string(xml, flags);
+  } else {
+    lm.source = args.positional[0];
+    lm.model = load_urdf_file(args.positional[0], flags);
+  }
+  return lm;
+}
+
+std::string model_summary(const LoadedModel &lm) {
+  const Model &m = lm.model;
+  return fmt::format("{} ({}), {} base, n_J = {}, n = {}, N = {}", m.name, lm.source,
+                     m.fixed_base ? "fixed" : "moving", m.num_joints(), m.num_dofs(),
+                     m.state_dim());
+}
+
+// --- labels ---------------------------------------------------------------------------------
+
+namespace {
+const char *const kTwistNames[6] = {"vx", "vy", "vz", "wx", "wy", "wz"};
+
+void append_twist(std::vector<std::string> &out, const std::string &prefix) {
+  for (const char *c : kTwistNames) out.push_back(fmt::format("{}[{}]", prefix, c));
+}
+
+void append_joints(std::vector<std::string> &out, const Model &model, const std::string &prefix) {
+  for (int i = 1; i <= model.n_B; ++i) {
+    out.push_back(fmt::format("{}[{}]", prefix, model.joint_name[i]));
+  }
+}
+}  // namespace
+
+std::vector<std::string> nu_labels(const Model &model, const std::string &base,
+                                   const std::string &joint) {
+  std::vector<std::string> out;
+  if (!model.fixed_base) append_twist(out, base);
+  append_joints(out, model, joint);
+  return out;
+}
+
+std::vector<std::string> z_labels(const Model &model) {
+  std::vector<std::string> out;
+  if (!model.fixed_base) append_twist(out, "z_H");
+  append_joints(out, model, "z_s");
+  if (!model.fixed_base) append_twist(out, "z_v");
+  append_joints(out, model, "z_r");
+  return out;
+}
+
+std::vector<Block> z_blocks(const Model &model) {
+  const int nj = model.num_joints();
+  if (model.fixed_base) return {{"z_s", 0, nj}, {"z_r", nj, nj}};
+  return {{"z_H", 0, 6}, {"z_s", 6, nj}, {"z_v", 6 + nj, 6}, {"z_r", 12 + nj, nj}};
+}
+
+std::vector<std::string> tau_labels(const Model &model) {
+  std::vector<std::string> out;
+  append_joints(out, model, "tau");
+  return out;
+}
+
+}  // namespace geolin::cli

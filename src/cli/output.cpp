@@ -1,0 +1,231 @@
+// Output of labelled matrices as text, CSV and JSON, shared by every subcommand.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "cli.hpp"
+
+namespace geolin::cli {
+
+Format parse_format(const Args &args, const std::vector<Format> &allowed) {
+  const std::string name = args.get("--format", "text");
+  Format f;
+  if (name == "text") {
+    f = Format::Text;
+  } else if (name == "json") {
+    f = Format::Json;
+  } else if (name == "csv") {
+    f = Format::Csv;
+  } else {
+    throw UsageError(fmt::format("--format: unknown format '{}' (text, json or csv)", name));
+  }
+  if (std::find(allowed.begin(), allowed.end(), f) == allowed.end()) {
+    throw UsageError(fmt::format("--format {} is not available for this command", name));
+  }
+  return f;
+}
+
+std::string format_number(double x, int precision) {
+  if (x == 0.0) return "0";
+  return fmt::format("{:.{}e}", x, std::max(0, precision - 1));
+}
+
+namespace {
+std::string csv_field(const std::string &s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+}  // namespace
+
+void print_matrix_text(const NamedMatrix &m, int precision, int width) {
+  const int rows = static_cast<int>(m.value.rows()), cols = static_cast<int>(m.value.cols());
+  fmt::print("{} ({} x {}){}{}\n", m.name, rows, cols, m.title.empty() ? "" : ": ", m.title);
+  if (rows == 0 || cols == 0) {
+    fmt::print("  (empty)\n\n");
+    return;
+  }
+  std::size_t label_width = 0;
+  for (const auto &l : m.row_labels) label_width = std::max(label_width, l.size());
+  const int number_width = precision + 7;  // "-1.234e+00"
+  std::vector<int> col_width(cols);
+  for (int j = 0; j < cols; ++j) {
+    const std::size_t lw = j < static_cast<int>(m.col_labels.size()) ? m.col_labels[j].size() : 0;
+    col_width[j] = std::max(number_width, static_cast<int>(lw)) + 2;
+  }
+  int first = 0;
+  while (first < cols) {
+    // As many columns as fit in `width` (at least one).
+    int last = first, used = static_cast<int>(label_width) + 2;
+    while (last < cols && (last == first || used + col_width[last] <= width)) {
+      used += col_width[last];
+      ++last;
+    }
+    if (first > 0 || last < cols) fmt::print("  columns {}..{}\n", first, last - 1);
+    std::string line = fmt::format("  {:<{}}", "", label_width);
+    for (int j = first; j < last; ++j) {
+      line += fmt::format(
+          "{:>{}}", j < static_cast<int>(m.col_labels.size()) ? m.col_labels[j] : "", col_width[j]);
+    }
+    fmt::print("{}\n", line);
+    for (int i = 0; i < rows; ++i) {
+      line =
+          fmt::format("  {:<{}}", i < static_cast<int>(m.row_labels.size()) ? m.row_labels[i] : "",
+                      label_width);
+      for (int j = first; j < last; ++j) {
+        line += fmt::format("{:>{}}", format_number(m.value(i, j), precision), col_width[j]);
+      }
+      fmt::print("{}\n", line);
+    }
+    first = last;
+  }
+  fmt::print("\n");
+}
+
+void print_matrix_csv(const NamedMatrix &m) {
+  std::string line;  // the top-left cell is empty
+  for (int j = 0; j < m.value.cols(); ++j) {
+    line += ",";
+    line += csv_field(j < static_cast<int>(m.col_labels.size()) ? m.col_labels[j] : "");
+  }
+  fmt::print("{}\n", line);
+  for (int i = 0; i < m.value.rows(); ++i) {
+    line = csv_field(i < static_cast<int>(m.row_labels.size()) ? m.row_labels[i] : "");
+    for (int j = 0; j < m.value.cols(); ++j) line += fmt::format(",{:.17g}", m.value(i, j));
+    fmt::print("{}\n", line);
+  }
+}
+
+void print_matrices_csv(const std::vector<NamedMatrix> &matrices) {
+  if (matrices.size() == 1) {
+    print_matrix_csv(matrices[0]);
+    return;
+  }
+  bool first = true;
+  for (const auto &m : matrices) {
+    if (!first) fmt::print("\n");
+    first = false;
+    fmt::print("# {} ({} x {})\n", m.name, m.value.rows(), m.value.cols());
+    print_matrix_csv(m);
+  }
+}
+
+std::vector<NamedMatrix> select_matrices(std::vector<NamedMatrix> matrices, const Args &args) {
+  if (!args.has("--only")) return matrices;
+  std::vector<NamedMatrix> out;
+  std::stringstream list(args.get("--only"));
+  std::string name;
+  while (std::getline(list, name, ',')) {
+    auto it = std::find_if(matrices.begin(), matrices.end(),
+                           [&](const NamedMatrix &m) { return m.name == name; });
+    if (it == matrices.end()) {
+      std::string names;
+      for (const auto &m : matrices) names += (names.empty() ? "" : ", ") + m.name;
+      throw UsageError(fmt::format("--only: no output named '{}' (available: {})", name, names));
+    }
+    out.push_back(*it);
+  }
+  return out;
+}
+
+Json matrix_json(const MatX &m) {
+  Json rows = Json::array();
+  for (int i = 0; i < m.rows(); ++i) {
+    Json row = Json::array();
+    for (int j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+Json vector_json(const VecX &x) {
+  Json out = Json::array();
+  for (int k = 0; k < x.size(); ++k) out.push_back(x[k]);
+  return out;
+}
+
+Json model_json(const LoadedModel &lm) {
+  const Model &m = lm.model;
+  Json j;
+  j["name"] = m.name;
+  j["source"] = lm.source;
+  j["fixed_base"] = m.fixed_base;
+  j["n_B"] = m.n_B;
+  j["n_J"] = m.num_joints();
+  j["n"] = m.num_dofs();
+  j["N"] = m.state_dim();
+  Json joints = Json::array();
+  for (int i = 1; i <= m.n_B; ++i) joints.push_back(m.joint_name[i]);
+  j["joints"] = joints;
+  return j;
+}
+
+namespace {
+// Display width of UTF-8 text (code points; the tool prints no wide characters).
+std::size_t display_width(const std::string &s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+}  // namespace
+
+void print_table(const std::vector<std::string> &header,
+                 const std::vector<std::vector<std::string>> &rows,
+                 const std::set<int> &right_aligned, const std::string &indent) {
+  std::vector<std::size_t> w(header.size(), 0);
+  auto measure = [&](const std::vector<std::string> &r) {
+    for (std::size_t j = 0; j < r.size() && j < w.size(); ++j)
+      w[j] = std::max(w[j], display_width(r[j]));
+  };
+  measure(header);
+  for (const auto &r : rows) measure(r);
+  auto print_row = [&](const std::vector<std::string> &r) {
+    std::string line = indent;
+    for (std::size_t j = 0; j < w.size(); ++j) {
+      const std::string cell = j < r.size() ? r[j] : "";
+      if (j > 0) line += "  ";
+      if (right_aligned.count(static_cast<int>(j))) {
+        line += fmt::format("{:>{}}", cell, w[j]);
+      } else if (j + 1 < w.size()) {
+        line += fmt::format("{:<{}}", cell, w[j]);
+      } else {
+        line += cell;
+      }
+    }
+    line.erase(line.find_last_not_of(' ') + 1);  // no trailing blanks
+    fmt::print("{}\n", line);
+  };
+  print_row(header);
+  for (const auto &r : rows) print_row(r);
+}
+
+void print_matrices(Format format, const std::vector<NamedMatrix> &matrices, Json doc,
+                    int text_precision) {
+  switch (format) {
+    case Format::Text:
+      for (const auto &m : matrices) print_matrix_text(m, text_precision);
+      break;
+    case Format::Csv:
+      print_matrices_csv(matrices);
+      break;
+    case Format::Json:
+      for (const auto &m : matrices) {
+        doc[m.name] = m.vector ? vector_json(m.value.col(0)) : matrix_json(m.value);
+      }
+      print_json(doc);
+      break;
+  }
+}
+
+void print_json(const Json &doc) {
+  // Non-finite numbers have no JSON form; nlohmann writes them as null.
+  fmt::print("{}\n", doc.dump(2));
+}
+
+}  // namespace geolin::cli

@@ -1,0 +1,50 @@
+/* A user's program built against an installed geolin (pkg-config or find_package). */
+#include <geolin.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv) {
+  geolin_model *model = NULL;
+  geolin_workspace *ws = NULL;
+  double H[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1};
+  double v[6] = {0, 0, 0, 0, 0, 0};
+  double *s, *r, *tau, *nu_dot;
+  int major, minor, patch, n_j, n, st;
+
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s robot.urdf\n", argv[0]);
+    return 2;
+  }
+  geolin_version(&major, &minor, &patch);
+  if (major != GEOLIN_VERSION_MAJOR || minor != GEOLIN_VERSION_MINOR) {
+    fprintf(stderr, "header %d.%d, library %d.%d\n", GEOLIN_VERSION_MAJOR, GEOLIN_VERSION_MINOR,
+            major, minor);
+    return 1;
+  }
+  st = geolin_model_load_urdf(argv[1], 0, &model);
+  if (st != GEOLIN_OK) {
+    fprintf(stderr, "%s: %s\n", geolin_status_string(st), geolin_last_error());
+    return 1;
+  }
+  n_j = geolin_model_num_joints(model);
+  n = geolin_model_num_dofs(model);
+  s = calloc((size_t)n_j + 1, sizeof(double));
+  r = calloc((size_t)n_j + 1, sizeof(double));
+  tau = calloc((size_t)n_j + 1, sizeof(double));
+  nu_dot = calloc((size_t)n, sizeof(double));
+  st = geolin_workspace_new(model, &ws);
+  if (st == GEOLIN_OK) st = geolin_forward_dynamics(ws, H, s, v, r, tau, nu_dot);
+  if (st != GEOLIN_OK) {
+    fprintf(stderr, "%s: %s\n", geolin_status_string(st), geolin_last_error());
+  } else {
+    printf("geolin %d.%d.%d: %d joints, base acceleration z = %g\n", major, minor, patch, n_j,
+           nu_dot[2]);
+  }
+  geolin_workspace_free(ws);
+  geolin_model_free(model);
+  free(s);
+  free(r);
+  free(tau);
+  free(nu_dot);
+  return st == GEOLIN_OK ? 0 : 1;
+}

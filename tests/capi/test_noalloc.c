@@ -1,0 +1,169 @@
+/* capi.md rule 4: evaluation calls do not allocate. This program replaces the C library's
+ * malloc family (glibc supports replacing malloc by defining these functions in the program;
+ * the shared libraries, libstdc++'s operator new included, then use them) with a counting bump
+ * allocator, and checks that no evaluation call allocates once the model and the workspace
+ * exist. Error paths are checked too, after one warm-up failure per thread (the thread-local
+ * message keeps its capacity).
+ *
+ * usage: test_noalloc <robot.urdf>
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "geolin.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * a counting bump allocator (free is a no-op; the program is short-lived)
+ * ------------------------------------------------------------------------------------------- */
+
+#define ARENA_SIZE ((size_t)256 << 20)
+#define HEADER 16u
+static unsigned char g_arena[ARENA_SIZE] __attribute__((aligned(64)));
+static size_t g_used = 0;
+static unsigned long g_count = 0;
+
+static void *arena_alloc(size_t size, size_t align) {
+  size_t start, offset, end;
+  unsigned char *p;
+  if (align < HEADER) align = HEADER;
+  __atomic_fetch_add(&g_count, 1ul, __ATOMIC_RELAXED);
+  for (;;) {
+    start = __atomic_load_n(&g_used, __ATOMIC_RELAXED);
+    offset = (start + HEADER + align - 1) / align * align; /* user pointer offset */
+    end = offset + size;
+    if (end > ARENA_SIZE || size > ARENA_SIZE) return NULL;
+    if (__atomic_compare_exchange_n(&g_used, &start, end, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+      break;
+  }
+  p = g_arena + offset;
+  memcpy(p - sizeof(size_t), &size, sizeof(size_t)); /* the size, for realloc */
+  return p;
+}
+
+/* The replacements must be visible to the shared libraries (the build hides symbols by
+ * default). */
+#define EXPORT __attribute__((visibility("default")))
+
+static size_t block_size(void *ptr) {
+  size_t size;
+  memcpy(&size, (unsigned char *)ptr - sizeof(size_t), sizeof(size_t));
+  return size;
+}
+
+EXPORT void *malloc(size_t size) { return arena_alloc(size, HEADER); }
+EXPORT void free(void *ptr) { (void)ptr; }
+EXPORT void *calloc(size_t count, size_t size) {
+  void *p;
+  if (size != 0 && count > ARENA_SIZE / size) return NULL;
+  p = arena_alloc(count * size, HEADER);
+  if (p != NULL) memset(p, 0, count * size); /* the arena may be reused memory: clear it */
+  return p;
+}
+EXPORT void *realloc(void *ptr, size_t size) {
+  void *p = arena_alloc(size, HEADER);
+  if (p != NULL && ptr != NULL) {
+    size_t old = block_size(ptr);
+    memcpy(p, ptr, old < size ? old : size);
+  }
+  return p;
+}
+EXPORT int posix_memalign(void **out, size_t align, size_t size) {
+  void *p = arena_alloc(size, align);
+  if (p == NULL) return 12; /* ENOMEM */
+  *out = p;
+  return 0;
+}
+EXPORT void *aligned_alloc(size_t align, size_t size) { return arena_alloc(size, align); }
+EXPORT void *memalign(size_t align, size_t size) { return arena_alloc(size, align); }
+EXPORT void *valloc(size_t size) { return arena_alloc(size, 4096); }
+EXPORT void *pvalloc(size_t size) { return arena_alloc((size + 4095) / 4096 * 4096, 4096); }
+EXPORT size_t malloc_usable_size(void *ptr) { return ptr ? block_size(ptr) : 0; }
+
+/* ---------------------------------------------------------------------------------------------
+ * the test
+ * ------------------------------------------------------------------------------------------- */
+
+#define MAXN 64
+static double g_A[4 * MAXN * MAXN], g_B[2 * MAXN * MAXN], g_M[MAXN * MAXN];
+
+/* Every evaluation function once; with bad != 0, each also once with a NaN and once with NULL. */
+static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
+  static double s[MAXN], r[MAXN], tau[MAXN], nu_dot[MAXN], f[MAXN], s_nan[MAXN];
+  const double H[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0.5, 0.2, 1.0, 1};
+  const double v[6] = {0.1, 0.2, -0.3, 0.05, -0.1, 0.2};
+  const double g[3] = {0.1, 0.0, -9.8};
+  int i, st = 0;
+  for (i = 0; i < nj; ++i) {
+    s[i] = 0.1 * i;
+    r[i] = -0.2 + 0.1 * i;
+    tau[i] = 0.3;
+    s_nan[i] = s[i];
+  }
+  if (nj > 0) s_nan[nj - 1] = 0.0 / 0.0;
+  (void)n;
+  if (!bad) {
+    st |= geolin_workspace_set_gravity(ws, g);
+    st |= geolin_forward_dynamics(ws, H, s, v, r, tau, nu_dot);
+    st |= geolin_inverse_dynamics(ws, H, s, v, r, nu_dot, f);
+    st |= geolin_mass_matrix(ws, s, g_M);
+    st |= geolin_mass_matrix_inverse(ws, s, g_M);
+    st |= geolin_linearize(ws, H, s, v, r, tau, g_A, g_B);
+    st |= geolin_linearize_finite_difference(ws, H, s, v, r, tau, 1e-6, g_A, g_B);
+    return st;
+  }
+  /* error paths: each must fail (and report) without allocating */
+  st += geolin_forward_dynamics(ws, H, s_nan, v, r, tau, nu_dot) == GEOLIN_ERR_NONFINITE;
+  st += geolin_forward_dynamics(ws, H, s, v, r, NULL, nu_dot) == GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_linearize(ws, H, s_nan, v, r, tau, g_A, g_B) == GEOLIN_ERR_NONFINITE;
+  st += geolin_linearize(ws, NULL, s, v, r, tau, g_A, g_B) == GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_mass_matrix(ws, s, NULL) == GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_model_parent(NULL, 0) == -1;
+  return st == 6 ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  geolin_model *model = NULL;
+  geolin_workspace *ws = NULL;
+  unsigned long before, after_ok, after_bad;
+  int nj, n, failures = 0, rep;
+
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s robot.urdf\n", argv[0]);
+    return 2;
+  }
+  if (geolin_model_load_urdf(argv[1], 0, &model) != GEOLIN_OK ||
+      geolin_workspace_new(model, &ws) != GEOLIN_OK) {
+    fprintf(stderr, "setup failed: %s\n", geolin_last_error());
+    return 1;
+  }
+  nj = geolin_model_num_joints(model);
+  n = geolin_model_num_dofs(model);
+  if (n > MAXN) {
+    fprintf(stderr, "model too large for this test\n");
+    return 1;
+  }
+  printf("setup: %lu allocations\n", g_count);
+
+  /* warm-up: first use (lazy initializations) and the first failure of this thread */
+  if (evaluate_all(ws, nj, n, 0) != GEOLIN_OK) {
+    fprintf(stderr, "evaluation failed: %s\n", geolin_last_error());
+    return 1;
+  }
+  evaluate_all(ws, nj, n, 1);
+
+  before = g_count;
+  for (rep = 0; rep < 3; ++rep) failures += evaluate_all(ws, nj, n, 0) != GEOLIN_OK;
+  after_ok = g_count;
+  for (rep = 0; rep < 3; ++rep) failures += evaluate_all(ws, nj, n, 1);
+  after_bad = g_count;
+
+  printf("evaluations: %lu allocations (expected 0)\n", after_ok - before);
+  printf("failing calls after warm-up: %lu allocations (expected 0)\n", after_bad - after_ok);
+  if (after_ok != before || after_bad != after_ok) ++failures;
+  geolin_workspace_free(ws);
+  geolin_model_free(model);
+  printf("%s\n", failures ? "FAILED" : "no allocation in evaluation calls: passed");
+  return failures ? 1 : 0;
+}
