@@ -103,7 +103,7 @@ void retraction_jacobian(const Model &model, CRefVec theta, const MatX &D_theta,
   const Vec6 th = theta.head<6>();
   const Mat6 Ad = motion_transform(exp_se3(-th));
   const Mat6 Jr = right_jacobian_se3(th);
-  Z.topRows<6>() = Jr * D_theta.topRows<6>();
+  Z.topRows<6>().noalias() = Jr * D_theta.topRows<6>();
   Z.topLeftCorner<6, 6>() += Ad;
 }
 
@@ -130,7 +130,8 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
     if (moving) {
       // z_H⁺ = Ad_{exp(−h v⁺)} z_H + h J_r(h v⁺) δv⁺
       const Vec6 hv = h * (v + h * ws.nu_dot.head<6>());
-      ws.Z.topRows<6>() = h * right_jacobian_se3(hv) * Dnu.topRows<6>();
+      const Mat6 hJr = h * right_jacobian_se3(hv);
+      ws.Z.topRows<6>().noalias() = hJr * Dnu.topRows<6>();
       ws.Z.topLeftCorner<6, 6>() += motion_transform(exp_se3(-hv));
     }
     A_d = ws.Z.leftCols(N);
@@ -170,8 +171,8 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
       const Mat6 Dk_coef = Mat6::Identity() + 0.5 * TX + TX * TX / 12.0;
       const Mat6 Dth_coef =
           -0.5 * cross_motion(kH) - (TX * cross_motion(kH) + cross_motion(TX * kH)) / 12.0;
-      const Eigen::Matrix<double, 6, Eigen::Dynamic> DkH = ws.D_k.topRows<6>();
-      ws.D_k.topRows<6>().noalias() = Dk_coef * DkH;
+      ws.tmp6 = ws.D_k.topRows<6>();
+      ws.D_k.topRows<6>().noalias() = Dk_coef * ws.tmp6;
       ws.D_k.topRows<6>().noalias() += Dth_coef * ws.D_theta.topRows<6>();
       k.head<6>() = Dk_coef * kH;
     }

@@ -43,6 +43,7 @@ Workspace::Workspace(const Model &model) {
   A_stage.setZero(N, N);
   B_stage.setZero(N, nj);
   for (MatX *m : {&D_k, &D_theta, &D_Theta, &Z}) m->setZero(N, N + nj);
+  tmp6.setZero(6, N + nj);
 }
 
 }  // namespace geolin

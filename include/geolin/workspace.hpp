@@ -49,7 +49,8 @@ struct Workspace {
   MatX stage_k;                          // N x 4: RK stage increments (step.cpp)
   VecX theta, stage_s, stage_r;          // N, n_J, n_J
   MatX A_stage, B_stage;                 // N x N, N x n_J: A, B at a stage (step_linearize)
-  MatX D_k, D_theta, D_Theta, Z;         // N x (N + n_J): derivatives w.r.t. (z, w)
+  Eigen::Matrix<double, 6, Eigen::Dynamic> tmp6;  // 6 x (N + n_J)
+  MatX D_k, D_theta, D_Theta, Z;                  // N x (N + n_J): derivatives w.r.t. (z, w)
 };
 
 }  // namespace geolin

@@ -1,0 +1,165 @@
+// Proof that the evaluation functions allocate nothing once the workspace exists (capi.md rule 4;
+// brief: real-time safe). This binary replaces malloc, calloc, realloc and operator new with
+// counting versions (glibc's __libc_* underneath) and runs every evaluation function with the
+// counter armed. Not built under sanitizers, which interpose malloc themselves.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <functional>
+#include <new>
+
+#include "../test_util.hpp"
+
+extern "C" {
+void *__libc_malloc(size_t);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void __libc_free(void *);
+}
+
+namespace {
+std::atomic<long> g_allocations{0};
+thread_local bool g_counting = false;
+inline void count() {
+  if (g_counting) g_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+extern "C" void *malloc(size_t n) {
+  count();
+  return __libc_malloc(n);
+}
+extern "C" void *calloc(size_t a, size_t b) {
+  count();
+  return __libc_calloc(a, b);
+}
+extern "C" void *realloc(void *p, size_t n) {
+  count();
+  return __libc_realloc(p, n);
+}
+extern "C" void free(void *p) {
+  __libc_free(p);
+}
+void *operator new(size_t n) {
+  count();
+  if (void *p = __libc_malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void *operator new[](size_t n) {
+  return operator new(n);
+}
+void operator delete(void *p) noexcept {
+  __libc_free(p);
+}
+void operator delete[](void *p) noexcept {
+  __libc_free(p);
+}
+void operator delete(void *p, size_t) noexcept {
+  __libc_free(p);
+}
+void operator delete[](void *p, size_t) noexcept {
+  __libc_free(p);
+}
+
+namespace geolin::test {
+namespace {
+
+/// Number of heap allocations made by f.
+template <class F>
+long allocations_in(F &&f) {
+  const long before = g_allocations.load();
+  g_counting = true;
+  f();
+  g_counting = false;
+  return g_allocations.load() - before;
+}
+
+TEST(NoAllocation, CounterSeesAnAllocation) {
+  // The counter itself works (otherwise every test below would pass vacuously).
+  EXPECT_GE(allocations_in([] {
+              volatile auto *p = new double[100];
+              delete[] p;
+            }),
+            1);
+  EXPECT_GE(allocations_in([] {
+              VecX v(1000);
+              v.setZero();
+            }),
+            1);
+}
+
+class NoAllocation : public testing::TestWithParam<ModelCase> {};
+
+TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
+  const Model m = GetParam().load();
+  Workspace ws(m);
+  std::mt19937 rng(1);
+  const State x = random_state(m, rng);
+  const int n = m.num_dofs(), N = m.state_dim(), nj = m.num_joints();
+  const int nf = std::min<int>(2, static_cast<int>(m.frames.size()));
+  std::vector<int> frames;
+  for (int f = 0; f < nf; ++f) frames.push_back(static_cast<int>(m.frames.size()) - 1 - f);
+  VecX wrenches = VecX::Random(6 * nf);
+  // Outputs and inputs are allocated here, outside the counted calls.
+  VecX nu_dot(n), gen(n), s_next(nj), r_next(nj);
+  MatX M(n, n), Minv(n, n), dS(n, nj), dN(n, n), A(N, N), B(N, nj), Bx(N, nj + 6 * nf);
+  MatX J(6, n);
+  Transform H_next;
+  Vec6 v_next;
+  struct Call {
+    const char *name;
+    std::function<void()> f;
+  };
+  const ExternalWrenches local{nf, frames.data(), wrenches.data(), kWrenchLocal};
+  const ExternalWrenches mixed{nf, frames.data(), wrenches.data(), kWrenchMixed};
+  const std::vector<Call> calls = {
+      {"aba", [&] { aba(m, ws, x.H, x.s, x.v, x.r, x.tau, nu_dot); }},
+      {"aba_ext", [&] { aba(m, ws, x.H, x.s, x.v, x.r, x.tau, mixed, nu_dot); }},
+      {"rnea", [&] { rnea(m, ws, x.H, x.s, x.v, x.r, nu_dot, gen); }},
+      {"crba", [&] { crba(m, ws, x.s, M); }},
+      {"minv", [&] { mass_matrix_inverse(m, ws, x.s, Minv); }},
+      {"rnea_derivatives", [&] { rnea_derivatives(m, ws, x.H, x.s, x.v, x.r, nu_dot, dS, dN); }},
+      {"linearize", [&] { linearize(m, ws, x.H, x.s, x.v, x.r, x.tau, A, B); }},
+      {"linearize_ext_local", [&] { linearize(m, ws, x.H, x.s, x.v, x.r, x.tau, local, A, Bx); }},
+      {"linearize_ext_mixed", [&] { linearize(m, ws, x.H, x.s, x.v, x.r, x.tau, mixed, A, Bx); }},
+      {"linearize_fd",
+       [&] { linearize_finite_difference(m, ws, x.H, x.s, x.v, x.r, x.tau, 1e-6, A, B); }},
+      {"linearize_fd_ext",
+       [&] { linearize_finite_difference(m, ws, x.H, x.s, x.v, x.r, x.tau, mixed, 1e-6, A, Bx); }},
+      {"frame_pose", [&] { H_next = frame_pose(m, ws, x.H, x.s, 0); }},
+      {"frame_jacobian", [&] { frame_jacobian(m, ws, x.H, x.s, nf > 0 ? frames[0] : 0, J); }},
+      {"step_euler",
+       [&] {
+         step(m, ws, StepMethod::SemiImplicitEuler, 0.01, x.H, x.s, x.v, x.r, x.tau, H_next, s_next,
+              v_next, r_next);
+       }},
+      {"step_rk4",
+       [&] {
+         step(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, H_next, s_next, v_next,
+              r_next);
+       }},
+      {"step_linearize_euler",
+       [&] {
+         step_linearize(m, ws, StepMethod::SemiImplicitEuler, 0.01, x.H, x.s, x.v, x.r, x.tau, A,
+                        B);
+       }},
+      {"step_linearize_rk4",
+       [&] { step_linearize(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, A, B); }},
+      {"energies",
+       [&] {
+         kinetic_energy(m, ws, x.s, x.v, x.r);
+         potential_energy(m, ws, x.H, x.s);
+         spatial_momentum(m, ws, x.s, x.v, x.r);
+       }},
+  };
+  for (const Call &c : calls) {
+    c.f();  // a first call, in case of any lazy initialization (there should be none)
+    EXPECT_EQ(allocations_in(c.f), 0) << c.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModels, NoAllocation, testing::ValuesIn(all_model_cases()), case_name);
+
+}  // namespace
+}  // namespace geolin::test
