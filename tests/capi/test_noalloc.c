@@ -33,8 +33,7 @@ static void *arena_alloc(size_t size, size_t align) {
     offset = (start + HEADER + align - 1) / align * align; /* user pointer offset */
     end = offset + size;
     if (end > ARENA_SIZE || size > ARENA_SIZE) return NULL;
-    if (__atomic_compare_exchange_n(&g_used, &start, end, 0, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED))
+    if (__atomic_compare_exchange_n(&g_used, &start, end, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
       break;
   }
   p = g_arena + offset;
@@ -52,8 +51,12 @@ static size_t block_size(void *ptr) {
   return size;
 }
 
-EXPORT void *malloc(size_t size) { return arena_alloc(size, HEADER); }
-EXPORT void free(void *ptr) { (void)ptr; }
+EXPORT void *malloc(size_t size) {
+  return arena_alloc(size, HEADER);
+}
+EXPORT void free(void *ptr) {
+  (void)ptr;
+}
 EXPORT void *calloc(size_t count, size_t size) {
   void *p;
   if (size != 0 && count > ARENA_SIZE / size) return NULL;
@@ -75,11 +78,21 @@ EXPORT int posix_memalign(void **out, size_t align, size_t size) {
   *out = p;
   return 0;
 }
-EXPORT void *aligned_alloc(size_t align, size_t size) { return arena_alloc(size, align); }
-EXPORT void *memalign(size_t align, size_t size) { return arena_alloc(size, align); }
-EXPORT void *valloc(size_t size) { return arena_alloc(size, 4096); }
-EXPORT void *pvalloc(size_t size) { return arena_alloc((size + 4095) / 4096 * 4096, 4096); }
-EXPORT size_t malloc_usable_size(void *ptr) { return ptr ? block_size(ptr) : 0; }
+EXPORT void *aligned_alloc(size_t align, size_t size) {
+  return arena_alloc(size, align);
+}
+EXPORT void *memalign(size_t align, size_t size) {
+  return arena_alloc(size, align);
+}
+EXPORT void *valloc(size_t size) {
+  return arena_alloc(size, 4096);
+}
+EXPORT void *pvalloc(size_t size) {
+  return arena_alloc((size + 4095) / 4096 * 4096, 4096);
+}
+EXPORT size_t malloc_usable_size(void *ptr) {
+  return ptr ? block_size(ptr) : 0;
+}
 
 /* ---------------------------------------------------------------------------------------------
  * the test

@@ -1,0 +1,126 @@
+! An MPC-style use of geolin from Fortran: load a robot, linearize its dynamics at a state
+! (the matrices A and B of dz/dt = A z + B w that a linear MPC discretizes), and check them.
+!
+! usage: example_mpc robot.urdf        (exits with status 1 on failure)
+program example_mpc
+  use, intrinsic :: iso_c_binding, only: c_int, c_double, c_ptr
+  use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_positive_inf
+  use geolin
+  implicit none
+
+  type(c_ptr) :: model, ws
+  integer(c_int) :: st
+  integer :: nj, n, nn, i, k, off, failures, major, minor, patch
+  real(c_double) :: H(4, 4), v(6), g(3)
+  real(c_double), allocatable :: s(:), r(:), tau(:), A(:, :), B(:, :), Minv(:, :), &
+                                 Afd(:, :), Bfd(:, :)
+  character(len=1024) :: path
+  real(c_double) :: err, scale
+
+  failures = 0
+  if (command_argument_count() < 1) then
+    print '(a)', 'usage: example_mpc robot.urdf'
+    stop 2
+  end if
+  call get_command_argument(1, path)
+
+  call geolin_version(major, minor, patch)
+  print '(a, i0, a, i0, a, i0)', 'geolin ', major, '.', minor, '.', patch
+
+  st = geolin_load(trim(path), 0_c_int, model)
+  call check(st, 'load')
+  nj = geolin_model_num_joints(model)
+  n = geolin_model_num_dofs(model)
+  nn = geolin_model_state_dim(model)
+  off = n - nj
+  print '(a, a, a, i0, a, i0)', 'model ', trim(path), ': n_J = ', nj, ', N = ', nn
+  if (nj > 0) print '(a, a)', 'first joint: ', geolin_joint_name(model, 0)
+
+  st = geolin_workspace_new(model, ws)
+  call check(st, 'workspace_new')
+  g = [0.0_c_double, 0.0_c_double, -9.81_c_double]
+  call check(geolin_workspace_set_gravity(ws, g), 'set_gravity')
+
+  ! The state: base rotated 90 degrees about y (Euler angles would be singular here).
+  H = 0
+  H(1, 3) = 1
+  H(2, 2) = 1
+  H(3, 1) = -1
+  H(4, 4) = 1
+  H(1:3, 4) = [0.1_c_double, 0.2_c_double, 0.9_c_double]
+  v = [0.1_c_double, -0.2_c_double, 0.05_c_double, 0.3_c_double, 0.1_c_double, -0.4_c_double]
+  allocate (s(max(nj, 1)), r(max(nj, 1)), tau(max(nj, 1)))
+  allocate (A(nn, nn), B(nn, max(nj, 1)), Minv(n, n), Afd(nn, nn), Bfd(nn, max(nj, 1)))
+  do k = 1, nj
+    s(k) = 0.2_c_double*sin(real(k, c_double))
+    r(k) = 0.1_c_double*cos(real(k, c_double))
+    tau(k) = 0.5_c_double
+  end do
+
+  call check(geolin_linearize(ws, H, s, v, r, tau, A, B), 'linearize')
+  call check(geolin_mass_matrix_inverse(ws, s, Minv), 'mass_matrix_inverse')
+  call check(geolin_linearize_finite_difference(ws, H, s, v, r, tau, 1e-6_c_double, Afd, Bfd), &
+             'linearize_finite_difference')
+
+  ! 1. B = [0; Minv S]: its velocity rows are the joint columns of Minv.
+  err = 0
+  do k = 1, nj
+    err = max(err, maxval(abs(B(1:n, k))))
+    err = max(err, maxval(abs(B(n + 1:nn, k) - Minv(:, off + k))))
+  end do
+  call expect(err < 1e-10_c_double*(1 + maxval(abs(Minv))), 'B = [0; Minv S]', err)
+
+  ! 2. The identity blocks of A: d(z_H)/dt contains z_v, d(z_s)/dt = z_r.
+  err = 0
+  do i = 1, n
+    err = max(err, abs(A(i, n + i) - 1))
+  end do
+  call expect(err < 1e-300_c_double, 'identity blocks of A', err)
+
+  ! 3. The analytical A, B agree with geometric finite differences.
+  scale = 1 + maxval(abs(A))
+  err = maxval(abs(A - Afd))
+  call expect(err < 1e-5_c_double*scale, 'A = finite differences', err)
+  if (nj > 0) then
+    err = maxval(abs(B(:, 1:nj) - Bfd(:, 1:nj)))
+    call expect(err < 1e-5_c_double*(1 + maxval(abs(B))), 'B = finite differences', err)
+  end if
+
+  ! 4. Misuse gives a status and a message, not a crash.
+  g(3) = ieee_value(g(3), ieee_positive_inf)
+  st = geolin_workspace_set_gravity(ws, g)
+  call expect(st == GEOLIN_ERR_NONFINITE, 'non-finite gravity is refused', real(st, c_double))
+  print '(a, a)', 'expected error: ', geolin_error_message(st)
+
+  call geolin_workspace_free(ws)
+  call geolin_model_free(model)
+  deallocate (s, r, tau, A, B, Minv, Afd, Bfd)
+  if (failures > 0) then
+    print '(i0, a)', failures, ' check(s) FAILED'
+    error stop 1
+  end if
+  print '(a)', 'example_mpc: all checks passed'
+
+contains
+
+  subroutine check(status, what)
+    integer(c_int), intent(in) :: status
+    character(len=*), intent(in) :: what
+    if (status /= GEOLIN_OK) then
+      print '(a, a, a)', what, ' failed: ', geolin_error_message(status)
+      error stop 1
+    end if
+  end subroutine
+
+  subroutine expect(ok, what, value)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    real(c_double), intent(in) :: value
+    if (ok) then
+      print '(a, a, es10.2, a)', what, ' (', value, '): ok'
+    else
+      print '(a, a, es10.2, a)', what, ' (', value, '): FAILED'
+      failures = failures + 1
+    end if
+  end subroutine
+end program example_mpc

@@ -1,0 +1,235 @@
+/* geolin.h -- the C API of geolin: forward dynamics of moving-base robots loaded from URDF and
+ * its exact left-trivialized linearization (Bos, Traversaro, Pucci, Saccon 2022).
+ *
+ * This is the only public header of the shared library libgeolin.so.0. It is plain C99 (and
+ * valid C++), includes nothing beyond <stddef.h>, and passes only scalars, pointers to double,
+ * int, const char* and opaque handles, so that C, C++, Fortran (bind(c)), Julia (ccall), Rust
+ * (extern "C") and Python (ctypes) call it without glue.
+ *
+ * Conventions (used by every function below):
+ *   - Every function that can fail returns an int status: GEOLIN_OK (0) or a GEOLIN_ERR_* code.
+ *     No exception ever leaves the library. geolin_last_error() is the message of the last
+ *     failure on the calling thread; geolin_status_string() names a code.
+ *   - Matrices are dense and COLUMN-MAJOR with leading dimension = number of rows
+ *     (Fortran, Julia, Eigen default): entry (i, j) of an m x n matrix X is X[i + m * j].
+ *   - H is the 4x4 homogeneous transform ^A H_0 of the base, 16 doubles, column-major, so
+ *     H[12], H[13], H[14] is the base position. It must be a rigid transform within 1e-6.
+ *   - v is the base twist in the base (body) frame, 6 doubles, linear velocity first.
+ *   - Joint vectors (s, r, tau) have n_J entries; joint k (0-based) is the joint whose child
+ *     (successor) is body k + 1.
+ *   - Generalized vectors have n entries: n = 6 + n_J, [base; joints] (moving base), or
+ *     n = n_J (fixed base).
+ *   - The linearization state is z = [z_H; z_s; z_v; z_r] with N = 2 n entries
+ *     (fixed base: z = [z_s; z_r]).
+ *   - A pointer to an array of length 0 (e.g. s for a model without joints) may be NULL.
+ *   - Evaluation functions check their inputs (NULL, NaN/Inf, H rigid) and on any failure
+ *     write nothing to their outputs. They neither allocate memory nor take locks.
+ *   - Units are SI; angles are in radians.
+ *
+ * Threads: a geolin_model is immutable after loading and may be shared by any number of
+ * threads. A geolin_workspace holds the scratch memory (and the gravity setting) of one thread
+ * at a time: give every thread its own workspace.
+ */
+#ifndef GEOLIN_H_
+#define GEOLIN_H_
+
+#include <stddef.h>
+
+/* Marks the functions of the library's ABI (only these are exported from libgeolin.so). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GEOLIN_API __attribute__((visibility("default")))
+#else
+#define GEOLIN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================================
+ * Errors
+ * ========================================================================================= */
+
+enum {
+  GEOLIN_OK = 0,
+  GEOLIN_ERR_INVALID_ARGUMENT = 1, /* NULL pointer, index out of range, bad H, bad size      */
+  GEOLIN_ERR_IO = 2,               /* file missing or unreadable                              */
+  GEOLIN_ERR_PARSE = 3,            /* not well-formed XML / not URDF                          */
+  GEOLIN_ERR_MODEL = 4,            /* valid URDF but not a valid dynamics model (cycle,       */
+                                   /* several roots, negative mass, inertia not positive,     */
+                                   /* singular mass matrix, zero joint axis, ...)             */
+  GEOLIN_ERR_UNSUPPORTED = 5,      /* a URDF feature the library does not model (mimic, ...)  */
+  GEOLIN_ERR_NONFINITE = 6,        /* NaN or Inf in an input                                  */
+  GEOLIN_ERR_NUMERIC = 7,          /* numerically singular at this state                      */
+  GEOLIN_ERR_INTERNAL = 8          /* a bug: please report                                    */
+};
+
+/* The message of the last failure on the calling thread: what went wrong and where (argument
+ * name and index, URDF element, joint or link name). Never NULL; "" if nothing failed yet on
+ * this thread. Valid until the next failing geolin_* call on the same thread. */
+GEOLIN_API const char *geolin_last_error(void);
+
+/* The name and meaning of a status code, starting with the name of its constant, e.g.
+ * "GEOLIN_ERR_IO: file missing or unreadable"; "unknown status" for any other value.
+ * Never NULL; a static string. */
+GEOLIN_API const char *geolin_status_string(int status);
+
+/* ============================================================================================
+ * Versions
+ * ========================================================================================= */
+
+/* The version of this header. */
+#define GEOLIN_VERSION_MAJOR 0
+#define GEOLIN_VERSION_MINOR 1
+#define GEOLIN_VERSION_PATCH 0
+
+/* The version of the library at run time. Any of the three pointers may be NULL. */
+GEOLIN_API void geolin_version(int *major, int *minor, int *patch);
+
+/* ============================================================================================
+ * Models
+ * ========================================================================================= */
+
+/* An immutable multibody tree loaded from URDF. Bodies are numbered 0 .. n_B: body 0 is the
+ * base (the URDF root link, with every link attached to it by fixed joints), and every body's
+ * number is higher than its parent's. Joint k (0-based) moves body k + 1; n_J = n_B. */
+typedef struct geolin_model geolin_model;
+
+/* Flags for loading (bitwise or; 0 = moving base, no damping). Other bits are rejected. */
+#define GEOLIN_FIXED_BASE 1u /* weld the root link to the inertial frame (default: moving base) */
+#define GEOLIN_JOINT_DAMPING 2u /* use URDF <dynamics damping> as viscous joint friction */
+
+/* Load a URDF file. path: a NUL-terminated file name. out: receives the new model (free it with
+ * geolin_model_free); set to NULL on failure. Neither pointer may be NULL.
+ * Errors: INVALID_ARGUMENT (NULL, unknown flag), IO, PARSE, MODEL, UNSUPPORTED. */
+GEOLIN_API int geolin_model_load_urdf(const char *path, unsigned flags, geolin_model **out);
+
+/* Load a URDF document held in memory. xml: the NUL-terminated XML text. Otherwise as
+ * geolin_model_load_urdf (no IO error). */
+GEOLIN_API int geolin_model_load_urdf_string(const char *xml, unsigned flags, geolin_model **out);
+
+/* Free a model. NULL is a no-op. Every workspace of the model must be freed first (a workspace
+ * keeps a pointer to its model). */
+GEOLIN_API void geolin_model_free(geolin_model *model);
+
+/* n_J, the number of (non-fixed) joints = number of moving bodies n_B. -1 if model is NULL. */
+GEOLIN_API int geolin_model_num_joints(const geolin_model *model);
+
+/* n, the number of generalized velocities: 6 + n_J (moving base) or n_J (fixed base).
+ * -1 if model is NULL. */
+GEOLIN_API int geolin_model_num_dofs(const geolin_model *model);
+
+/* N = 2 n, the dimension of the linearization state z. -1 if model is NULL. */
+GEOLIN_API int geolin_model_state_dim(const geolin_model *model);
+
+/* n_B + 1, the number of bodies including the base. -1 if model is NULL. */
+GEOLIN_API int geolin_model_num_bodies(const geolin_model *model);
+
+/* 1 if the model was loaded with GEOLIN_FIXED_BASE, 0 if not, -1 if model is NULL. */
+GEOLIN_API int geolin_model_is_fixed_base(const geolin_model *model);
+
+/* The parent λ(body) of a body, 0 <= body < n_B + 1. -1 for body 0, and -1 (with the last error
+ * set) if model is NULL or body is out of range. */
+GEOLIN_API int geolin_model_parent(const geolin_model *model, int body);
+
+/* The number of children |μ(body)| of a body. -1 if model is NULL or body is out of range. */
+GEOLIN_API int geolin_model_num_children(const geolin_model *model, int body);
+
+/* The k-th child of a body (0 <= k < num_children), in URDF order. -1 if model is NULL or body
+ * or k is out of range. */
+GEOLIN_API int geolin_model_child(const geolin_model *model, int body, int k);
+
+/* The URDF link name of a body (the root link for body 0). The string belongs to the model and
+ * lives as long as it. NULL if model is NULL or body is out of range. */
+GEOLIN_API const char *geolin_model_body_name(const geolin_model *model, int body);
+
+/* The URDF name of joint k, 0 <= k < n_J (the joint of body k + 1). The string belongs to the
+ * model. NULL if model is NULL or joint is out of range. */
+GEOLIN_API const char *geolin_model_joint_name(const geolin_model *model, int joint);
+
+/* The index k of the joint called name (only non-fixed joints have one). -1 if there is no such
+ * joint, or if model or name is NULL. */
+GEOLIN_API int geolin_model_joint_index(const geolin_model *model, const char *name);
+
+/* The total mass of the robot in kg (including the base). NaN if model is NULL. */
+GEOLIN_API double geolin_model_total_mass(const geolin_model *model);
+
+/* ============================================================================================
+ * Workspaces
+ * ========================================================================================= */
+
+/* The scratch memory of one thread for one model, plus the gravity setting. All memory the
+ * evaluation functions need is allocated here. It keeps a pointer to its model: the model must
+ * outlive the workspace. */
+typedef struct geolin_workspace geolin_workspace;
+
+/* Create a workspace for model, gravity [0, 0, -9.81]. out receives it (free it with
+ * geolin_workspace_free); set to NULL on failure. Neither pointer may be NULL. */
+GEOLIN_API int geolin_workspace_new(const geolin_model *model, geolin_workspace **out);
+
+/* Free a workspace. NULL is a no-op. */
+GEOLIN_API void geolin_workspace_free(geolin_workspace *ws);
+
+/* Set the gravity acceleration g (3 doubles, m/s^2, in the inertial frame A) used by the
+ * evaluations with this workspace. ws, g not NULL; g finite. */
+GEOLIN_API int geolin_workspace_set_gravity(geolin_workspace *ws, const double g[3]);
+
+/* ============================================================================================
+ * Dynamics
+ * ========================================================================================= */
+
+/* Forward dynamics: the generalized acceleration nu_dot = [v_dot; r_dot] for joint torques tau.
+ *   in:  H[16] (4x4, column-major), s[n_J], v[6], r[n_J], tau[n_J]
+ *   out: nu_dot[n] (moving base: 6 base-acceleration entries, linear first, then n_J)
+ * H and v may be NULL for a fixed-base model (they are ignored). */
+GEOLIN_API int geolin_forward_dynamics(geolin_workspace *ws, const double *H, const double *s,
+                                       const double *v, const double *r, const double *tau,
+                                       double *nu_dot);
+
+/* Inverse dynamics (RNEA): the generalized force that produces the acceleration nu_dot.
+ *   in:  H[16] (4x4, column-major), s[n_J], v[6], r[n_J], nu_dot[n]
+ *   out: generalized_force[n] = [base wrench (force first, base frame); joint torques]
+ *        (fixed base: the n_J joint torques only)
+ * H and v may be NULL for a fixed-base model (they are ignored). */
+GEOLIN_API int geolin_inverse_dynamics(geolin_workspace *ws, const double *H, const double *s,
+                                       const double *v, const double *r, const double *nu_dot,
+                                       double *generalized_force);
+
+/* The mass matrix M(s) (CRBA), symmetric positive definite.
+ *   in:  s[n_J]
+ *   out: M[n * n], column-major */
+GEOLIN_API int geolin_mass_matrix(geolin_workspace *ws, const double *s, double *M);
+
+/* The inverse mass matrix M(s)^-1, computed directly by a recursion (no factorization).
+ *   in:  s[n_J]
+ *   out: Minv[n * n], column-major */
+GEOLIN_API int geolin_mass_matrix_inverse(geolin_workspace *ws, const double *s, double *Minv);
+
+/* ============================================================================================
+ * Linearization
+ * ========================================================================================= */
+
+/* The exact left-trivialized linearization dz/dt = A z + B w of the dynamics at the state
+ * (H, s, v, r) and torque tau, with z = [z_H; z_s; z_v; z_r] (fixed base: [z_s; z_r]).
+ *   in:  H[16] (4x4, column-major), s[n_J], v[6], r[n_J], tau[n_J]
+ *   out: A[N * N], B[N * n_J], both column-major (N = 2 n)
+ * H and v may be NULL for a fixed-base model (they are ignored). */
+GEOLIN_API int geolin_linearize(geolin_workspace *ws, const double *H, const double *s,
+                                const double *v, const double *r, const double *tau, double *A,
+                                double *B);
+
+/* The same A and B by geometric central finite differences with step eps (finite, > 0; about
+ * 1e-6 is a good choice): the independent check of geolin_linearize, for validating models.
+ *   in:  H[16] (4x4, column-major), s[n_J], v[6], r[n_J], tau[n_J], eps
+ *   out: A[N * N], B[N * n_J], both column-major (N = 2 n)
+ * H and v may be NULL for a fixed-base model (they are ignored). */
+GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const double *H,
+                                                  const double *s, const double *v, const double *r,
+                                                  const double *tau, double eps, double *A,
+                                                  double *B);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* GEOLIN_H_ */

@@ -1,0 +1,626 @@
+// The C API of geolin (capi.md): thin, exception-free wrappers around the C++ core.
+//
+// Every entry point catches every exception and maps it to a status code plus a thread-local
+// message. Evaluation functions check their inputs before touching any output, compute into
+// buffers owned by the workspace, and copy to the caller's arrays only when every value is
+// finite: on any failure nothing is written. They do not allocate (Eigen::Map wraps the
+// caller's memory; the workspace buffers are sized in geolin_workspace_new).
+#include <Eigen/Core>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "geolin.h"
+#include "geolin/algorithms.hpp"
+#include "geolin/model.hpp"
+#include "geolin/status.hpp"
+#include "geolin/workspace.hpp"
+
+struct geolin_model {
+  geolin::Model model;
+};
+
+struct geolin_workspace {
+  // The model must outlive the workspace (documented in geolin.h).
+  const geolin_model *m;
+  geolin::Workspace ws;
+  // Output staging buffers: results are copied out only when all of them are finite.
+  Eigen::MatrixXd A, B, mat;  // N x N, N x n_J, n x n
+  Eigen::VectorXd vec;        // n
+
+  explicit geolin_workspace(const geolin_model *model) : m(model), ws(model->model) {
+    const int n = model->model.num_dofs();
+    const int N = model->model.state_dim();
+    const int nj = model->model.num_joints();
+    A.setZero(N, N);
+    B.setZero(N, nj);
+    mat.setZero(n, n);
+    vec.setZero(n);
+  }
+};
+
+namespace {
+
+static_assert(GEOLIN_OK == static_cast<int>(geolin::Status::Ok), "status codes out of sync");
+static_assert(GEOLIN_ERR_INVALID_ARGUMENT == static_cast<int>(geolin::Status::InvalidArgument),
+              "status codes out of sync");
+static_assert(GEOLIN_ERR_IO == static_cast<int>(geolin::Status::Io), "status codes out of sync");
+static_assert(GEOLIN_ERR_PARSE == static_cast<int>(geolin::Status::Parse),
+              "status codes out of sync");
+static_assert(GEOLIN_ERR_MODEL == static_cast<int>(geolin::Status::Model),
+              "status codes out of sync");
+static_assert(GEOLIN_ERR_UNSUPPORTED == static_cast<int>(geolin::Status::Unsupported),
+              "status codes out of sync");
+static_assert(GEOLIN_ERR_NONFINITE == static_cast<int>(geolin::Status::NonFinite),
+              "status codes out of sync");
+static_assert(GEOLIN_ERR_NUMERIC == static_cast<int>(geolin::Status::Numeric),
+              "status codes out of sync");
+static_assert(GEOLIN_ERR_INTERNAL == static_cast<int>(geolin::Status::Internal),
+              "status codes out of sync");
+static_assert(GEOLIN_FIXED_BASE == geolin::kFixedBase, "load flags out of sync");
+static_assert(GEOLIN_JOINT_DAMPING == geolin::kJointDamping, "load flags out of sync");
+
+// The message of the last failure on this thread. Assigning to it reuses its capacity, so after
+// the first failure on a thread, error reporting in evaluation calls does not allocate either.
+thread_local std::string g_last_error;
+
+void set_error_string(const char *message) noexcept {
+  try {
+    g_last_error.assign(message);
+  } catch (...) {
+    // Out of memory while reporting: keep whatever fits in the existing capacity.
+    if (g_last_error.capacity() > 0) {
+      g_last_error.clear();
+    }
+  }
+}
+
+// printf-style: formats into a stack buffer (no allocation), then stores the message.
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int fail(int status, const char *format, ...) noexcept {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  set_error_string(buffer);
+  return status;
+}
+
+// Maps the exception being handled to a status code and records its message.
+int handle_exception(const char *function) noexcept {
+  try {
+    throw;
+  } catch (const geolin::Error &e) {
+    const int status = static_cast<int>(e.status());
+    try {
+      std::string message = std::string(function) + ": " + e.what();
+      g_last_error.swap(message);
+    } catch (...) {
+      set_error_string(e.what());
+    }
+    return (status > GEOLIN_OK && status <= GEOLIN_ERR_INTERNAL) ? status : GEOLIN_ERR_INTERNAL;
+  } catch (const std::bad_alloc &) {
+    return fail(GEOLIN_ERR_INTERNAL, "%s: out of memory", function);
+  } catch (const std::exception &e) {
+    return fail(GEOLIN_ERR_INTERNAL, "%s: internal error (please report): %s", function, e.what());
+  } catch (...) {
+    return fail(GEOLIN_ERR_INTERNAL, "%s: internal error (please report): unknown exception",
+                function);
+  }
+}
+
+// --- input checks (write nothing, return a status) -------------------------------------------
+
+// A pointer to an array of `count` doubles: not NULL (unless count == 0), all finite.
+int check_array(const char *function, const char *name, const double *x, int count) noexcept {
+  if (count == 0) return GEOLIN_OK;
+  if (x == nullptr) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL (expected %d doubles)",
+                function, name, count);
+  }
+  for (int i = 0; i < count; ++i) {
+    if (!std::isfinite(x[i])) {
+      return fail(GEOLIN_ERR_NONFINITE, "%s: argument '%s' has a non-finite value (%g) at index %d",
+                  function, name, x[i], i);
+    }
+  }
+  return GEOLIN_OK;
+}
+
+int check_output(const char *function, const char *name, const double *x, int count) noexcept {
+  if (count > 0 && x == nullptr) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: output argument '%s' is NULL (expected %d doubles)", function, name, count);
+  }
+  return GEOLIN_OK;
+}
+
+// H: 16 finite doubles, column-major, a rigid transform within 1e-6.
+int check_transform(const char *function, const double *H) noexcept {
+  if (int st = check_array(function, "H", H, 16)) return st;
+  constexpr double tol = 1e-6;
+  // Bottom row (row 3) = [0 0 0 1]: entries 3, 7, 11, 15 in column-major order.
+  if (std::abs(H[3]) > tol || std::abs(H[7]) > tol || std::abs(H[11]) > tol ||
+      std::abs(H[15] - 1.0) > tol) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'H' is not a rigid transform: bottom row is [%g %g %g %g], "
+                "expected [0 0 0 1] (H is column-major: H[3], H[7], H[11], H[15])",
+                function, H[3], H[7], H[11], H[15]);
+  }
+  Eigen::Matrix3d R;
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 3; ++i) R(i, j) = H[i + 4 * j];
+  const double orth = (R.transpose() * R - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff();
+  if (!(orth <= tol)) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'H' is not a rigid transform: |R^T R - I| = %g > 1e-6 "
+                "(H is 4x4 column-major, R = H[0..2], H[4..6], H[8..10])",
+                function, orth);
+  }
+  const double det = R.determinant();
+  if (!(std::abs(det - 1.0) <= tol)) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'H' is not a rigid transform: det R = %g, expected +1", function,
+                det);
+  }
+  return GEOLIN_OK;
+}
+
+int check_workspace(const char *function, const geolin_workspace *ws) noexcept {
+  if (ws == nullptr) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'ws' is NULL", function);
+  }
+  return GEOLIN_OK;
+}
+
+// The state arguments shared by the evaluation functions. H and v are not read for a fixed base.
+int check_state(const char *function, const geolin_workspace *ws, const double *H, const double *s,
+                const double *v, const double *r) noexcept {
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  if (!model.fixed_base) {
+    if (int st = check_transform(function, H)) return st;
+  }
+  if (int st = check_array(function, "s", s, nj)) return st;
+  if (!model.fixed_base) {
+    if (int st = check_array(function, "v", v, 6)) return st;
+  }
+  return check_array(function, "r", r, nj);
+}
+
+bool all_finite(const Eigen::Ref<const Eigen::MatrixXd> &X) noexcept {
+  const double *p = X.data();
+  const Eigen::Index count = X.size();
+  for (Eigen::Index i = 0; i < count; ++i) {
+    if (!std::isfinite(p[i])) return false;
+  }
+  return true;
+}
+
+int numeric_failure(const char *function, const char *output) noexcept {
+  return fail(GEOLIN_ERR_NUMERIC,
+              "%s: the result '%s' is not finite: the dynamics is numerically singular at this "
+              "state (nothing was written)",
+              function, output);
+}
+
+void copy_out(const Eigen::MatrixXd &X, double *out) noexcept {
+  const double *p = X.data();
+  const Eigen::Index count = X.size();
+  for (Eigen::Index i = 0; i < count; ++i) out[i] = p[i];
+}
+
+void copy_out(const Eigen::VectorXd &X, double *out) noexcept {
+  const double *p = X.data();
+  const Eigen::Index count = X.size();
+  for (Eigen::Index i = 0; i < count; ++i) out[i] = p[i];
+}
+
+// Views of the caller's arrays. The data pointer may be NULL only when the size is 0; Eigen
+// accepts (nullptr, 0).
+using CMap = Eigen::Map<const Eigen::VectorXd>;
+
+CMap joint_vector(const double *x, int nj) {
+  return CMap(nj > 0 ? x : nullptr, nj);
+}
+
+geolin::Transform base_transform(const geolin::Model &model, const double *H) {
+  if (model.fixed_base) return model.H_A_0;
+  geolin::Transform T;
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 3; ++i) T.R(i, j) = H[i + 4 * j];
+    T.o(j) = H[12 + j];
+  }
+  return T;
+}
+
+geolin::Vec6 base_twist(const geolin::Model &model, const double *v) {
+  geolin::Vec6 out = geolin::Vec6::Zero();
+  if (!model.fixed_base) {
+    for (int i = 0; i < 6; ++i) out(i) = v[i];
+  }
+  return out;
+}
+
+const geolin::Model *model_or_fail(const char *function, const geolin_model *model) noexcept {
+  if (model == nullptr) {
+    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'model' is NULL", function);
+    return nullptr;
+  }
+  return &model->model;
+}
+
+int load_common(const char *function, const char *arg_name, const char *text, unsigned flags,
+                geolin_model **out, bool from_file) noexcept {
+  if (out == nullptr) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", function);
+  }
+  *out = nullptr;
+  if (text == nullptr) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL", function, arg_name);
+  }
+  const unsigned known = GEOLIN_FIXED_BASE | GEOLIN_JOINT_DAMPING;
+  if ((flags & ~known) != 0u) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'flags' has unknown bits 0x%x (known: GEOLIN_FIXED_BASE = 1, "
+                "GEOLIN_JOINT_DAMPING = 2)",
+                function, flags & ~known);
+  }
+  try {
+    geolin_model *m = new geolin_model{from_file ? geolin::load_urdf_file(text, flags)
+                                                 : geolin::load_urdf_string(text, flags)};
+    *out = m;
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(function);
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+// ============================================================================================
+// Errors and versions
+// ============================================================================================
+
+GEOLIN_API const char *geolin_last_error(void) {
+  return g_last_error.c_str();
+}
+
+GEOLIN_API const char *geolin_status_string(int status) {
+  switch (status) {
+    case GEOLIN_OK:
+      return "GEOLIN_OK: success";
+    case GEOLIN_ERR_INVALID_ARGUMENT:
+      return "GEOLIN_ERR_INVALID_ARGUMENT: invalid argument (NULL pointer, index out of range, "
+             "bad H, bad size)";
+    case GEOLIN_ERR_IO:
+      return "GEOLIN_ERR_IO: file missing or unreadable";
+    case GEOLIN_ERR_PARSE:
+      return "GEOLIN_ERR_PARSE: not well-formed XML or not URDF";
+    case GEOLIN_ERR_MODEL:
+      return "GEOLIN_ERR_MODEL: not a valid dynamics model";
+    case GEOLIN_ERR_UNSUPPORTED:
+      return "GEOLIN_ERR_UNSUPPORTED: URDF feature not supported";
+    case GEOLIN_ERR_NONFINITE:
+      return "GEOLIN_ERR_NONFINITE: NaN or Inf in an input";
+    case GEOLIN_ERR_NUMERIC:
+      return "GEOLIN_ERR_NUMERIC: numerically singular at this state";
+    case GEOLIN_ERR_INTERNAL:
+      return "GEOLIN_ERR_INTERNAL: internal error (please report)";
+    default:
+      return "unknown status";
+  }
+}
+
+GEOLIN_API void geolin_version(int *major, int *minor, int *patch) {
+  if (major != nullptr) *major = GEOLIN_VERSION_MAJOR;
+  if (minor != nullptr) *minor = GEOLIN_VERSION_MINOR;
+  if (patch != nullptr) *patch = GEOLIN_VERSION_PATCH;
+}
+
+// ============================================================================================
+// Models
+// ============================================================================================
+
+GEOLIN_API int geolin_model_load_urdf(const char *path, unsigned flags, geolin_model **out) {
+  return load_common("geolin_model_load_urdf", "path", path, flags, out, true);
+}
+
+GEOLIN_API int geolin_model_load_urdf_string(const char *xml, unsigned flags, geolin_model **out) {
+  return load_common("geolin_model_load_urdf_string", "xml", xml, flags, out, false);
+}
+
+GEOLIN_API void geolin_model_free(geolin_model *model) {
+  delete model;
+}
+
+GEOLIN_API int geolin_model_num_joints(const geolin_model *model) {
+  const geolin::Model *m = model_or_fail("geolin_model_num_joints", model);
+  return m ? m->num_joints() : -1;
+}
+
+GEOLIN_API int geolin_model_num_dofs(const geolin_model *model) {
+  const geolin::Model *m = model_or_fail("geolin_model_num_dofs", model);
+  return m ? m->num_dofs() : -1;
+}
+
+GEOLIN_API int geolin_model_state_dim(const geolin_model *model) {
+  const geolin::Model *m = model_or_fail("geolin_model_state_dim", model);
+  return m ? m->state_dim() : -1;
+}
+
+GEOLIN_API int geolin_model_num_bodies(const geolin_model *model) {
+  const geolin::Model *m = model_or_fail("geolin_model_num_bodies", model);
+  return m ? m->num_bodies() : -1;
+}
+
+GEOLIN_API int geolin_model_is_fixed_base(const geolin_model *model) {
+  const geolin::Model *m = model_or_fail("geolin_model_is_fixed_base", model);
+  return m ? (m->fixed_base ? 1 : 0) : -1;
+}
+
+static bool body_in_range(const char *function, const geolin::Model &m, int body) noexcept {
+  if (body < 0 || body >= m.num_bodies()) {
+    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'body' = %d is out of range [0, %d)", function,
+         body, m.num_bodies());
+    return false;
+  }
+  return true;
+}
+
+GEOLIN_API int geolin_model_parent(const geolin_model *model, int body) {
+  static const char *const fn = "geolin_model_parent";
+  const geolin::Model *m = model_or_fail(fn, model);
+  if (m == nullptr || !body_in_range(fn, *m, body)) return -1;
+  return body == 0 ? -1 : m->parent[static_cast<size_t>(body)];
+}
+
+GEOLIN_API int geolin_model_num_children(const geolin_model *model, int body) {
+  static const char *const fn = "geolin_model_num_children";
+  const geolin::Model *m = model_or_fail(fn, model);
+  if (m == nullptr || !body_in_range(fn, *m, body)) return -1;
+  return static_cast<int>(m->children[static_cast<size_t>(body)].size());
+}
+
+GEOLIN_API int geolin_model_child(const geolin_model *model, int body, int k) {
+  static const char *const fn = "geolin_model_child";
+  const geolin::Model *m = model_or_fail(fn, model);
+  if (m == nullptr || !body_in_range(fn, *m, body)) return -1;
+  const auto &children = m->children[static_cast<size_t>(body)];
+  const int count = static_cast<int>(children.size());
+  if (k < 0 || k >= count) {
+    fail(GEOLIN_ERR_INVALID_ARGUMENT,
+         "%s: argument 'k' = %d is out of range [0, %d) (body %d has %d children)", fn, k, count,
+         body, count);
+    return -1;
+  }
+  return children[static_cast<size_t>(k)];
+}
+
+GEOLIN_API const char *geolin_model_body_name(const geolin_model *model, int body) {
+  static const char *const fn = "geolin_model_body_name";
+  const geolin::Model *m = model_or_fail(fn, model);
+  if (m == nullptr || !body_in_range(fn, *m, body)) return nullptr;
+  return m->body_name[static_cast<size_t>(body)].c_str();
+}
+
+GEOLIN_API const char *geolin_model_joint_name(const geolin_model *model, int joint) {
+  static const char *const fn = "geolin_model_joint_name";
+  const geolin::Model *m = model_or_fail(fn, model);
+  if (m == nullptr) return nullptr;
+  if (joint < 0 || joint >= m->num_joints()) {
+    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'joint' = %d is out of range [0, %d)", fn,
+         joint, m->num_joints());
+    return nullptr;
+  }
+  return m->joint_name[static_cast<size_t>(joint) + 1].c_str();
+}
+
+GEOLIN_API int geolin_model_joint_index(const geolin_model *model, const char *name) {
+  static const char *const fn = "geolin_model_joint_index";
+  const geolin::Model *m = model_or_fail(fn, model);
+  if (m == nullptr) return -1;
+  if (name == nullptr) {
+    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'name' is NULL", fn);
+    return -1;
+  }
+  // Compare in place (no std::string temporary): joint k is body k + 1.
+  for (int k = 0; k < m->num_joints(); ++k) {
+    if (m->joint_name[static_cast<size_t>(k) + 1] == name) return k;
+  }
+  fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: no joint named '%.200s' in model '%.200s'", fn, name,
+       m->name.c_str());
+  return -1;
+}
+
+GEOLIN_API double geolin_model_total_mass(const geolin_model *model) {
+  const geolin::Model *m = model_or_fail("geolin_model_total_mass", model);
+  if (m == nullptr) return std::nan("");
+  try {
+    return m->total_mass();
+  } catch (...) {
+    handle_exception("geolin_model_total_mass");
+    return std::nan("");
+  }
+}
+
+// ============================================================================================
+// Workspaces
+// ============================================================================================
+
+GEOLIN_API int geolin_workspace_new(const geolin_model *model, geolin_workspace **out) {
+  static const char *const fn = "geolin_workspace_new";
+  if (out == nullptr) return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", fn);
+  *out = nullptr;
+  if (model == nullptr) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'model' is NULL", fn);
+  }
+  try {
+    *out = new geolin_workspace(model);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API void geolin_workspace_free(geolin_workspace *ws) {
+  delete ws;
+}
+
+GEOLIN_API int geolin_workspace_set_gravity(geolin_workspace *ws, const double g[3]) {
+  static const char *const fn = "geolin_workspace_set_gravity";
+  if (int st = check_workspace(fn, ws)) return st;
+  if (int st = check_array(fn, "g", g, 3)) return st;
+  ws->ws.gravity = geolin::Vec3(g[0], g[1], g[2]);
+  return GEOLIN_OK;
+}
+
+// ============================================================================================
+// Dynamics
+// ============================================================================================
+
+GEOLIN_API int geolin_forward_dynamics(geolin_workspace *ws, const double *H, const double *s,
+                                       const double *v, const double *r, const double *tau,
+                                       double *nu_dot) {
+  static const char *const fn = "geolin_forward_dynamics";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  const int n = model.num_dofs();
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (int st = check_output(fn, "nu_dot", nu_dot, n)) return st;
+  try {
+    geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
+                joint_vector(r, nj), joint_vector(tau, nj), ws->vec);
+    if (!all_finite(ws->vec)) return numeric_failure(fn, "nu_dot");
+    copy_out(ws->vec, nu_dot);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API int geolin_inverse_dynamics(geolin_workspace *ws, const double *H, const double *s,
+                                       const double *v, const double *r, const double *nu_dot,
+                                       double *generalized_force) {
+  static const char *const fn = "geolin_inverse_dynamics";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  const int n = model.num_dofs();
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_array(fn, "nu_dot", nu_dot, n)) return st;
+  if (int st = check_output(fn, "generalized_force", generalized_force, n)) return st;
+  try {
+    geolin::rnea(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
+                 joint_vector(r, nj), CMap(n > 0 ? nu_dot : nullptr, n), ws->vec);
+    if (!all_finite(ws->vec)) return numeric_failure(fn, "generalized_force");
+    copy_out(ws->vec, generalized_force);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API int geolin_mass_matrix(geolin_workspace *ws, const double *s, double *M) {
+  static const char *const fn = "geolin_mass_matrix";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  const int n = model.num_dofs();
+  if (int st = check_array(fn, "s", s, nj)) return st;
+  if (int st = check_output(fn, "M", M, n * n)) return st;
+  try {
+    geolin::crba(model, ws->ws, joint_vector(s, nj), ws->mat);
+    if (!all_finite(ws->mat)) return numeric_failure(fn, "M");
+    copy_out(ws->mat, M);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API int geolin_mass_matrix_inverse(geolin_workspace *ws, const double *s, double *Minv) {
+  static const char *const fn = "geolin_mass_matrix_inverse";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  const int n = model.num_dofs();
+  if (int st = check_array(fn, "s", s, nj)) return st;
+  if (int st = check_output(fn, "Minv", Minv, n * n)) return st;
+  try {
+    geolin::mass_matrix_inverse(model, ws->ws, joint_vector(s, nj), ws->mat);
+    if (!all_finite(ws->mat)) return numeric_failure(fn, "Minv");
+    copy_out(ws->mat, Minv);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+// ============================================================================================
+// Linearization
+// ============================================================================================
+
+static int linearize_common(const char *fn, geolin_workspace *ws, const double *H, const double *s,
+                            const double *v, const double *r, const double *tau,
+                            bool finite_difference, double eps, double *A, double *B) noexcept {
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  const int N = model.state_dim();
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (finite_difference && !(std::isfinite(eps) && eps > 0.0)) {
+    if (!std::isfinite(eps)) {
+      return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'eps' is not finite (%g)", fn, eps);
+    }
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'eps' = %g must be > 0", fn, eps);
+  }
+  if (int st = check_output(fn, "A", A, N * N)) return st;
+  if (int st = check_output(fn, "B", B, N * nj)) return st;
+  try {
+    const geolin::Transform T = base_transform(model, H);
+    const geolin::Vec6 v0 = base_twist(model, v);
+    if (finite_difference) {
+      geolin::linearize_finite_difference(model, ws->ws, T, joint_vector(s, nj), v0,
+                                          joint_vector(r, nj), joint_vector(tau, nj), eps, ws->A,
+                                          ws->B);
+    } else {
+      geolin::linearize(model, ws->ws, T, joint_vector(s, nj), v0, joint_vector(r, nj),
+                        joint_vector(tau, nj), ws->A, ws->B);
+    }
+    if (!all_finite(ws->A)) return numeric_failure(fn, "A");
+    if (!all_finite(ws->B)) return numeric_failure(fn, "B");
+    copy_out(ws->A, A);
+    copy_out(ws->B, B);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API int geolin_linearize(geolin_workspace *ws, const double *H, const double *s,
+                                const double *v, const double *r, const double *tau, double *A,
+                                double *B) {
+  return linearize_common("geolin_linearize", ws, H, s, v, r, tau, false, 0.0, A, B);
+}
+
+GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const double *H,
+                                                  const double *s, const double *v, const double *r,
+                                                  const double *tau, double eps, double *A,
+                                                  double *B) {
+  return linearize_common("geolin_linearize_finite_difference", ws, H, s, v, r, tau, true, eps, A,
+                          B);
+}
+
+}  // extern "C"

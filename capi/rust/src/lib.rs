@@ -1,0 +1,639 @@
+//! Safe Rust bindings of the geolin C API (`geolin.h`): forward dynamics of moving-base robots
+//! loaded from URDF and its exact left-trivialized linearization.
+//!
+//! [`sys`] holds the raw `extern "C"` declarations; the rest is a safe wrapper:
+//! [`Model`] (immutable, `Send + Sync`: share it between threads by reference) and
+//! [`Workspace`] (the scratch memory of one thread, borrowing its model, so it cannot outlive
+//! it). Every fallible call returns a [`Result`] whose [`Error`] carries the status code and
+//! the library's message. Slice lengths are checked before calling into C.
+//!
+//! Layouts follow the C API: matrices are column-major, `H` is the 4x4 base pose (16 values,
+//! column-major), `v` the base twist (linear first), joint vectors have `n_J` entries,
+//! generalized vectors `n`, the linearization state `N = 2 n`.
+//!
+//! ```no_run
+//! use geolin::{Model, MOVING_BASE};
+//! let model = Model::from_urdf_file("robot.urdf", MOVING_BASE)?;
+//! let mut ws = model.workspace()?;
+//! let (nj, nn) = (model.num_joints(), model.state_dim());
+//! let h = [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 1., 1.];
+//! let (s, r, tau, v) = (vec![0.0; nj], vec![0.0; nj], vec![0.0; nj], [0.0; 6]);
+//! let (mut a, mut b) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+//! ws.linearize(Some(&h), &s, Some(&v), &r, &tau, &mut a, &mut b)?;
+//! # Ok::<(), geolin::Error>(())
+//! ```
+//!
+//! A workspace cannot outlive its model:
+//!
+//! ```compile_fail
+//! let ws = {
+//!     let model = geolin::Model::from_urdf_file("robot.urdf", 0).unwrap();
+//!     model.workspace().unwrap()
+//! };
+//! ```
+
+use std::ffi::{CStr, CString};
+use std::fmt;
+use std::os::raw::{c_char, c_int, c_uint};
+use std::ptr::{self, NonNull};
+
+/// The raw C API, one declaration per function of `geolin.h`.
+#[allow(non_camel_case_types)]
+pub mod sys {
+    use std::os::raw::{c_char, c_double, c_int, c_uint};
+
+    /// Opaque `geolin_model`.
+    #[repr(C)]
+    pub struct geolin_model {
+        _private: [u8; 0],
+    }
+    /// Opaque `geolin_workspace`.
+    #[repr(C)]
+    pub struct geolin_workspace {
+        _private: [u8; 0],
+    }
+
+    pub const GEOLIN_OK: c_int = 0;
+    pub const GEOLIN_ERR_INVALID_ARGUMENT: c_int = 1;
+    pub const GEOLIN_ERR_IO: c_int = 2;
+    pub const GEOLIN_ERR_PARSE: c_int = 3;
+    pub const GEOLIN_ERR_MODEL: c_int = 4;
+    pub const GEOLIN_ERR_UNSUPPORTED: c_int = 5;
+    pub const GEOLIN_ERR_NONFINITE: c_int = 6;
+    pub const GEOLIN_ERR_NUMERIC: c_int = 7;
+    pub const GEOLIN_ERR_INTERNAL: c_int = 8;
+
+    pub const GEOLIN_FIXED_BASE: c_uint = 1;
+    pub const GEOLIN_JOINT_DAMPING: c_uint = 2;
+
+    pub const GEOLIN_VERSION_MAJOR: c_int = 0;
+    pub const GEOLIN_VERSION_MINOR: c_int = 1;
+    pub const GEOLIN_VERSION_PATCH: c_int = 0;
+
+    extern "C" {
+        pub fn geolin_last_error() -> *const c_char;
+        pub fn geolin_status_string(status: c_int) -> *const c_char;
+        pub fn geolin_version(major: *mut c_int, minor: *mut c_int, patch: *mut c_int);
+
+        pub fn geolin_model_load_urdf(
+            path: *const c_char,
+            flags: c_uint,
+            out: *mut *mut geolin_model,
+        ) -> c_int;
+        pub fn geolin_model_load_urdf_string(
+            xml: *const c_char,
+            flags: c_uint,
+            out: *mut *mut geolin_model,
+        ) -> c_int;
+        pub fn geolin_model_free(model: *mut geolin_model);
+        pub fn geolin_model_num_joints(model: *const geolin_model) -> c_int;
+        pub fn geolin_model_num_dofs(model: *const geolin_model) -> c_int;
+        pub fn geolin_model_state_dim(model: *const geolin_model) -> c_int;
+        pub fn geolin_model_num_bodies(model: *const geolin_model) -> c_int;
+        pub fn geolin_model_is_fixed_base(model: *const geolin_model) -> c_int;
+        pub fn geolin_model_parent(model: *const geolin_model, body: c_int) -> c_int;
+        pub fn geolin_model_num_children(model: *const geolin_model, body: c_int) -> c_int;
+        pub fn geolin_model_child(model: *const geolin_model, body: c_int, k: c_int) -> c_int;
+        pub fn geolin_model_body_name(model: *const geolin_model, body: c_int) -> *const c_char;
+        pub fn geolin_model_joint_name(model: *const geolin_model, joint: c_int) -> *const c_char;
+        pub fn geolin_model_joint_index(model: *const geolin_model, name: *const c_char) -> c_int;
+        pub fn geolin_model_total_mass(model: *const geolin_model) -> c_double;
+
+        pub fn geolin_workspace_new(
+            model: *const geolin_model,
+            out: *mut *mut geolin_workspace,
+        ) -> c_int;
+        pub fn geolin_workspace_free(ws: *mut geolin_workspace);
+        pub fn geolin_workspace_set_gravity(ws: *mut geolin_workspace, g: *const c_double)
+            -> c_int;
+
+        pub fn geolin_forward_dynamics(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            nu_dot: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_inverse_dynamics(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            nu_dot: *const c_double,
+            generalized_force: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_mass_matrix(
+            ws: *mut geolin_workspace,
+            s: *const c_double,
+            m: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_mass_matrix_inverse(
+            ws: *mut geolin_workspace,
+            s: *const c_double,
+            minv: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_linearize(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            a: *mut c_double,
+            b: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_linearize_finite_difference(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            eps: c_double,
+            a: *mut c_double,
+            b: *mut c_double,
+        ) -> c_int;
+    }
+}
+
+/// Load flag: a moving base (no flag).
+pub const MOVING_BASE: u32 = 0;
+/// Load flag: weld the root link to the inertial frame.
+pub const FIXED_BASE: u32 = sys::GEOLIN_FIXED_BASE;
+/// Load flag: use URDF `<dynamics damping>` as viscous joint friction.
+pub const JOINT_DAMPING: u32 = sys::GEOLIN_JOINT_DAMPING;
+
+/// The status codes of the C API.
+pub mod status {
+    pub use super::sys::{
+        GEOLIN_ERR_INTERNAL as INTERNAL, GEOLIN_ERR_INVALID_ARGUMENT as INVALID_ARGUMENT,
+        GEOLIN_ERR_IO as IO, GEOLIN_ERR_MODEL as MODEL, GEOLIN_ERR_NONFINITE as NONFINITE,
+        GEOLIN_ERR_NUMERIC as NUMERIC, GEOLIN_ERR_PARSE as PARSE,
+        GEOLIN_ERR_UNSUPPORTED as UNSUPPORTED, GEOLIN_OK as OK,
+    };
+}
+
+/// A failed call: the C status code and the message of `geolin_last_error`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    status: i32,
+    message: String,
+}
+
+impl Error {
+    /// The `GEOLIN_ERR_*` code (see [`status`]).
+    pub fn status(&self) -> i32 {
+        self.status
+    }
+    /// What went wrong and where.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+    /// The name of the status code (`geolin_status_string`).
+    pub fn status_name(&self) -> &'static str {
+        status_string(self.status)
+    }
+
+    fn from_last(status: c_int) -> Error {
+        // SAFETY: geolin_last_error never returns NULL; the string is thread-local and is
+        // copied before any other call on this thread.
+        let message = unsafe { CStr::from_ptr(sys::geolin_last_error()) }
+            .to_string_lossy()
+            .into_owned();
+        Error { status, message }
+    }
+
+    fn invalid(message: String) -> Error {
+        Error {
+            status: sys::GEOLIN_ERR_INVALID_ARGUMENT,
+            message,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}): {}",
+            self.status_name(),
+            self.status,
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// `Result` with the geolin [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+fn check(status: c_int) -> Result<()> {
+    if status == sys::GEOLIN_OK {
+        Ok(())
+    } else {
+        Err(Error::from_last(status))
+    }
+}
+
+/// The run-time version of the library (major, minor, patch).
+pub fn version() -> (i32, i32, i32) {
+    let (mut a, mut b, mut c) = (0, 0, 0);
+    // SAFETY: three valid pointers.
+    unsafe { sys::geolin_version(&mut a, &mut b, &mut c) };
+    (a, b, c)
+}
+
+/// The name of a status code.
+pub fn status_string(status: i32) -> &'static str {
+    // SAFETY: returns a static NUL-terminated string, never NULL.
+    unsafe { CStr::from_ptr(sys::geolin_status_string(status)) }
+        .to_str()
+        .unwrap_or("unknown status")
+}
+
+fn c_string(what: &str, text: &str) -> Result<CString> {
+    CString::new(text).map_err(|_| Error::invalid(format!("{what} contains a NUL byte")))
+}
+
+/// An immutable robot model loaded from URDF. It may be shared by many threads.
+pub struct Model {
+    ptr: NonNull<sys::geolin_model>,
+}
+
+// SAFETY: the C API guarantees that a model is immutable after loading and may be used from
+// many threads at once (capi.md rule 2).
+unsafe impl Send for Model {}
+unsafe impl Sync for Model {}
+
+impl Model {
+    fn from_raw(status: c_int, out: *mut sys::geolin_model) -> Result<Model> {
+        check(status)?;
+        NonNull::new(out)
+            .map(|ptr| Model { ptr })
+            .ok_or_else(|| Error {
+                status: sys::GEOLIN_ERR_INTERNAL,
+                message: "model loader returned NULL".into(),
+            })
+    }
+
+    /// Load a URDF file. `flags`: [`MOVING_BASE`], or [`FIXED_BASE`] | [`JOINT_DAMPING`].
+    pub fn from_urdf_file(path: impl AsRef<std::path::Path>, flags: u32) -> Result<Model> {
+        let path = path.as_ref();
+        let text = path
+            .to_str()
+            .ok_or_else(|| Error::invalid(format!("path {path:?} is not UTF-8")))?;
+        let c_path = c_string("path", text)?;
+        let mut out = ptr::null_mut();
+        // SAFETY: valid NUL-terminated string and out pointer.
+        let st = unsafe { sys::geolin_model_load_urdf(c_path.as_ptr(), flags as c_uint, &mut out) };
+        Model::from_raw(st, out)
+    }
+
+    /// Load a URDF document from a string.
+    pub fn from_urdf_str(xml: &str, flags: u32) -> Result<Model> {
+        let c_xml = c_string("xml", xml)?;
+        let mut out = ptr::null_mut();
+        // SAFETY: valid NUL-terminated string and out pointer.
+        let st = unsafe {
+            sys::geolin_model_load_urdf_string(c_xml.as_ptr(), flags as c_uint, &mut out)
+        };
+        Model::from_raw(st, out)
+    }
+
+    /// The raw handle, for calls through [`sys`].
+    pub fn as_ptr(&self) -> *const sys::geolin_model {
+        self.ptr.as_ptr()
+    }
+
+    fn count(value: c_int) -> usize {
+        // Non-negative for a valid handle.
+        usize::try_from(value).unwrap_or(0)
+    }
+
+    /// `n_J`, the number of joints.
+    pub fn num_joints(&self) -> usize {
+        Model::count(unsafe { sys::geolin_model_num_joints(self.as_ptr()) })
+    }
+    /// `n`, the number of generalized velocities (6 + n_J, or n_J for a fixed base).
+    pub fn num_dofs(&self) -> usize {
+        Model::count(unsafe { sys::geolin_model_num_dofs(self.as_ptr()) })
+    }
+    /// `N = 2 n`, the dimension of the linearization state.
+    pub fn state_dim(&self) -> usize {
+        Model::count(unsafe { sys::geolin_model_state_dim(self.as_ptr()) })
+    }
+    /// `n_B + 1`, the number of bodies including the base.
+    pub fn num_bodies(&self) -> usize {
+        Model::count(unsafe { sys::geolin_model_num_bodies(self.as_ptr()) })
+    }
+    /// Whether the model was loaded with [`FIXED_BASE`].
+    pub fn is_fixed_base(&self) -> bool {
+        unsafe { sys::geolin_model_is_fixed_base(self.as_ptr()) == 1 }
+    }
+    /// The parent of a body; `None` for the base or a body out of range.
+    pub fn parent(&self, body: usize) -> Option<usize> {
+        let body = c_int::try_from(body).ok()?;
+        usize::try_from(unsafe { sys::geolin_model_parent(self.as_ptr(), body) }).ok()
+    }
+    /// The children of a body, in URDF order (empty if out of range).
+    pub fn children(&self, body: usize) -> Vec<usize> {
+        let Ok(b) = c_int::try_from(body) else {
+            return Vec::new();
+        };
+        let count = unsafe { sys::geolin_model_num_children(self.as_ptr(), b) };
+        (0..count.max(0))
+            .filter_map(|k| {
+                usize::try_from(unsafe { sys::geolin_model_child(self.as_ptr(), b, k) }).ok()
+            })
+            .collect()
+    }
+    /// The URDF link name of a body.
+    pub fn body_name(&self, body: usize) -> Option<&str> {
+        let body = c_int::try_from(body).ok()?;
+        // SAFETY: the string belongs to the model and lives as long as &self.
+        let p = unsafe { sys::geolin_model_body_name(self.as_ptr(), body) };
+        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_str().ok())?
+    }
+    /// The URDF name of joint k (0-based; the joint of body k + 1).
+    pub fn joint_name(&self, joint: usize) -> Option<&str> {
+        let joint = c_int::try_from(joint).ok()?;
+        // SAFETY: the string belongs to the model and lives as long as &self.
+        let p = unsafe { sys::geolin_model_joint_name(self.as_ptr(), joint) };
+        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_str().ok())?
+    }
+    /// The index of the joint called `name`.
+    pub fn joint_index(&self, name: &str) -> Option<usize> {
+        let c_name = CString::new(name).ok()?;
+        usize::try_from(unsafe { sys::geolin_model_joint_index(self.as_ptr(), c_name.as_ptr()) })
+            .ok()
+    }
+    /// The total mass in kg.
+    pub fn total_mass(&self) -> f64 {
+        unsafe { sys::geolin_model_total_mass(self.as_ptr()) }
+    }
+
+    /// A new workspace (gravity [0, 0, -9.81]) for evaluations on one thread.
+    pub fn workspace(&self) -> Result<Workspace<'_>> {
+        let mut out = ptr::null_mut();
+        // SAFETY: valid model handle and out pointer.
+        check(unsafe { sys::geolin_workspace_new(self.as_ptr(), &mut out) })?;
+        let ptr = NonNull::new(out).ok_or_else(|| Error {
+            status: sys::GEOLIN_ERR_INTERNAL,
+            message: "geolin_workspace_new returned NULL".into(),
+        })?;
+        Ok(Workspace { ptr, model: self })
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: owned handle; every workspace borrows the model, so none is alive here.
+        unsafe { sys::geolin_model_free(self.ptr.as_ptr()) }
+    }
+}
+
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Model")
+            .field("num_joints", &self.num_joints())
+            .field("fixed_base", &self.is_fixed_base())
+            .finish()
+    }
+}
+
+/// The scratch memory of one thread for one model (and the gravity setting). It borrows the
+/// model, so the model outlives it. It may move to another thread but is used by one at a time
+/// (every evaluation takes `&mut self`).
+pub struct Workspace<'m> {
+    ptr: NonNull<sys::geolin_workspace>,
+    model: &'m Model,
+}
+
+// SAFETY: a workspace is plain memory owned by this value; the C API only forbids concurrent
+// use, which &mut self prevents.
+unsafe impl Send for Workspace<'_> {}
+
+fn check_len(function: &str, name: &str, len: usize, expected: usize) -> Result<()> {
+    if len == expected {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "{function}: '{name}' has {len} entries, expected {expected}"
+        )))
+    }
+}
+
+fn opt_ptr<const K: usize>(x: Option<&[f64; K]>) -> *const f64 {
+    x.map_or(ptr::null(), |a| a.as_ptr())
+}
+
+impl<'m> Workspace<'m> {
+    /// The model of this workspace.
+    pub fn model(&self) -> &'m Model {
+        self.model
+    }
+
+    /// The raw handle, for calls through [`sys`].
+    pub fn as_mut_ptr(&mut self) -> *mut sys::geolin_workspace {
+        self.ptr.as_ptr()
+    }
+
+    /// Set the gravity acceleration (m/s^2, inertial frame).
+    pub fn set_gravity(&mut self, g: [f64; 3]) -> Result<()> {
+        check(unsafe { sys::geolin_workspace_set_gravity(self.ptr.as_ptr(), g.as_ptr()) })
+    }
+
+    fn check_state(&self, function: &str, s: &[f64], r: &[f64]) -> Result<()> {
+        let nj = self.model.num_joints();
+        check_len(function, "s", s.len(), nj)?;
+        check_len(function, "r", r.len(), nj)
+    }
+
+    /// Forward dynamics: `nu_dot` (n) for the joint torques `tau` (n_J). `h` (4x4 column-major)
+    /// and `v` may be `None` for a fixed-base model.
+    pub fn forward_dynamics(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        nu_dot: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "forward_dynamics";
+        self.check_state(F, s, r)?;
+        check_len(F, "tau", tau.len(), self.model.num_joints())?;
+        check_len(F, "nu_dot", nu_dot.len(), self.model.num_dofs())?;
+        // SAFETY: lengths checked; the C function reads/writes exactly these sizes.
+        check(unsafe {
+            sys::geolin_forward_dynamics(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                nu_dot.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// Inverse dynamics: the generalized force `[base wrench; joint torques]` (n) producing
+    /// `nu_dot` (n).
+    pub fn inverse_dynamics(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        nu_dot: &[f64],
+        generalized_force: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "inverse_dynamics";
+        self.check_state(F, s, r)?;
+        let n = self.model.num_dofs();
+        check_len(F, "nu_dot", nu_dot.len(), n)?;
+        check_len(F, "generalized_force", generalized_force.len(), n)?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_inverse_dynamics(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                nu_dot.as_ptr(),
+                generalized_force.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// The mass matrix `M(s)`, n x n column-major.
+    pub fn mass_matrix(&mut self, s: &[f64], m: &mut [f64]) -> Result<()> {
+        const F: &str = "mass_matrix";
+        let n = self.model.num_dofs();
+        check_len(F, "s", s.len(), self.model.num_joints())?;
+        check_len(F, "M", m.len(), n * n)?;
+        check(unsafe { sys::geolin_mass_matrix(self.ptr.as_ptr(), s.as_ptr(), m.as_mut_ptr()) })
+    }
+
+    /// The inverse mass matrix, n x n column-major.
+    pub fn mass_matrix_inverse(&mut self, s: &[f64], minv: &mut [f64]) -> Result<()> {
+        const F: &str = "mass_matrix_inverse";
+        let n = self.model.num_dofs();
+        check_len(F, "s", s.len(), self.model.num_joints())?;
+        check_len(F, "Minv", minv.len(), n * n)?;
+        check(unsafe {
+            sys::geolin_mass_matrix_inverse(self.ptr.as_ptr(), s.as_ptr(), minv.as_mut_ptr())
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn linearize_impl(
+        &mut self,
+        function: &str,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        eps: Option<f64>,
+        a: &mut [f64],
+        b: &mut [f64],
+    ) -> Result<()> {
+        self.check_state(function, s, r)?;
+        let (nj, nn) = (self.model.num_joints(), self.model.state_dim());
+        check_len(function, "tau", tau.len(), nj)?;
+        check_len(function, "A", a.len(), nn * nn)?;
+        check_len(function, "B", b.len(), nn * nj)?;
+        let ws = self.ptr.as_ptr();
+        // SAFETY: lengths checked.
+        check(unsafe {
+            match eps {
+                None => sys::geolin_linearize(
+                    ws,
+                    opt_ptr(h),
+                    s.as_ptr(),
+                    opt_ptr(v),
+                    r.as_ptr(),
+                    tau.as_ptr(),
+                    a.as_mut_ptr(),
+                    b.as_mut_ptr(),
+                ),
+                Some(eps) => sys::geolin_linearize_finite_difference(
+                    ws,
+                    opt_ptr(h),
+                    s.as_ptr(),
+                    opt_ptr(v),
+                    r.as_ptr(),
+                    tau.as_ptr(),
+                    eps,
+                    a.as_mut_ptr(),
+                    b.as_mut_ptr(),
+                ),
+            }
+        })
+    }
+
+    /// The exact linearization: `A` (N x N) and `B` (N x n_J), column-major.
+    #[allow(clippy::too_many_arguments)]
+    pub fn linearize(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        a: &mut [f64],
+        b: &mut [f64],
+    ) -> Result<()> {
+        self.linearize_impl("linearize", h, s, v, r, tau, None, a, b)
+    }
+
+    /// `A`, `B` by geometric central finite differences with step `eps`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn linearize_finite_difference(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        eps: f64,
+        a: &mut [f64],
+        b: &mut [f64],
+    ) -> Result<()> {
+        self.linearize_impl(
+            "linearize_finite_difference",
+            h,
+            s,
+            v,
+            r,
+            tau,
+            Some(eps),
+            a,
+            b,
+        )
+    }
+}
+
+impl Drop for Workspace<'_> {
+    fn drop(&mut self) {
+        // SAFETY: owned handle.
+        unsafe { sys::geolin_workspace_free(self.ptr.as_ptr()) }
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_types() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Model>();
+    send::<Workspace<'static>>();
+    let _: *const c_char = ptr::null();
+    let _: c_int = 0;
+}
