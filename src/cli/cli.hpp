@@ -95,7 +95,8 @@ struct State {
   std::string description;  // "default", "file x.json", "random (seed 3)"
 };
 
-/// The documented default: H = identity with the base at z = 1 m, s = v = r = tau = 0.
+/// The documented default: base at z = 1 m pitched 90° about y, s_k = 0.5 sin(k+1),
+/// v = [0.3, 0, 0, 0, 0.5, 0.2], r_k = 0.4 cos(k+1), tau_k = 2 sin(2k+1) (k = 0-based joint).
 State default_state(const Model &model);
 
 /// A reproducible random state (docs/state-file.md): uniformly random rotation, position and

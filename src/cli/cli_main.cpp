@@ -39,7 +39,8 @@ const Command kCommands[] = {
      "Prints nu_dot = FD(H, s, v, r, tau) (base twist derivative, then joint accelerations).\n"
      "  --state FILE    the state as a JSON file (docs/state-file.md)\n"
      "  --random SEED   a reproducible random state\n"
-     "                  default: H = identity with the base at z = 1 m, s = v = r = tau = 0\n"
+     "                  default: base at z = 1 m pitched 90 deg, s_k = 0.5 sin(k+1),\n"
+     "                  v = [0.3 0 0 0 0.5 0.2], r_k = 0.4 cos(k+1), tau_k = 2 sin(2k+1)\n"
      "  --mass-matrix   also print M(s) (CRBA) and M(s)^-1 (direct recursion)\n"
      "  --only NAMES    comma-separated subset of nu_dot, M, Minv\n"},
     {"linearize", geolin::cli::cmd_linearize,
@@ -64,7 +65,7 @@ const Command kCommands[] = {
      "r in [-10, 10]), then random states. Per block X, the relative error is\n"
      "    max|X_an - X_fd| / max(1, max|X_an|)\n"
      "and the worst over the states is printed. Exit status 1 if one exceeds T (default 1e-5).\n"
-     "  --eps EPS       finite-difference step (default 1e-6)\n"
+     "  --eps EPS       finite-difference step (default 1e-5)\n"
      "  --seed SEED     seed of the first random state (default 1)\n"},
     {"generate", geolin::cli::cmd_generate, "print a synthetic URDF (chain or random tree)",
      "usage: geolin generate chain N\n"

@@ -124,7 +124,9 @@ Mat3 rotation_y(double angle) {
   return R;
 }
 
-State default_state(const Model &model) {
+// The starting point of state files and random states: identity attitude, base at z = 1 m, all
+// else zero.
+State zero_state(const Model &model) {
   State st;
   st.H.R.setIdentity();
   st.H.o = Vec3(0.0, 0.0, 1.0);
@@ -132,7 +134,25 @@ State default_state(const Model &model) {
   st.r = VecX::Zero(model.num_joints());
   st.tau = VecX::Zero(model.num_joints());
   st.v.setZero();
-  st.description = "default (H = identity with the base at z = 1 m, s = v = r = tau = 0)";
+  st.description = "zero state (H = identity with the base at z = 1 m, s = v = r = tau = 0)";
+  return st;
+}
+
+// The documented default: a moving, torqued state at pitch 90 deg, so that every block of A is
+// exercised (at rest with zero torque a free-floating robot only falls, and F_s = F_v = F_r = 0).
+State default_state(const Model &model) {
+  State st = zero_state(model);
+  st.H.R = rotation_y(kPi / 2);
+  for (int k = 0; k < model.num_joints(); ++k) {
+    st.s[k] = 0.5 * std::sin(k + 1.0);
+    st.r[k] = 0.4 * std::cos(k + 1.0);
+    st.tau[k] = 2.0 * std::sin(2.0 * k + 1.0);
+  }
+  if (!model.fixed_base) st.v << 0.3, 0.0, 0.0, 0.0, 0.5, 0.2;
+  st.description =
+      "default: base at z = 1 m pitched 90 deg about y (where Euler angles are singular), s_k = "
+      "0.5 sin(k+1), v = [0.3, 0, 0, 0, 0.5, 0.2], r_k = 0.4 cos(k+1), tau_k = 2 sin(2k+1) (joint "
+      "k 0-based)";
   return st;
 }
 
@@ -140,7 +160,7 @@ State random_state(const Model &model, unsigned long long seed) {
   // The order of the draws is part of the documented format (docs/state-file.md).
   Random rng(seed);
   const int nj = model.num_joints();
-  State st = default_state(model);
+  State st = zero_state(model);
   st.H.R = rng.rotation();
   for (int k = 0; k < 3; ++k) st.H.o[k] = rng.uniform(-1.0, 1.0);
   for (int k = 0; k < nj; ++k) st.s[k] = rng.uniform(-kPi, kPi);
@@ -162,7 +182,7 @@ State parse_state_json(const Model &model, const std::string &text, const std::s
     throw Error(Status::InvalidArgument,
                 fmt::format("state {}: expected a JSON object {{\"H\": ..., \"s\": ...}}", origin));
   }
-  State st = default_state(model);
+  State st = zero_state(model);
   st.description = origin;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     const std::string &key = it.key();
