@@ -80,7 +80,7 @@ GEOLIN_API const char *geolin_status_string(int status);
 
 /* The version of this header. */
 #define GEOLIN_VERSION_MAJOR 0
-#define GEOLIN_VERSION_MINOR 1
+#define GEOLIN_VERSION_MINOR 2
 #define GEOLIN_VERSION_PATCH 0
 
 /* The version of the library at run time. Any of the three pointers may be NULL. */
@@ -154,6 +154,14 @@ GEOLIN_API int geolin_model_joint_index(const geolin_model *model, const char *n
 /* The total mass of the robot in kg (including the base). NaN if model is NULL. */
 GEOLIN_API double geolin_model_total_mass(const geolin_model *model);
 
+/* Frames: every URDF link is a frame, also the links merged into a body by fixed joints.
+ * Frames are numbered 0 .. num_frames - 1 in the order of the URDF traversal. */
+GEOLIN_API int geolin_model_num_frames(const geolin_model *model); /* -1 if model is NULL */
+/* The name of a frame (its URDF link). NULL if model is NULL or frame out of range. */
+GEOLIN_API const char *geolin_model_frame_name(const geolin_model *model, int frame);
+/* The index of the frame called name. -1 if absent, or if model or name is NULL. */
+GEOLIN_API int geolin_model_frame_index(const geolin_model *model, const char *name);
+
 /* ============================================================================================
  * Workspaces
  * ========================================================================================= */
@@ -206,6 +214,46 @@ GEOLIN_API int geolin_mass_matrix(geolin_workspace *ws, const double *s, double 
 GEOLIN_API int geolin_mass_matrix_inverse(geolin_workspace *ws, const double *s, double *Minv);
 
 /* ============================================================================================
+ * Frames and Jacobians
+ * ========================================================================================= */
+
+/* The world pose ^A H_F of a frame.
+ *   in:  H[16] (4x4, column-major), s[n_J], frame in [0, num_frames)
+ *   out: H_frame[16] (4x4, column-major; H_frame[12..14] is the frame origin)
+ * H may be NULL for a fixed-base model (ignored). */
+GEOLIN_API int geolin_frame_pose(geolin_workspace *ws, const double *H, const double *s, int frame,
+                                 double *H_frame);
+
+/* The frame Jacobian J: ^F v_{A,F} = J nu, the body twist of frame F (linear first, in F's own
+ * axes) produced by the generalized velocity nu = [v; r].
+ *   in:  H[16] (4x4, column-major), s[n_J], frame in [0, num_frames)
+ *   out: J[6 * n], column-major (6 rows)
+ * The body twist does not depend on H; H may be NULL for a fixed-base model. */
+GEOLIN_API int geolin_frame_jacobian(geolin_workspace *ws, const double *H, const double *s,
+                                     int frame, double *J);
+
+/* ============================================================================================
+ * External wrenches as inputs
+ * ========================================================================================= */
+
+/* wrench_flags: the coordinates of all the wrenches of one call. Each wrench is 6 doubles,
+ * [force; torque], applied at the origin of its frame, */
+#define GEOLIN_WRENCH_LOCAL 0u /* in the frame's own axes                                   */
+#define GEOLIN_WRENCH_MIXED 1u /* in axes parallel to the inertial frame A (contact forces) */
+
+/* Forward dynamics with nf external wrenches: M nu_dot + C nu + G = S tau + sum_F J_F^T f_F.
+ *   in:  H[16], s[n_J], v[6], r[n_J], tau[n_J] as geolin_forward_dynamics;
+ *        nf in [0, num_frames], frames[nf] (frame indices), wrenches[6 * nf] (wrench k at
+ *        wrenches[6k .. 6k+5]), wrench_flags GEOLIN_WRENCH_LOCAL or GEOLIN_WRENCH_MIXED
+ *   out: nu_dot[n]
+ * With nf = 0, frames and wrenches may be NULL and the result equals geolin_forward_dynamics.
+ * Several wrenches at one frame are allowed (they add). */
+GEOLIN_API int geolin_forward_dynamics_ext(geolin_workspace *ws, const double *H, const double *s,
+                                           const double *v, const double *r, const double *tau,
+                                           int nf, const int *frames, const double *wrenches,
+                                           unsigned wrench_flags, double *nu_dot);
+
+/* ============================================================================================
  * Linearization
  * ========================================================================================= */
 
@@ -227,6 +275,50 @@ GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const do
                                                   const double *s, const double *v, const double *r,
                                                   const double *tau, double eps, double *A,
                                                   double *B);
+
+/* The exact linearization with the external wrenches as inputs too: w = [tau; f_1; ...; f_nf].
+ * The wrenches enter through J_F^T, which depends on s and, for GEOLIN_WRENCH_MIXED, on the base
+ * attitude: A contains those terms exactly.
+ *   in:  as geolin_forward_dynamics_ext
+ *   out: A[N * N], B[N * (n_J + 6 nf)], column-major; B's columns: the n_J torques, then the 6
+ *        components of each wrench in turn
+ * With nf = 0 the result equals geolin_linearize. */
+GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const double *s,
+                                    const double *v, const double *r, const double *tau, int nf,
+                                    const int *frames, const double *wrenches,
+                                    unsigned wrench_flags, double *A, double *B);
+
+/* ============================================================================================
+ * Discrete time
+ * ========================================================================================= */
+
+/* Integration methods of geolin_step. */
+#define GEOLIN_STEP_SEMI_IMPLICIT_EULER 0 /* nu+ = nu + h FD; H+ = H exp(h v+); s+ = s + h r+ */
+#define GEOLIN_STEP_RK4                                              \
+  1 /* Runge-Kutta-Munthe-Kaas of order 4: classical RK4 on the Lie  \
+       algebra with dexp^-1 to second order, x+ = x exp(Theta); one  \
+       exponential per stage and an exact linearization (chosen over \
+       Crouch-Grossman for that reason) */
+
+/* One step x+ = Phi_h(x, tau) of length h (finite, > 0) with tau held constant.
+ *   in:  method, h, H[16], s[n_J], v[6], r[n_J], tau[n_J]
+ *   out: H_next[16] (column-major), s_next[n_J], v_next[6], r_next[n_J]
+ * Fixed base: H, v, H_next and v_next may be NULL; H_next and v_next are not written.
+ * Outputs may alias the inputs (in-place stepping). */
+GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const double *H,
+                           const double *s, const double *v, const double *r, const double *tau,
+                           double *H_next, double *s_next, double *v_next, double *r_next);
+
+/* The exact linearization of geolin_step in the same left-trivialized coordinates:
+ * x exp(z) -> x+ exp(z+), z+ = A_d z + B_d w (tau -> tau + w). Computed from the continuous A, B
+ * at each stage and the closed-form right Jacobian of the SE(3) exponential; no finite
+ * differences.
+ *   in:  method, h, H[16], s[n_J], v[6], r[n_J], tau[n_J]
+ *   out: A_d[N * N], B_d[N * n_J], column-major
+ * H and v may be NULL for a fixed-base model. */
+GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h, const double *H,
+                                     const double *s, const double *v, const double *r,
+                                     const double *tau, double *A_d, double *B_d);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -28,17 +28,23 @@ struct geolin_workspace {
   const geolin_model *m;
   geolin::Workspace ws;
   // Output staging buffers: results are copied out only when all of them are finite.
-  Eigen::MatrixXd A, B, mat;  // N x N, N x n_J, n x n
-  Eigen::VectorXd vec;        // n
+  Eigen::MatrixXd A, B, mat;       // N x N, N x (n_J + 6 n_frames), n x n
+  Eigen::VectorXd vec;             // n
+  Eigen::MatrixXd J;               // 6 x n
+  Eigen::VectorXd s_next, r_next;  // n_J
 
   explicit geolin_workspace(const geolin_model *model) : m(model), ws(model->model) {
     const int n = model->model.num_dofs();
     const int N = model->model.state_dim();
     const int nj = model->model.num_joints();
+    const int nframes = static_cast<int>(model->model.frames.size());
     A.setZero(N, N);
-    B.setZero(N, nj);
+    B.setZero(N, nj + 6 * nframes);  // room for up to one wrench per frame
     mat.setZero(n, n);
     vec.setZero(n);
+    J.setZero(6, n);
+    s_next.setZero(nj);
+    r_next.setZero(nj);
   }
 };
 
@@ -214,6 +220,12 @@ void copy_out(const Eigen::MatrixXd &X, double *out) noexcept {
   const double *p = X.data();
   const Eigen::Index count = X.size();
   for (Eigen::Index i = 0; i < count; ++i) out[i] = p[i];
+}
+
+template <class Derived>
+void copy_out(const Eigen::DenseBase<Derived> &X, double *out) noexcept {
+  for (Eigen::Index j = 0; j < X.cols(); ++j)
+    for (Eigen::Index i = 0; i < X.rows(); ++i) *out++ = X(i, j);
 }
 
 void copy_out(const Eigen::VectorXd &X, double *out) noexcept {
@@ -589,20 +601,21 @@ static int linearize_common(const char *fn, geolin_workspace *ws, const double *
   if (int st = check_output(fn, "A", A, N * N)) return st;
   if (int st = check_output(fn, "B", B, N * nj)) return st;
   try {
+    auto Bv = ws->B.leftCols(nj);
     const geolin::Transform T = base_transform(model, H);
     const geolin::Vec6 v0 = base_twist(model, v);
     if (finite_difference) {
       geolin::linearize_finite_difference(model, ws->ws, T, joint_vector(s, nj), v0,
                                           joint_vector(r, nj), joint_vector(tau, nj), eps, ws->A,
-                                          ws->B);
+                                          Bv);
     } else {
       geolin::linearize(model, ws->ws, T, joint_vector(s, nj), v0, joint_vector(r, nj),
-                        joint_vector(tau, nj), ws->A, ws->B);
+                        joint_vector(tau, nj), ws->A, Bv);
     }
     if (!all_finite(ws->A)) return numeric_failure(fn, "A");
-    if (!all_finite(ws->B)) return numeric_failure(fn, "B");
+    if (!all_finite(Bv)) return numeric_failure(fn, "B");
     copy_out(ws->A, A);
-    copy_out(ws->B, B);
+    copy_out(Bv, B);
     return GEOLIN_OK;
   } catch (...) {
     return handle_exception(fn);
@@ -621,6 +634,277 @@ GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const do
                                                   double *B) {
   return linearize_common("geolin_linearize_finite_difference", ws, H, s, v, r, tau, true, eps, A,
                           B);
+}
+
+}  // extern "C"
+
+// ============================================================================================
+// Frames, external wrenches, discrete time (added in ABI 0, version 0.2)
+// ============================================================================================
+
+namespace {
+
+bool frame_in_range(const char *function, const geolin::Model &m, int frame) noexcept {
+  const int nf = static_cast<int>(m.frames.size());
+  if (frame < 0 || frame >= nf) {
+    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'frame' = %d is out of range [0, %d)", function,
+         frame, nf);
+    return false;
+  }
+  return true;
+}
+
+// nf, frames, wrenches, wrench_flags of the *_ext functions.
+int check_wrenches(const char *fn, const geolin::Model &model, int nf, const int *frames,
+                   const double *wrenches, unsigned wrench_flags) noexcept {
+  const int nframes = static_cast<int>(model.frames.size());
+  if (nf < 0 || nf > nframes) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'nf' = %d is out of range [0, %d] (at most one wrench per frame "
+                "on average: add wrenches that act at the same frame)",
+                fn, nf, nframes);
+  }
+  if (wrench_flags != GEOLIN_WRENCH_LOCAL && wrench_flags != GEOLIN_WRENCH_MIXED) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'wrench_flags' = %u is not GEOLIN_WRENCH_LOCAL (0) or "
+                "GEOLIN_WRENCH_MIXED (1)",
+                fn, wrench_flags);
+  }
+  if (nf == 0) return GEOLIN_OK;
+  if (frames == nullptr) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'frames' is NULL (expected %d ints)", fn,
+                nf);
+  }
+  for (int k = 0; k < nf; ++k) {
+    if (frames[k] < 0 || frames[k] >= nframes) {
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'frames' has %d at index %d, out of range [0, %d)", fn, frames[k],
+                  k, nframes);
+    }
+  }
+  return check_array(fn, "wrenches", wrenches, 6 * nf);
+}
+
+int check_step(const char *fn, int method, double h) noexcept {
+  if (method != GEOLIN_STEP_SEMI_IMPLICIT_EULER && method != GEOLIN_STEP_RK4) {
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'method' = %d is not GEOLIN_STEP_SEMI_IMPLICIT_EULER (0) or "
+                "GEOLIN_STEP_RK4 (1)",
+                fn, method);
+  }
+  if (!std::isfinite(h)) return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'h' is not finite", fn);
+  if (!(h > 0.0))
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'h' = %g must be > 0", fn, h);
+  return GEOLIN_OK;
+}
+
+void copy_transform(const geolin::Transform &T, double *H) noexcept {
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 3; ++i) H[i + 4 * j] = T.R(i, j);
+    H[3 + 4 * j] = 0.0;
+    H[12 + j] = T.o(j);
+  }
+  H[15] = 1.0;
+}
+
+}  // namespace
+
+extern "C" {
+
+GEOLIN_API int geolin_model_num_frames(const geolin_model *model) {
+  const geolin::Model *m = model_or_fail("geolin_model_num_frames", model);
+  return m ? static_cast<int>(m->frames.size()) : -1;
+}
+
+GEOLIN_API const char *geolin_model_frame_name(const geolin_model *model, int frame) {
+  static const char *const fn = "geolin_model_frame_name";
+  const geolin::Model *m = model_or_fail(fn, model);
+  if (m == nullptr || !frame_in_range(fn, *m, frame)) return nullptr;
+  return m->frames[frame].name.c_str();
+}
+
+GEOLIN_API int geolin_model_frame_index(const geolin_model *model, const char *name) {
+  static const char *const fn = "geolin_model_frame_index";
+  const geolin::Model *m = model_or_fail(fn, model);
+  if (m == nullptr) return -1;
+  if (name == nullptr) {
+    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'name' is NULL", fn);
+    return -1;
+  }
+  try {
+    const int k = m->frame_index(name);
+    if (k < 0) fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: no frame named '%s'", fn, name);
+    return k;
+  } catch (...) {
+    handle_exception(fn);
+    return -1;
+  }
+}
+
+GEOLIN_API int geolin_frame_pose(geolin_workspace *ws, const double *H, const double *s, int frame,
+                                 double *H_frame) {
+  static const char *const fn = "geolin_frame_pose";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  if (!model.fixed_base) {
+    if (int st = check_transform(fn, H)) return st;
+  }
+  if (int st = check_array(fn, "s", s, nj)) return st;
+  if (!frame_in_range(fn, model, frame)) return GEOLIN_ERR_INVALID_ARGUMENT;
+  if (int st = check_output(fn, "H_frame", H_frame, 16)) return st;
+  try {
+    const geolin::Transform T =
+        geolin::frame_pose(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame);
+    if (!T.R.allFinite() || !T.o.allFinite()) return numeric_failure(fn, "H_frame");
+    copy_transform(T, H_frame);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API int geolin_frame_jacobian(geolin_workspace *ws, const double *H, const double *s,
+                                     int frame, double *J) {
+  static const char *const fn = "geolin_frame_jacobian";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  if (!model.fixed_base) {
+    if (int st = check_transform(fn, H)) return st;
+  }
+  if (int st = check_array(fn, "s", s, nj)) return st;
+  if (!frame_in_range(fn, model, frame)) return GEOLIN_ERR_INVALID_ARGUMENT;
+  if (int st = check_output(fn, "J", J, 6 * model.num_dofs())) return st;
+  try {
+    geolin::frame_jacobian(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame,
+                           ws->J);
+    if (!all_finite(ws->J)) return numeric_failure(fn, "J");
+    copy_out(ws->J, J);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API int geolin_forward_dynamics_ext(geolin_workspace *ws, const double *H, const double *s,
+                                           const double *v, const double *r, const double *tau,
+                                           int nf, const int *frames, const double *wrenches,
+                                           unsigned wrench_flags, double *nu_dot) {
+  static const char *const fn = "geolin_forward_dynamics_ext";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  const int n = model.num_dofs();
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (int st = check_wrenches(fn, model, nf, frames, wrenches, wrench_flags)) return st;
+  if (int st = check_output(fn, "nu_dot", nu_dot, n)) return st;
+  try {
+    const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
+    geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
+                joint_vector(r, nj), joint_vector(tau, nj), ext, ws->vec);
+    if (!all_finite(ws->vec)) return numeric_failure(fn, "nu_dot");
+    copy_out(ws->vec, nu_dot);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const double *s,
+                                    const double *v, const double *r, const double *tau, int nf,
+                                    const int *frames, const double *wrenches,
+                                    unsigned wrench_flags, double *A, double *B) {
+  static const char *const fn = "geolin_linearize_ext";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  const int N = model.state_dim();
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (int st = check_wrenches(fn, model, nf, frames, wrenches, wrench_flags)) return st;
+  if (int st = check_output(fn, "A", A, N * N)) return st;
+  if (int st = check_output(fn, "B", B, N * (nj + 6 * nf))) return st;
+  try {
+    const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
+    auto Bv = ws->B.leftCols(nj + 6 * nf);
+    geolin::linearize(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
+                      base_twist(model, v), joint_vector(r, nj), joint_vector(tau, nj), ext, ws->A,
+                      Bv);
+    if (!all_finite(ws->A)) return numeric_failure(fn, "A");
+    if (!all_finite(Bv)) return numeric_failure(fn, "B");
+    copy_out(ws->A, A);
+    copy_out(Bv, B);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const double *H,
+                           const double *s, const double *v, const double *r, const double *tau,
+                           double *H_next, double *s_next, double *v_next, double *r_next) {
+  static const char *const fn = "geolin_step";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  if (int st = check_step(fn, method, h)) return st;
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (!model.fixed_base) {
+    if (int st = check_output(fn, "H_next", H_next, 16)) return st;
+    if (int st = check_output(fn, "v_next", v_next, 6)) return st;
+  }
+  if (int st = check_output(fn, "s_next", s_next, nj)) return st;
+  if (int st = check_output(fn, "r_next", r_next, nj)) return st;
+  try {
+    geolin::Transform Hn = base_transform(model, H);
+    geolin::Vec6 vn = base_twist(model, v);
+    geolin::step(model, ws->ws, static_cast<geolin::StepMethod>(method), h,
+                 base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
+                 joint_vector(r, nj), joint_vector(tau, nj), Hn, ws->s_next, vn, ws->r_next);
+    if (!Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() || !all_finite(ws->s_next) ||
+        !all_finite(ws->r_next))
+      return numeric_failure(fn, "x_next");
+    if (!model.fixed_base) {
+      copy_transform(Hn, H_next);
+      for (int i = 0; i < 6; ++i) v_next[i] = vn[i];
+    }
+    copy_out(ws->s_next, s_next);
+    copy_out(ws->r_next, r_next);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h, const double *H,
+                                     const double *s, const double *v, const double *r,
+                                     const double *tau, double *A_d, double *B_d) {
+  static const char *const fn = "geolin_step_linearize";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  const int N = model.state_dim();
+  if (int st = check_step(fn, method, h)) return st;
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (int st = check_output(fn, "A_d", A_d, N * N)) return st;
+  if (int st = check_output(fn, "B_d", B_d, N * nj)) return st;
+  try {
+    auto Bv = ws->B.leftCols(nj);
+    geolin::step_linearize(model, ws->ws, static_cast<geolin::StepMethod>(method), h,
+                           base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
+                           joint_vector(r, nj), joint_vector(tau, nj), ws->A, Bv);
+    if (!all_finite(ws->A)) return numeric_failure(fn, "A_d");
+    if (!all_finite(Bv)) return numeric_failure(fn, "B_d");
+    copy_out(ws->A, A_d);
+    copy_out(Bv, B_d);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
 }
 
 }  // extern "C"
