@@ -11,13 +11,13 @@ namespace detail {
 void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_gravity, CRefVec r,
               CRefVec tau, RefVec nu_dot, const Vec6 &f0) {
   ws.v[0] = v0;
-  ws.IC[0] = ws.I0[0];  // IC holds the articulated inertias I^A_i here
+  ws.IA[0] = ws.I0[0];  // articulated inertias I^A_i
   ws.p[0] = cross_force(v0, ws.I0[0] * v0);
   for (int i = 1; i <= model.n_B; ++i) {
     const int lam = model.parent[i];
     ws.v[i] = ws.v[lam] + ws.S0[i] * r[i - 1];
     ws.c[i] = cross_motion(ws.v[lam], ws.S0[i]) * r[i - 1];  // velocity-product acceleration
-    ws.IC[i] = ws.I0[i];
+    ws.IA[i] = ws.I0[i];
     ws.p[i] = cross_force(ws.v[i], ws.I0[i] * ws.v[i]);  // bias force
   }
   if (ws.ext_active)  // external wrenches enter the bias forces (RBDA Table 7.1: p_i − f^x_i)
@@ -25,20 +25,20 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
   for (int i = model.n_B; i >= 1; --i) {
     const int lam = model.parent[i];
     const Vec6 &S = ws.S0[i];
-    ws.U[i].noalias() = ws.IC[i] * S;
+    ws.U[i].noalias() = ws.IA[i] * S;
     ws.D_inv[i] = 1.0 / S.dot(ws.U[i]);
     ws.u[i] = net_torque(model, tau, r, i) - S.dot(ws.p[i]);
     // I^a = I^A - U D^-1 U^T,  p^a = p + I^a c + U D^-1 u   (RBDA Table 7.1)
-    Mat6 Ia = ws.IC[i];
+    Mat6 Ia = ws.IA[i];
     Ia.noalias() -= ws.D_inv[i] * ws.U[i] * ws.U[i].transpose();
     ws.p[lam] += ws.p[i] + Ia * ws.c[i] + ws.U[i] * (ws.D_inv[i] * ws.u[i]);
-    ws.IC[lam] += Ia;
+    ws.IA[lam] += Ia;
   }
   if (model.fixed_base) {
     ws.a[0] = a_gravity;
   } else {
     // I^A_0 a_0 + p_0 = f_0 (the wrench on the base); a_0 includes the fictitious gravity.
-    ws.a[0] = Eigen::LLT<Mat6>(ws.IC[0]).solve(f0 - ws.p[0]);
+    ws.a[0] = Eigen::LLT<Mat6>(ws.IA[0]).solve(f0 - ws.p[0]);
     nu_dot.head<6>() = ws.a[0] - a_gravity;
   }
   for (int i = 1; i <= model.n_B; ++i) {

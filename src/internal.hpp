@@ -63,11 +63,18 @@ void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0
 void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_gravity, CRefVec r,
               CRefVec tau, RefVec nu_dot, const Vec6 &f0 = Vec6::Zero());
 
+/// X = M⁻¹ R for the first `cols` columns of ws.rhs (overwritten by X), with the articulated-body
+/// factorization left by aba_pass (ws.IA, ws.U, ws.D_inv): O(n) per column, no M⁻¹ formed
+/// (RBDA §7.3 with velocity-free inputs; Carpentier 2018).
+void articulated_solve(const Model &model, Workspace &ws, int cols);
+
 /// M^{-1} passes (Carpentier 2018) after kinematics.
 void minv_pass(const Model &model, Workspace &ws, RefMat Minv);
 
 /// RNEA derivative passes after kinematics (Carpentier & Mansard 2018, derived in frame 0).
+/// Writes into blocks of row-major panels (linearize solves with them as right-hand sides).
+using RefMatRM = Eigen::Ref<Workspace::RowMajorMat, 0, Eigen::OuterStride<>>;
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
-                           CRefVec r, CRefVec r_dot, RefMat dID_ds, RefMat dID_dnu);
+                           CRefVec r, CRefVec r_dot, RefMatRM dID_ds, RefMatRM dID_dnu);
 
 }  // namespace geolin::detail

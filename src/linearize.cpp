@@ -3,7 +3,8 @@
 //   A = D_x λ · T_e L_x − ad_λ,  B = D_τ λ, with
 //   A = [[−v×, 0, 1_6, 0], [0, 0, 0, 1], [F_H, F_s, F_v, F_r]],  B = [0; 0; M⁻¹ S],
 //   F_H = [[0, (Rᵀg)^], [0, 0]] (first 6 rows, zero below),
-//   [F_s, F_v, F_r] = −M⁻¹ [∂ID/∂s, ∂ID/∂ν] at ν̇ = FD.
+//   [F_s, F_v, F_r] = −M⁻¹ [∂ID/∂s, ∂ID/∂ν] at ν̇ = FD,
+// with M⁻¹ applied to all right-hand sides by the articulated-body recursion (minv.cpp).
 #include "internal.hpp"
 
 namespace geolin {
@@ -16,32 +17,55 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
   const bool moving = !model.fixed_base;
   const Vec6 v0 = moving ? v : Vec6::Zero();
   const Vec6 a_g = detail::gravity_base_acceleration(model, ws, H);
+  const int nf = ext ? ext->count : 0;
 
   forward_kinematics(model, ws, s);
   detail::load_external_wrenches(model, ws, H, ext);
-  detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);
+  detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);  // also factorizes M (IA, U, D)
   Vec6 a0 = a_g;
   if (moving) a0 += ws.nu_dot.head<6>();
+  const bool mixed = moving && ws.ext_active && ws.ext_mixed;
+
+  // Right-hand sides, one column each: [∂ID/∂s | ∂ID/∂ν | S | J_Fᵀ per wrench | E (Mixed)].
+  // Their solutions X = M⁻¹ R give −F_s, −[F_v F_r], M⁻¹S, the wrench columns of B and the
+  // attitude term of F_H, without forming M⁻¹ (O(n) per column instead of a dense n³ product).
+  const int c_nu = nj, c_S = nj + n, c_w = 2 * nj + n, c_E = c_w + 6 * nf;
+  const int cols = c_E + (mixed ? 3 : 0);
+  auto R = ws.rhs.leftCols(cols);
   detail::rnea_derivatives_pass(model, ws, v0, a0, r, ws.nu_dot.segment(model.joint_offset(), nj),
-                                ws.dID_ds, ws.dID_dnu);
-  detail::minv_pass(model, ws, ws.Minv);
+                                R.leftCols(nj), R.middleCols(c_nu, n));
+  R.middleCols(c_S, nj).setZero();
+  for (int i = 1; i <= nj; ++i) R(model.dof(i), c_S + i - 1) = 1.0;
+  for (int w = 0; w < nf; ++w) {
+    // J_Fᵀ = [X; S_iᵀ X (i on the path to the frame's body)], X the wrench's force transform.
+    const Mat6 X = force_transform(detail::wrench_frame0(model, ws, H, ext->frames[w], ext->flags));
+    auto G = R.middleCols(c_w + 6 * w, 6);
+    G.setZero();
+    if (moving) G.topRows<6>() = X;
+    for (int i = model.frames[ext->frames[w]].body; i >= 1; i = model.parent[i])
+      G.row(model.dof(i)) = ws.S0[i].transpose() * X;
+  }
+  if (mixed) {
+    // Mixed wrenches keep their world directions: ∂FD/∂ω_H = M⁻¹ [EC_0; S_iᵀ EC_i].
+    auto G = R.middleCols(c_E, 3);
+    G.topRows<6>() = ws.EC_ext[0];
+    for (int i = 1; i <= nj; ++i) G.row(model.dof(i)) = ws.SE_row[i].transpose();
+  }
+  detail::articulated_solve(model, ws, cols);
 
   A.setZero();
-  // Rows n..2n-1: [F_H, F_s, F_v, F_r]; F_y = −M⁻¹ ∂ID/∂y.
   const int s_col = moving ? 6 : 0;  // first column of z_s
-  A.block(n, s_col, n, nj).noalias() = -ws.Minv * ws.dID_ds;
-  A.block(n, n, n, n).noalias() = -ws.Minv * ws.dID_dnu;
+  // Rows n..2n−1 of A from the rows of X (a transposing copy, one contiguous row at a time).
+  for (int k = 0; k < n; ++k) {
+    const double *x = &R(k, 0);
+    for (int c = 0; c < nj; ++c) A(n + k, s_col + c) = -x[c];
+    for (int c = 0; c < n; ++c) A(n + k, n + c) = -x[c_nu + c];
+  }
   if (moving) {
     // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
     const Vec3 g_base = H.R.transpose() * ws.gravity;
     A.block<3, 3>(n, 3) = hat(g_base);
-    if (ws.ext_active && ws.ext_mixed) {
-      // Mixed wrenches keep their world directions: ∂FD/∂ω_H = M⁻¹ [EC_0; S_iᵀ EC_i].
-      auto G = ws.G_w.leftCols<3>();
-      G.topRows<6>() = ws.EC_ext[0];
-      for (int i = 1; i <= nj; ++i) G.row(model.dof(i)) = ws.SE_row[i].transpose();
-      A.block(n, 3, n, 3).noalias() += ws.Minv * G;
-    }
+    if (mixed) A.block(n, 3, n, 3) += R.middleCols(c_E, 3);
     A.topLeftCorner<6, 6>() = -cross_motion(v);  // −ad_v
     A.block<6, 6>(0, n).setIdentity();           // ż_H ← z_v
     A.block(6, n + 6, nj, nj).setIdentity();     // ż_s ← z_r
@@ -49,16 +73,9 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     A.block(0, n, nj, nj).setIdentity();
   }
   B.topRows(n).setZero();
-  B.block(n, 0, n, nj) = ws.Minv.rightCols(nj);  // M⁻¹ S
-  if (ext == nullptr) return;
-  // Wrench columns: M⁻¹ J_Fᵀ with J_Fᵀ = [X; S_iᵀ X (i on the path to the frame's body)].
-  for (int w = 0; w < ext->count; ++w) {
-    const Mat6 X = force_transform(detail::wrench_frame0(model, ws, H, ext->frames[w], ext->flags));
-    ws.G_w.setZero();
-    if (moving) ws.G_w.topRows<6>() = X;
-    for (int i = model.frames[ext->frames[w]].body; i >= 1; i = model.parent[i])
-      ws.G_w.row(model.dof(i)) = ws.S0[i].transpose() * X;
-    B.block(n, nj + 6 * w, n, 6).noalias() = ws.Minv * ws.G_w;
+  for (int k = 0; k < n; ++k) {  // M⁻¹ S, then M⁻¹ J_Fᵀ per wrench
+    const double *x = &R(k, c_S);
+    for (int c = 0; c < nj + 6 * nf; ++c) B(n + k, c) = x[c];
   }
   ws.ext_active = false;
 }

@@ -39,7 +39,7 @@ void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat6 &B) {
 }  // namespace
 
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
-                           CRefVec r, CRefVec r_dot, RefMat dID_ds, RefMat dID_dnu) {
+                           CRefVec r, CRefVec r_dot, RefMatRM dID_ds, RefMatRM dID_dnu) {
   const int nb = model.n_B;
   const bool moving = !model.fixed_base;
   // Forward pass (RNEA quantities plus Ψ̇, Ψ̈, B_k).
@@ -76,10 +76,10 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     ws.F[lam] += ws.F[k];
     if (mixed) ws.EC_ext[lam] += ws.EC_ext[k];
   }
-  // Per body: U_i = I^C_iᵀ S_i and p_i = B^C_iᵀ S_i (the rows S_iᵀ I^C_i and S_iᵀ B^C_i).
+  // Per body: the rows S_iᵀ I^C_i and S_iᵀ B^C_i (stored transposed).
   for (int i = 1; i <= nb; ++i) {
-    ws.U[i].noalias() = ws.IC[i].transpose() * ws.S0[i];
-    ws.p[i].noalias() = ws.BC[i].transpose() * ws.S0[i];
+    ws.SI_row[i].noalias() = ws.IC[i].transpose() * ws.S0[i];
+    ws.SB_row[i].noalias() = ws.BC[i].transpose() * ws.S0[i];
     if (mixed) ws.SE_row[i].noalias() = ws.EC_ext[i].transpose() * ws.S0[i];
   }
   dID_ds.setZero();
@@ -90,8 +90,8 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     const Vec6 &Sj = ws.S0[j];
     // Subtree rows.
     for (int i = j; i < model.subtree_end[j]; ++i) {
-      dID_ds(model.dof(i), cj) = ws.U[i].dot(ws.Psi_ddot[j]) + ws.p[i].dot(ws.Psi_dot[j]);
-      dID_dnu(model.dof(i), dj) = 2.0 * ws.U[i].dot(ws.Psi_dot[j]) + ws.p[i].dot(Sj);
+      dID_ds(model.dof(i), cj) = ws.SI_row[i].dot(ws.Psi_ddot[j]) + ws.SB_row[i].dot(ws.Psi_dot[j]);
+      dID_dnu(model.dof(i), dj) = 2.0 * ws.SI_row[i].dot(ws.Psi_dot[j]) + ws.SB_row[i].dot(Sj);
       if (mixed) dID_ds(model.dof(i), cj) -= ws.SE_row[i].dot(Sj.tail<3>());
     }
     // Ancestor rows.
@@ -131,8 +131,11 @@ void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRe
     a0 += nu_dot.head<6>();
     v0 = v;
   }
-  detail::rnea_derivatives_pass(model, ws, v0, a0, r,
-                                nu_dot.segment(model.joint_offset(), model.n_B), dID_ds, dID_dnu);
+  const int nj = model.n_B, n = model.num_dofs();
+  detail::rnea_derivatives_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), nj),
+                                ws.rhs.leftCols(nj), ws.rhs.middleCols(nj, n));
+  dID_ds = ws.rhs.leftCols(nj);
+  dID_dnu = ws.rhs.middleCols(nj, n);
 }
 
 }  // namespace geolin

@@ -12,6 +12,16 @@ Workspace::Workspace(const Model &model) {
   I0.assign(nb, Mat6::Zero());
   for (auto *vec : {&v, &a, &f, &F, &Psi_dot, &Psi_ddot, &c, &p, &U}) vec->assign(nb, Vec6::Zero());
   IC.assign(nb, Mat6::Zero());
+  IA.assign(nb, Mat6::Zero());
+  SI_row.assign(nb, Vec6::Zero());
+  SB_row.assign(nb, Vec6::Zero());
+  // Right-hand sides of linearize: dID/ds (n_J), dID/dν (n), S (n_J), 6 per external wrench (at
+  // most one per frame on average) and 3 for the attitude dependence of Mixed wrenches.
+  max_rhs = 2 * nj + n + 6 * static_cast<int>(model.frames.size()) + 3;
+  rhs.setZero(n, max_rhs);
+  P_panel.setZero(6 * nb, max_rhs);
+  A_panel.setZero(6 * nb, max_rhs);
+  touched.assign(nb, 0);
   BC.assign(nb, Mat6::Zero());
   D_inv.assign(nb, 0.0);
   u.assign(nb, 0.0);

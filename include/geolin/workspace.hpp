@@ -26,7 +26,9 @@ struct Workspace {
 
   // Recursion buffers (frame 0), size n_B + 1.
   std::vector<Vec6> v, a, f, F, Psi_dot, Psi_ddot, c, p, U;
-  std::vector<Mat6> IC, BC;  // composite / articulated inertias; composite B_i
+  std::vector<Mat6> IC, BC;          // composite inertias I^C_i and composite B_i
+  std::vector<Mat6> IA;              // articulated inertias I^A_i (ABA, M^-1)
+  std::vector<Vec6> SI_row, SB_row;  // S_iᵀ I^C_i, S_iᵀ B^C_i (transposed)
   std::vector<double> D_inv, u;
 
   // External wrenches of the current evaluation (frames.cpp), frame 0, per body.
@@ -35,6 +37,15 @@ struct Workspace {
   std::vector<Eigen::Matrix<double, 6, 3>> E_ext, EC_ext;  // Mixed: ∂φ/∂ω, and subtree sums
   std::vector<Vec3> SE_row;                                // S_iᵀ EC_i
   MatX G_w;                                                // n x 6: J_Fᵀ of one wrench
+
+  // M⁻¹ applied to many right-hand sides at once (articulated_solve, minv.cpp): row-major
+  // panels, 6 rows per body, one column per right-hand side.
+  using RowMajorMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  RowMajorMat rhs;            // n x max_rhs: right-hand sides, overwritten by the solution
+  RowMajorMat P_panel;        // 6 (n_B + 1) x max_rhs: articulated bias forces
+  RowMajorMat A_panel;        // 6 (n_B + 1) x max_rhs: accelerations
+  std::vector<char> touched;  // P_panel block of a body initialized in this pass
+  int max_rhs = 0;
 
   // Dense scratch.
   MatX M, Minv;                          // n x n
