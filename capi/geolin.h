@@ -237,7 +237,7 @@ GEOLIN_API int geolin_frame_jacobian(geolin_workspace *ws, const double *H, cons
  * ========================================================================================= */
 
 /* wrench_flags: the coordinates of all the wrenches of one call. Each wrench is 6 doubles,
- * [force; torque], applied at the origin of its frame, */
+ * [force; torque], applied at the origin of its frame. */
 #define GEOLIN_WRENCH_LOCAL 0u /* in the frame's own axes                                   */
 #define GEOLIN_WRENCH_MIXED 1u /* in axes parallel to the inertial frame A (contact forces) */
 

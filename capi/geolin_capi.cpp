@@ -731,14 +731,12 @@ GEOLIN_API int geolin_model_frame_index(const geolin_model *model, const char *n
     fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'name' is NULL", fn);
     return -1;
   }
-  try {
-    const int k = m->frame_index(name);
-    if (k < 0) fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: no frame named '%s'", fn, name);
-    return k;
-  } catch (...) {
-    handle_exception(fn);
-    return -1;
-  }
+  // Compared in place (no std::string temporary: no allocation).
+  for (size_t k = 0; k < m->frames.size(); ++k)
+    if (m->frames[k].name == name) return static_cast<int>(k);
+  fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: no frame named '%.200s' in model '%.200s'", fn, name,
+       m->name.c_str());
+  return -1;
 }
 
 GEOLIN_API int geolin_frame_pose(geolin_workspace *ws, const double *H, const double *s, int frame,
@@ -866,7 +864,7 @@ GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const dou
                  joint_vector(r, nj), joint_vector(tau, nj), Hn, ws->s_next, vn, ws->r_next);
     if (!Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() || !all_finite(ws->s_next) ||
         !all_finite(ws->r_next))
-      return numeric_failure(fn, "x_next");
+      return numeric_failure(fn, "H_next/s_next/v_next/r_next");
     if (!model.fixed_base) {
       copy_transform(Hn, H_next);
       for (int i = 0; i < 6; ++i) v_next[i] = vn[i];

@@ -1,5 +1,6 @@
 ! An MPC-style use of geolin from Fortran: load a robot, linearize its dynamics at a state
-! (the matrices A and B of dz/dt = A z + B w that a linear MPC discretizes), and check them.
+! (the matrices A and B of dz/dt = A z + B w that a linear MPC discretizes), discretize it with
+! geolin_step_linearize (A_d, B_d of z+ = A_d z + B_d w), and check them.
 !
 ! usage: example_mpc robot.urdf        (exits with status 1 on failure)
 program example_mpc
@@ -13,7 +14,9 @@ program example_mpc
   integer :: nj, n, nn, i, k, off, failures, major, minor, patch
   real(c_double) :: H(4, 4), v(6), g(3)
   real(c_double), allocatable :: s(:), r(:), tau(:), A(:, :), B(:, :), Minv(:, :), &
-                                 Afd(:, :), Bfd(:, :)
+                                 Afd(:, :), Bfd(:, :), Ad(:, :), Bd(:, :), s1(:), r1(:)
+  real(c_double) :: Hf(4, 4), H1(4, 4), v1(6), hs
+  integer(c_int) :: root
   character(len=1024) :: path
   real(c_double) :: err, scale
 
@@ -51,6 +54,7 @@ program example_mpc
   v = [0.1_c_double, -0.2_c_double, 0.05_c_double, 0.3_c_double, 0.1_c_double, -0.4_c_double]
   allocate (s(max(nj, 1)), r(max(nj, 1)), tau(max(nj, 1)))
   allocate (A(nn, nn), B(nn, max(nj, 1)), Minv(n, n), Afd(nn, nn), Bfd(nn, max(nj, 1)))
+  allocate (Ad(nn, nn), Bd(nn, max(nj, 1)), s1(max(nj, 1)), r1(max(nj, 1)))
   do k = 1, nj
     s(k) = 0.2_c_double*sin(real(k, c_double))
     r(k) = 0.1_c_double*cos(real(k, c_double))
@@ -86,7 +90,39 @@ program example_mpc
     call expect(err < 1e-5_c_double*(1 + maxval(abs(B))), 'B = finite differences', err)
   end if
 
-  ! 4. Misuse gives a status and a message, not a crash.
+  ! 4. The discretization of one RK4 step of length hs: A_d = 1 + hs A + O(hs^2), the velocity
+  !    rows of B_d are hs B + O(hs^2), and its configuration rows (top block) are O(hs^2): a
+  !    torque reaches the configuration only through the velocity.
+  hs = 1e-4_c_double
+  call check(geolin_step_linearize(ws, GEOLIN_STEP_RK4, hs, H, s, v, r, tau, Ad, Bd), &
+             'step_linearize')
+  do i = 1, nn
+    Ad(i, i) = Ad(i, i) - 1
+  end do
+  err = maxval(abs(Ad/hs - A))
+  call expect(err < 1e-2_c_double*(1 + maxval(abs(A)))**2, '(A_d - 1)/h = A + O(h)', err)
+  if (nj > 0) then
+    err = maxval(abs(Bd(n + 1:nn, 1:nj)/hs - B(n + 1:nn, 1:nj)))
+    call expect(err < 1e-2_c_double*(1 + maxval(abs(B)))*(1 + maxval(abs(A))), &
+                'B_d velocity rows = h B + O(h^2)', err)
+    err = maxval(abs(Bd(1:n, 1:nj)))
+    call expect(err <= hs**2*maxval(abs(B(n + 1:nn, 1:nj))), 'B_d top block is O(h^2)', err)
+  end if
+
+  ! 5. One semi-implicit Euler step, and the frame of the root link (which is the base pose H).
+  call check(geolin_step(ws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, 1e-3_c_double, H, s, v, r, tau, &
+                         H1, s1, v1, r1), 'step')
+  err = maxval(abs(H1(1:3, 4) - H(1:3, 4)))
+  call expect(err < 1e-2_c_double .and. H1(4, 4) == 1, 'one step of 1 ms moves the base a little', &
+              err)
+  root = geolin_frame_index(model, geolin_f_string(geolin_model_body_name(model, 0_c_int)))
+  print '(a, i0, a, i0, a, a)', 'frames: ', geolin_model_num_frames(model), ', root link: ', &
+    root, ' = ', geolin_frame_name(model, int(root))
+  call check(geolin_frame_pose(ws, H, s, root, Hf), 'frame_pose')
+  err = maxval(abs(Hf - H))
+  call expect(err < 1e-12_c_double, 'the root link frame is H', err)
+
+  ! 6. Misuse gives a status and a message, not a crash.
   g(3) = ieee_value(g(3), ieee_positive_inf)
   st = geolin_workspace_set_gravity(ws, g)
   call expect(st == GEOLIN_ERR_NONFINITE, 'non-finite gravity is refused', real(st, c_double))
@@ -94,7 +130,11 @@ program example_mpc
 
   call geolin_workspace_free(ws)
   call geolin_model_free(model)
-  deallocate (s, r, tau, A, B, Minv, Afd, Bfd)
+  st = geolin_step(ws, GEOLIN_STEP_RK4, 0.0_c_double, H, s, v, r, tau, H1, s1, v1, r1)
+  call expect(st == GEOLIN_ERR_INVALID_ARGUMENT, 'step with h = 0 is refused', real(st, c_double))
+  print '(a, a)', 'expected error: ', geolin_error_message(st)
+
+  deallocate (s, r, tau, A, B, Minv, Afd, Bfd, Ad, Bd, s1, r1)
   if (failures > 0) then
     print '(i0, a)', failures, ' check(s) FAILED'
     error stop 1

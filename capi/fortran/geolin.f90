@@ -4,7 +4,9 @@
 ! so a Fortran array A(N, N) is passed as is. Handles are type(c_ptr). Strings going in must be
 ! NUL-terminated: use geolin_c_string('file.urdf'); strings coming back (type(c_ptr)) are
 ! converted with geolin_f_string. Arguments that the C API allows to be NULL (H and v for a
-! fixed-base model, the outputs of geolin_version) are optional: leave them out.
+! fixed-base model, H_next and v_next of geolin_step for a fixed-base model, frames and wrenches
+! when nf = 0, the outputs of geolin_version) are optional: leave them out. Frame, joint and body
+! indices are 0-based, as in C.
 !
 !   use geolin
 !   type(c_ptr) :: model, ws
@@ -35,8 +37,16 @@ module geolin
 
   ! Version of the header these bindings were written for
   integer, parameter, public :: GEOLIN_VERSION_MAJOR = 0
-  integer, parameter, public :: GEOLIN_VERSION_MINOR = 1
+  integer, parameter, public :: GEOLIN_VERSION_MINOR = 2
   integer, parameter, public :: GEOLIN_VERSION_PATCH = 0
+
+  ! wrench_flags of geolin_forward_dynamics_ext / geolin_linearize_ext (C: unsigned)
+  integer(c_int), parameter, public :: GEOLIN_WRENCH_LOCAL = 0 ! in the frame's own axes
+  integer(c_int), parameter, public :: GEOLIN_WRENCH_MIXED = 1 ! axes parallel to the inertial frame
+
+  ! Integration methods of geolin_step / geolin_step_linearize
+  integer(c_int), parameter, public :: GEOLIN_STEP_SEMI_IMPLICIT_EULER = 0
+  integer(c_int), parameter, public :: GEOLIN_STEP_RK4 = 1
 
   interface
     ! ---------------------------------------------------------------- errors
@@ -158,6 +168,26 @@ module geolin
       real(c_double) :: geolin_model_total_mass
     end function
 
+    function geolin_model_num_frames(model) bind(c, name='geolin_model_num_frames')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int) :: geolin_model_num_frames
+    end function
+
+    function geolin_model_frame_name(model, frame) bind(c, name='geolin_model_frame_name')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), value :: frame
+      type(c_ptr) :: geolin_model_frame_name
+    end function
+
+    function geolin_model_frame_index(model, name) bind(c, name='geolin_model_frame_index')
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: model
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: geolin_model_frame_index
+    end function
+
     ! ---------------------------------------------------------------- workspaces
     function geolin_workspace_new(model, out) bind(c, name='geolin_workspace_new')
       import :: c_int, c_ptr
@@ -241,6 +271,93 @@ module geolin
       integer(c_int) :: geolin_linearize_finite_difference
     end function
 
+    ! ---------------------------------------------------------------- frames and Jacobians
+    ! H(16), s(n_J), frame (0-based) -> H_frame(16) (4x4 column-major)
+    function geolin_frame_pose(ws, H, s, frame, H_frame) bind(c, name='geolin_frame_pose')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*)
+      real(c_double), intent(in) :: s(*)
+      integer(c_int), value :: frame
+      real(c_double), intent(inout) :: H_frame(*)
+      integer(c_int) :: geolin_frame_pose
+    end function
+
+    ! -> J(6, n): the body twist of the frame (linear first, frame axes) is J nu
+    function geolin_frame_jacobian(ws, H, s, frame, J) bind(c, name='geolin_frame_jacobian')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*)
+      real(c_double), intent(in) :: s(*)
+      integer(c_int), value :: frame
+      real(c_double), intent(inout) :: J(*)
+      integer(c_int) :: geolin_frame_jacobian
+    end function
+
+    ! ---------------------------------------------------------------- external wrenches
+    ! nf wrenches: frames(nf) (0-based frame indices), wrenches(6, nf) ([force; torque] each),
+    ! wrench_flags GEOLIN_WRENCH_LOCAL or GEOLIN_WRENCH_MIXED -> nu_dot(n)
+    function geolin_forward_dynamics_ext(ws, H, s, v, r, tau, nf, frames, wrenches, &
+                                         wrench_flags, nu_dot) &
+        bind(c, name='geolin_forward_dynamics_ext')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      integer(c_int), value :: nf
+      integer(c_int), intent(in), optional :: frames(*)
+      real(c_double), intent(in), optional :: wrenches(*)
+      integer(c_int), value :: wrench_flags
+      real(c_double), intent(inout) :: nu_dot(*)
+      integer(c_int) :: geolin_forward_dynamics_ext
+    end function
+
+    ! -> A(N, N), B(N, n_J + 6 nf): the torque columns, then 6 per wrench
+    function geolin_linearize_ext(ws, H, s, v, r, tau, nf, frames, wrenches, wrench_flags, A, B) &
+        bind(c, name='geolin_linearize_ext')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      integer(c_int), value :: nf
+      integer(c_int), intent(in), optional :: frames(*)
+      real(c_double), intent(in), optional :: wrenches(*)
+      integer(c_int), value :: wrench_flags
+      real(c_double), intent(inout) :: A(*), B(*)
+      integer(c_int) :: geolin_linearize_ext
+    end function
+
+    ! ---------------------------------------------------------------- discrete time
+    ! One step of length dt (the C API's h; Fortran names are case-insensitive, and H is the
+    ! pose): -> H_next(16), s_next(n_J), v_next(6), r_next(n_J). The C function
+    ! accepts outputs that alias its inputs, but Fortran forbids passing one array to two dummy
+    ! arguments that are modified: step in place through a copy (H_next = H, ...).
+    function geolin_step(ws, method, dt, H, s, v, r, tau, H_next, s_next, v_next, r_next) &
+        bind(c, name='geolin_step')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(inout), optional :: H_next(*), v_next(*)
+      real(c_double), intent(inout) :: s_next(*), r_next(*)
+      integer(c_int) :: geolin_step
+    end function
+
+    ! dt (the C API's h) -> A_d(N, N), B_d(N, n_J): z+ = A_d z + B_d w
+    function geolin_step_linearize(ws, method, dt, H, s, v, r, tau, A_d, B_d) &
+        bind(c, name='geolin_step_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(inout) :: A_d(*), B_d(*)
+      integer(c_int) :: geolin_step_linearize
+    end function
+
     ! strlen of the C library (used by geolin_f_string)
     function geolin_c_strlen(s) bind(c, name='strlen')
       import :: c_ptr, c_size_t
@@ -291,6 +408,22 @@ contains
     type(c_ptr), intent(out) :: model
     integer(c_int) :: status
     status = geolin_model_load_urdf(geolin_c_string(path), flags, model)
+  end function
+
+  !> Convenience: the name of frame k (0-based) as a Fortran string.
+  function geolin_frame_name(model, k) result(name)
+    type(c_ptr), intent(in) :: model
+    integer, intent(in) :: k
+    character(len=:), allocatable :: name
+    name = geolin_f_string(geolin_model_frame_name(model, int(k, c_int)))
+  end function
+
+  !> Convenience: the index of the frame called name (a Fortran string); -1 if absent.
+  function geolin_frame_index(model, name) result(k)
+    type(c_ptr), intent(in) :: model
+    character(len=*), intent(in) :: name
+    integer(c_int) :: k
+    k = geolin_model_frame_index(model, geolin_c_string(name))
   end function
 
   !> Convenience: the name of joint k (0-based) as a Fortran string.

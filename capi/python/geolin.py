@@ -14,6 +14,11 @@ together with their shape, or as numpy arrays of shape (rows, cols) if numpy is 
     ws = model.workspace()
     nu_dot = ws.forward_dynamics(H, s, v, r, tau)     # H: 16 values, column-major 4x4
     A, B = ws.linearize(H, s, v, r, tau)              # column-major, N x N and N x n_J
+    tool = model.frame_index("tool")
+    H_tool = ws.frame_pose(H, s, tool)                # 16 values, column-major 4x4
+    nu_dot = ws.forward_dynamics_ext(H, s, v, r, tau, [tool], [[0, 0, -10, 0, 0, 0]],
+                                     geolin.WRENCH_MIXED)
+    H, s, v, r = ws.step(geolin.STEP_RK4, 1e-3, H, s, v, r, tau)
 """
 
 import ctypes
@@ -24,6 +29,7 @@ __all__ = [
     "Error", "Model", "Workspace", "version", "status_string", "load_library",
     "OK", "ERR_INVALID_ARGUMENT", "ERR_IO", "ERR_PARSE", "ERR_MODEL", "ERR_UNSUPPORTED",
     "ERR_NONFINITE", "ERR_NUMERIC", "ERR_INTERNAL", "FIXED_BASE", "JOINT_DAMPING",
+    "WRENCH_LOCAL", "WRENCH_MIXED", "STEP_SEMI_IMPLICIT_EULER", "STEP_RK4", "HEADER_VERSION",
 ]
 
 OK = 0
@@ -38,6 +44,17 @@ ERR_INTERNAL = 8
 
 FIXED_BASE = 1
 JOINT_DAMPING = 2
+
+# wrench_flags of forward_dynamics_ext / linearize_ext: the axes of every wrench of one call
+WRENCH_LOCAL = 0  # the frame's own axes
+WRENCH_MIXED = 1  # axes parallel to the inertial frame A (contact forces)
+
+# integration methods of step / step_linearize
+STEP_SEMI_IMPLICIT_EULER = 0
+STEP_RK4 = 1
+
+# The version of geolin.h these bindings were written for (the library may be newer).
+HEADER_VERSION = (0, 2, 0)
 
 _c_double_p = ctypes.POINTER(ctypes.c_double)
 _c_int_p = ctypes.POINTER(ctypes.c_int)
@@ -74,6 +91,22 @@ _SIGNATURES = {
     "geolin_linearize": (ctypes.c_int, [_handle] + [_c_double_p] * 7),
     "geolin_linearize_finite_difference": (
         ctypes.c_int, [_handle] + [_c_double_p] * 5 + [ctypes.c_double] + [_c_double_p] * 2),
+    "geolin_model_num_frames": (ctypes.c_int, [_handle]),
+    "geolin_model_frame_name": (ctypes.c_char_p, [_handle, ctypes.c_int]),
+    "geolin_model_frame_index": (ctypes.c_int, [_handle, ctypes.c_char_p]),
+    "geolin_frame_pose": (ctypes.c_int, [_handle, _c_double_p, _c_double_p, ctypes.c_int,
+                                         _c_double_p]),
+    "geolin_frame_jacobian": (ctypes.c_int, [_handle, _c_double_p, _c_double_p, ctypes.c_int,
+                                             _c_double_p]),
+    "geolin_forward_dynamics_ext": (
+        ctypes.c_int, [_handle] + [_c_double_p] * 5
+        + [ctypes.c_int, _c_int_p, _c_double_p, ctypes.c_uint, _c_double_p]),
+    "geolin_linearize_ext": (
+        ctypes.c_int, [_handle] + [_c_double_p] * 5
+        + [ctypes.c_int, _c_int_p, _c_double_p, ctypes.c_uint, _c_double_p, _c_double_p]),
+    "geolin_step": (ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 9),
+    "geolin_step_linearize": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 7),
 }
 
 _lib = None
@@ -143,6 +176,30 @@ def _in(name, values, size):
         raise Error(ERR_INVALID_ARGUMENT,
                     "'%s' has %d entries, expected %d" % (name, len(flat), size))
     return (ctypes.c_double * max(size, 1))(*flat)
+
+
+def _frames_and_wrenches(frames, wrenches):
+    """(nf, int array or None, double array or None) from a list of frame indices and the
+    wrenches: a flat sequence of 6 nf values or a sequence of nf 6-vectors."""
+    frames = [] if frames is None else list(frames)
+    nf = len(frames)
+    if wrenches is None:
+        wrenches = []
+    elif hasattr(wrenches, "ravel"):
+        wrenches = wrenches.ravel()  # numpy: nf x 6 (row k is wrench k) or flat
+    flat = []
+    for w in wrenches:
+        if hasattr(w, "__len__"):
+            flat.extend(w)
+        else:
+            flat.append(w)
+    if nf == 0 and not flat:
+        return 0, None, None
+    try:
+        c_frames = (ctypes.c_int * nf)(*[int(f) for f in frames])
+    except (TypeError, ValueError, OverflowError):
+        raise Error(ERR_INVALID_ARGUMENT, "'frames' is not a sequence of frame indices")
+    return nf, c_frames, _in("wrenches", flat, 6 * nf)
 
 
 def _out(size):
@@ -240,6 +297,21 @@ class Model:
         """The index of a joint, or -1 if there is none of that name."""
         return _L().geolin_model_joint_index(self._h, name.encode("utf-8"))
 
+    @property
+    def num_frames(self):
+        """The number of frames (every URDF link, also those merged by fixed joints)."""
+        return _L().geolin_model_num_frames(self._h)
+
+    def frame_name(self, frame):
+        name = _L().geolin_model_frame_name(self._h, frame)
+        if name is None:
+            raise Error(ERR_INVALID_ARGUMENT, _decode(_L().geolin_last_error()))
+        return _decode(name)
+
+    def frame_index(self, name):
+        """The index of a frame, or -1 if there is none of that name."""
+        return _L().geolin_model_frame_index(self._h, name.encode("utf-8"))
+
     def workspace(self):
         return Workspace(self)
 
@@ -311,6 +383,62 @@ class Workspace:
         A, B = _out(N * N), _out(N * nj)
         _check(_L().geolin_linearize_finite_difference(
             self._h, *self._state(H, s, v, r), _in("tau", tau, nj), float(eps), A, B))
+        return _matrix(A, N, N, as_numpy), _matrix(B, N, nj, as_numpy)
+
+    def frame_pose(self, H, s, frame):
+        """The world pose of a frame: 16 values, column-major 4x4. H may be None for a fixed
+        base."""
+        out = _out(16)
+        _check(_L().geolin_frame_pose(self._h, _in("H", H, 16), _in("s", s, self._nj), frame,
+                                      out))
+        return list(out[:16])
+
+    def frame_jacobian(self, H, s, frame, as_numpy=False):
+        """The frame Jacobian (6 x n, column-major): body twist of the frame = J nu."""
+        out = _out(6 * self._n)
+        _check(_L().geolin_frame_jacobian(self._h, _in("H", H, 16), _in("s", s, self._nj),
+                                          frame, out))
+        return _matrix(out, 6, self._n, as_numpy)
+
+    def forward_dynamics_ext(self, H, s, v, r, tau, frames, wrenches, flags=WRENCH_LOCAL):
+        """nu_dot (n) with external wrenches [force; torque] at the origins of frames
+        (wrenches: nf 6-vectors or 6 nf values; flags WRENCH_LOCAL or WRENCH_MIXED)."""
+        nf, c_frames, c_wrenches = _frames_and_wrenches(frames, wrenches)
+        out = _out(self._n)
+        _check(_L().geolin_forward_dynamics_ext(self._h, *self._state(H, s, v, r),
+                                                _in("tau", tau, self._nj), nf, c_frames,
+                                                c_wrenches, flags, out))
+        return list(out[: self._n])
+
+    def linearize_ext(self, H, s, v, r, tau, frames, wrenches, flags=WRENCH_LOCAL,
+                      as_numpy=False):
+        """(A, B) with the wrenches as inputs too: N x N and N x (n_J + 6 nf)."""
+        N, nj = self._N, self._nj
+        nf, c_frames, c_wrenches = _frames_and_wrenches(frames, wrenches)
+        A, B = _out(N * N), _out(N * (nj + 6 * nf))
+        _check(_L().geolin_linearize_ext(self._h, *self._state(H, s, v, r), _in("tau", tau, nj),
+                                         nf, c_frames, c_wrenches, flags, A, B))
+        return _matrix(A, N, N, as_numpy), _matrix(B, N, nj + 6 * nf, as_numpy)
+
+    def step(self, method, h, H, s, v, r, tau):
+        """One step of length h: (H_next, s_next, v_next, r_next). For a fixed base H, v may be
+        None, and H_next, v_next are None."""
+        nj = self._nj
+        fixed = self.model.is_fixed_base
+        Hn, sn, vn, rn = _out(16), _out(nj), _out(6), _out(nj)
+        _check(_L().geolin_step(self._h, method, float(h), *self._state(H, s, v, r),
+                                _in("tau", tau, nj), None if fixed else Hn, sn,
+                                None if fixed else vn, rn))
+        if fixed:
+            return None, list(sn[:nj]), None, list(rn[:nj])
+        return list(Hn[:16]), list(sn[:nj]), list(vn[:6]), list(rn[:nj])
+
+    def step_linearize(self, method, h, H, s, v, r, tau, as_numpy=False):
+        """(A_d, B_d): the exact linearization of step, N x N and N x n_J."""
+        N, nj = self._N, self._nj
+        A, B = _out(N * N), _out(N * nj)
+        _check(_L().geolin_step_linearize(self._h, method, float(h), *self._state(H, s, v, r),
+                                          _in("tau", tau, nj), A, B))
         return _matrix(A, N, N, as_numpy), _matrix(B, N, nj, as_numpy)
 
 

@@ -11,10 +11,15 @@ static int use_everything(geolin_model *m, geolin_workspace *ws) {
       GEOLIN_ERR_MODEL,   GEOLIN_ERR_UNSUPPORTED,      GEOLIN_ERR_NONFINITE, GEOLIN_ERR_NUMERIC,
       GEOLIN_ERR_INTERNAL};
   unsigned flags = GEOLIN_FIXED_BASE | GEOLIN_JOINT_DAMPING;
+  unsigned wrench_flags[2] = {GEOLIN_WRENCH_LOCAL, GEOLIN_WRENCH_MIXED};
+  int methods[2] = {GEOLIN_STEP_SEMI_IMPLICIT_EULER, GEOLIN_STEP_RK4};
   int version = GEOLIN_VERSION_MAJOR * 10000 + GEOLIN_VERSION_MINOR * 100 + GEOLIN_VERSION_PATCH;
   size_t size = sizeof(double); /* <stddef.h> comes with the header */
   (void)m;
   (void)flags;
+  (void)wrench_flags;
+  (void)methods;
+  (void)geolin_step;
   (void)size;
   (void)geolin_workspace_set_gravity;
   (void)g;

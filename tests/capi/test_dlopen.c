@@ -42,6 +42,15 @@ static const char *const k_functions[] = {
     "geolin_mass_matrix_inverse",
     "geolin_linearize",
     "geolin_linearize_finite_difference",
+    "geolin_model_num_frames",
+    "geolin_model_frame_name",
+    "geolin_model_frame_index",
+    "geolin_frame_pose",
+    "geolin_frame_jacobian",
+    "geolin_forward_dynamics_ext",
+    "geolin_linearize_ext",
+    "geolin_step",
+    "geolin_step_linearize",
 };
 #define NUM_FUNCTIONS (sizeof k_functions / sizeof k_functions[0])
 
@@ -57,6 +66,20 @@ typedef int (*fd_fn)(geolin_workspace *, const double *, const double *, const d
                      const double *, const double *, double *);
 typedef int (*lin_fn)(geolin_workspace *, const double *, const double *, const double *,
                       const double *, const double *, double *, double *);
+typedef int (*frame_index_fn)(const geolin_model *, const char *);
+typedef const char *(*frame_name_fn)(const geolin_model *, int);
+typedef int (*frame_pose_fn)(geolin_workspace *, const double *, const double *, int, double *);
+typedef int (*fd_ext_fn)(geolin_workspace *, const double *, const double *, const double *,
+                         const double *, const double *, int, const int *, const double *, unsigned,
+                         double *);
+typedef int (*lin_ext_fn)(geolin_workspace *, const double *, const double *, const double *,
+                          const double *, const double *, int, const int *, const double *,
+                          unsigned, double *, double *);
+typedef int (*step_fn)(geolin_workspace *, int, double, const double *, const double *,
+                       const double *, const double *, const double *, double *, double *, double *,
+                       double *);
+typedef int (*step_lin_fn)(geolin_workspace *, int, double, const double *, const double *,
+                           const double *, const double *, const double *, double *, double *);
 
 /* Compile-time check that the typedefs match the header (assignment of the real functions). */
 static void type_check(void) {
@@ -69,7 +92,16 @@ static void type_check(void) {
   ws_free_fn g = &geolin_workspace_free;
   fd_fn h = &geolin_forward_dynamics;
   lin_fn i = &geolin_linearize;
+  model_int_fn j = &geolin_model_num_frames;
+  frame_name_fn k = &geolin_model_frame_name;
+  frame_index_fn l = &geolin_model_frame_index;
+  frame_pose_fn m1 = &geolin_frame_pose, m2 = &geolin_frame_jacobian;
+  fd_ext_fn n = &geolin_forward_dynamics_ext;
+  lin_ext_fn o = &geolin_linearize_ext;
+  step_fn p = &geolin_step;
+  step_lin_fn q = &geolin_step_linearize;
   (void)a, (void)b, (void)c, (void)d, (void)e, (void)f, (void)g, (void)h, (void)i;
+  (void)j, (void)k, (void)l, (void)m1, (void)m2, (void)n, (void)o, (void)p, (void)q;
 }
 
 /* dlsym returns void*; converting it to a function pointer goes through memcpy (ISO C). */
@@ -96,6 +128,7 @@ int main(int argc, char **argv) {
   double H[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.1, 0.2, 0.3, 1};
   double v[6] = {0.1, -0.2, 0.3, 0.4, -0.5, 0.6};
   double *s, *r, *tau, *nu_dot, *A, *B;
+  double H_frame[16], H_next[16], v_next[6], *s_next, *r_next;
 
   (void)type_check;
   if (argc < 3) {
@@ -125,6 +158,11 @@ int main(int argc, char **argv) {
     RESOLVE(ws_free_fn, ws_free, "geolin_workspace_free");
     RESOLVE(fd_fn, forward_dynamics, "geolin_forward_dynamics");
     RESOLVE(lin_fn, linearize, "geolin_linearize");
+    RESOLVE(model_int_fn, num_frames, "geolin_model_num_frames");
+    RESOLVE(frame_name_fn, frame_name, "geolin_model_frame_name");
+    RESOLVE(frame_index_fn, frame_index, "geolin_model_frame_index");
+    RESOLVE(frame_pose_fn, frame_pose, "geolin_frame_pose");
+    RESOLVE(step_fn, step, "geolin_step");
 
     version(&major, &minor, &patch);
     printf("libgeolin %d.%d.%d\n", major, minor, patch);
@@ -144,6 +182,8 @@ int main(int argc, char **argv) {
     nu_dot = (double *)calloc((size_t)n, sizeof(double));
     A = (double *)calloc((size_t)N * (size_t)N, sizeof(double));
     B = (double *)calloc((size_t)N * (size_t)nj + 1, sizeof(double));
+    s_next = (double *)calloc((size_t)nj + 1, sizeof(double));
+    r_next = (double *)calloc((size_t)nj + 1, sizeof(double));
     for (i = 0; i < nj; ++i) {
       s[i] = 0.1 * (i + 1);
       r[i] = -0.05 * i;
@@ -165,6 +205,21 @@ int main(int argc, char **argv) {
       }
       printf("nu_dot[0] = %g, A(N-1, 0) = %g\n", nu_dot[0], A[N - 1]);
     }
+    /* frames: the root link's pose is H; one step moves the base by about h R v_linear */
+    if (num_frames(m) < 1 || frame_index(m, frame_name(m, 0)) != 0) ++failures;
+    st = frame_pose(ws, H, s, frame_index(m, "base"), H_frame);
+    for (i = 0; i < 16 && st == GEOLIN_OK; ++i) {
+      if (fabs(H_frame[i] - H[i]) > 1e-12) st = -1;
+    }
+    if (st != GEOLIN_OK) {
+      fprintf(stderr, "frame_pose of the root link (%d): %s\n", st, last_error());
+      ++failures;
+    }
+    st = step(ws, GEOLIN_STEP_RK4, 1e-3, H, s, v, r, tau, H_next, s_next, v_next, r_next);
+    if (st != GEOLIN_OK || fabs(H_next[12] - H[12] - 1e-3 * v[0]) > 1e-5) {
+      fprintf(stderr, "step (%d): %s\n", st, last_error());
+      ++failures;
+    }
     ws_free(ws);
     model_free(m);
     free(s);
@@ -173,6 +228,8 @@ int main(int argc, char **argv) {
     free(nu_dot);
     free(A);
     free(B);
+    free(s_next);
+    free(r_next);
   }
   if (dlclose(lib) != 0) {
     fprintf(stderr, "dlclose failed: %s\n", dlerror());

@@ -99,11 +99,17 @@ EXPORT size_t malloc_usable_size(void *ptr) {
  * ------------------------------------------------------------------------------------------- */
 
 #define MAXN 64
-static double g_A[4 * MAXN * MAXN], g_B[2 * MAXN * MAXN], g_M[MAXN * MAXN];
+static double g_A[4 * MAXN * MAXN], g_B[2 * MAXN * (MAXN + 12)], g_M[MAXN * MAXN];
+static double g_J[6 * MAXN], g_Hf[16];
+static int g_num_frames = 1;
+static const geolin_model *g_model = NULL;
 
 /* Every evaluation function once; with bad != 0, each also once with a NaN and once with NULL. */
 static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
   static double s[MAXN], r[MAXN], tau[MAXN], nu_dot[MAXN], f[MAXN], s_nan[MAXN];
+  static double s_next[MAXN], r_next[MAXN], H_next[16], v_next[6];
+  const int frames[2] = {0, g_num_frames - 1};
+  const double wrenches[12] = {1, 2, 3, 0.1, 0.2, 0.3, -1, 0, 2, 0, 0.5, 0};
   const double H[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0.5, 0.2, 1.0, 1};
   const double v[6] = {0.1, 0.2, -0.3, 0.05, -0.1, 0.2};
   const double g[3] = {0.1, 0.0, -9.8};
@@ -124,6 +130,22 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
     st |= geolin_mass_matrix_inverse(ws, s, g_M);
     st |= geolin_linearize(ws, H, s, v, r, tau, g_A, g_B);
     st |= geolin_linearize_finite_difference(ws, H, s, v, r, tau, 1e-6, g_A, g_B);
+    st |= geolin_frame_pose(ws, H, s, g_num_frames - 1, g_Hf);
+    st |= geolin_frame_jacobian(ws, H, s, g_num_frames - 1, g_J);
+    st |= geolin_forward_dynamics_ext(ws, H, s, v, r, tau, 2, frames, wrenches, GEOLIN_WRENCH_LOCAL,
+                                      nu_dot);
+    st |= geolin_forward_dynamics_ext(ws, H, s, v, r, tau, 2, frames, wrenches, GEOLIN_WRENCH_MIXED,
+                                      nu_dot);
+    st |= geolin_linearize_ext(ws, H, s, v, r, tau, 2, frames, wrenches, GEOLIN_WRENCH_LOCAL, g_A,
+                               g_B);
+    st |= geolin_linearize_ext(ws, H, s, v, r, tau, 2, frames, wrenches, GEOLIN_WRENCH_MIXED, g_A,
+                               g_B);
+    st |= geolin_step(ws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, 1e-3, H, s, v, r, tau, H_next, s_next,
+                      v_next, r_next);
+    st |= geolin_step(ws, GEOLIN_STEP_RK4, 1e-3, H, s, v, r, tau, H_next, s_next, v_next, r_next);
+    st |=
+        geolin_step_linearize(ws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, 1e-3, H, s, v, r, tau, g_A, g_B);
+    st |= geolin_step_linearize(ws, GEOLIN_STEP_RK4, 1e-3, H, s, v, r, tau, g_A, g_B);
     return st;
   }
   /* error paths: each must fail (and report) without allocating */
@@ -133,7 +155,18 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
   st += geolin_linearize(ws, NULL, s, v, r, tau, g_A, g_B) == GEOLIN_ERR_INVALID_ARGUMENT;
   st += geolin_mass_matrix(ws, s, NULL) == GEOLIN_ERR_INVALID_ARGUMENT;
   st += geolin_model_parent(NULL, 0) == -1;
-  return st == 6 ? 0 : 1;
+  st += geolin_frame_pose(ws, H, s, -1, g_Hf) == GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_frame_jacobian(ws, H, s_nan, 0, g_J) == GEOLIN_ERR_NONFINITE;
+  st += geolin_forward_dynamics_ext(ws, H, s, v, r, tau, 2, frames, wrenches, 7u, nu_dot) ==
+        GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_linearize_ext(ws, H, s, v, r, tau, -1, frames, wrenches, 0u, g_A, g_B) ==
+        GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_step(ws, GEOLIN_STEP_RK4, 0.0 / 0.0, H, s, v, r, tau, H_next, s_next, v_next,
+                    r_next) == GEOLIN_ERR_NONFINITE;
+  st +=
+      geolin_step_linearize(ws, 2, 1e-3, H, s, v, r, tau, g_A, g_B) == GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_model_frame_index(g_model, "no such frame") == -1;
+  return st == 13 ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
@@ -153,7 +186,9 @@ int main(int argc, char **argv) {
   }
   nj = geolin_model_num_joints(model);
   n = geolin_model_num_dofs(model);
-  if (n > MAXN) {
+  g_num_frames = geolin_model_num_frames(model);
+  g_model = model;
+  if (n > MAXN || nj > MAXN || g_num_frames < 1) {
     fprintf(stderr, "model too large for this test\n");
     return 1;
   }

@@ -15,6 +15,21 @@ sys.path.insert(0, os.environ.get("GEOLIN_PYTHON_DIR",
 import geolin  # noqa: E402
 
 URDF = os.environ.get("GEOLIN_TEST_URDF", os.path.join(HERE, "tree.urdf"))
+HEADER = os.path.join(os.environ.get("GEOLIN_PYTHON_DIR",
+                                     os.path.join(HERE, "..", "..", "capi", "python")),
+                      "..", "geolin.h")
+
+
+def header_version():
+    """GEOLIN_VERSION_{MAJOR,MINOR,PATCH} parsed from capi/geolin.h."""
+    parts = {}
+    with open(HEADER) as f:
+        for line in f:
+            words = line.split()
+            if len(words) >= 3 and words[0] == "#define" and \
+                    words[1].startswith("GEOLIN_VERSION_"):
+                parts[words[1][len("GEOLIN_VERSION_"):]] = int(words[2])
+    return parts["MAJOR"], parts["MINOR"], parts["PATCH"]
 
 
 def pose(angle, x=0.1, y=-0.2, z=0.3):
@@ -34,7 +49,11 @@ class TestGeolin(unittest.TestCase):
         self.tau = [0.5 * (i + 1) for i in range(nj)]
 
     def test_version_and_status(self):
-        self.assertEqual(geolin.version()[:2], (0, 1))
+        major, minor, patch = header_version()
+        self.assertEqual(geolin.version(), (major, minor, patch))
+        # the bindings may be older than the header (within one major version), never newer
+        self.assertEqual(geolin.HEADER_VERSION[0], major)
+        self.assertLessEqual(geolin.HEADER_VERSION[1], minor)
         self.assertIn("GEOLIN_OK", geolin.status_string(geolin.OK))
         self.assertEqual(geolin.status_string(42), "unknown status")
 
@@ -132,6 +151,90 @@ class TestGeolin(unittest.TestCase):
             th.join()
         for t in range(1, 4):
             self.assertAlmostEqual(results[t][2] - results[0][2], float(t), places=9)
+
+    def test_frames(self):
+        m = self.model
+        self.assertEqual(m.num_frames, 5)
+        for k in range(m.num_frames):
+            self.assertEqual(m.frame_index(m.frame_name(k)), k)
+        self.assertEqual(m.frame_index("absent"), -1)
+        with self.assertRaises(geolin.Error) as cm:
+            m.frame_name(m.num_frames)
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        # the root link's frame is the base pose; the tool sits 0.2 m along link2's x axis
+        Hb = self.ws.frame_pose(self.H, self.s, m.frame_index("base"))
+        for a, b in zip(Hb, self.H):
+            self.assertAlmostEqual(a, b, places=12)
+        H2 = self.ws.frame_pose(self.H, self.s, m.frame_index("link2"))
+        Ht = self.ws.frame_pose(self.H, self.s, m.frame_index("tool"))
+        for i in range(3):
+            self.assertAlmostEqual(Ht[12 + i], H2[12 + i] + 0.2 * H2[i], places=12)
+        J = self.ws.frame_jacobian(self.H, self.s, m.frame_index("base"))
+        n = m.num_dofs
+        for c in range(n):
+            for i in range(6):
+                self.assertAlmostEqual(J[i + 6 * c], 1.0 if i == c else 0.0, places=12)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.frame_jacobian(self.H, self.s, -1)
+        self.assertIn("'frame'", cm.exception.message)
+
+    def test_wrenches(self):
+        m, n = self.model, self.model.num_dofs
+        tool = m.frame_index("tool")
+        a0 = self.ws.forward_dynamics(self.H, self.s, self.v, self.r, self.tau)
+        self.assertEqual(a0, self.ws.forward_dynamics_ext(self.H, self.s, self.v, self.r,
+                                                          self.tau, [], None))
+        w = [1.0, -2.0, 0.5, 0.1, 0.2, -0.3]
+        a1 = self.ws.forward_dynamics_ext(self.H, self.s, self.v, self.r, self.tau, [tool], [w])
+        M = self.ws.mass_matrix(self.s)
+        J = self.ws.frame_jacobian(self.H, self.s, tool)
+        for i in range(n):
+            lhs = sum(M[i + n * k] * (a1[k] - a0[k]) for k in range(n))
+            rhs = sum(J[k + 6 * i] * w[k] for k in range(6))
+            self.assertAlmostEqual(lhs, rhs, places=9)
+        A, B = self.ws.linearize_ext(self.H, self.s, self.v, self.r, self.tau, [tool, tool],
+                                     w + w, geolin.WRENCH_MIXED)
+        self.assertEqual(len(B), m.state_dim * (m.num_joints + 12))
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.forward_dynamics_ext(self.H, self.s, self.v, self.r, self.tau, [tool], [w],
+                                         flags=7)
+        self.assertIn("wrench_flags", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.forward_dynamics_ext(self.H, self.s, self.v, self.r, self.tau, [tool], w[:5])
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+
+    def test_step(self):
+        N, nj = self.model.state_dim, self.model.num_joints
+        nu_dot = self.ws.forward_dynamics(self.H, self.s, self.v, self.r, self.tau)
+        A, B = self.ws.linearize(self.H, self.s, self.v, self.r, self.tau)
+        h = 1e-5
+        for method in (geolin.STEP_SEMI_IMPLICIT_EULER, geolin.STEP_RK4):
+            H1, s1, v1, r1 = self.ws.step(method, h, self.H, self.s, self.v, self.r, self.tau)
+            for k in range(nj):
+                self.assertAlmostEqual((r1[k] - self.r[k]) / h, nu_dot[6 + k], places=3)
+                self.assertAlmostEqual((s1[k] - self.s[k]) / h, self.r[k], places=3)
+            for k in range(6):
+                self.assertAlmostEqual((v1[k] - self.v[k]) / h, nu_dot[k], places=3)
+            Ad, Bd = self.ws.step_linearize(method, h, self.H, self.s, self.v, self.r, self.tau)
+            scale = 1 + max(abs(x) for x in A)
+            err = max(abs((Ad[i + N * j] - (i == j)) / h - A[i + N * j])
+                      for i in range(N) for j in range(N))
+            self.assertLess(err, 1e-3 * scale)
+            err = max(abs(Bd[i] / h - B[i]) for i in range(N * nj))
+            self.assertLess(err, 1e-3 * (1 + max(abs(x) for x in B)))
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.step(geolin.STEP_RK4, float("nan"), self.H, self.s, self.v, self.r, self.tau)
+        self.assertEqual(cm.exception.status, geolin.ERR_NONFINITE)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.step_linearize(5, 1e-3, self.H, self.s, self.v, self.r, self.tau)
+        self.assertIn("'method'", cm.exception.message)
+        # fixed base: no pose in, no pose out
+        fixed = geolin.Model.from_urdf_file(URDF, geolin.FIXED_BASE)
+        ws = fixed.workspace()
+        H1, s1, v1, r1 = ws.step(geolin.STEP_RK4, 1e-3, None, self.s, None, self.r, self.tau)
+        self.assertIsNone(H1)
+        self.assertIsNone(v1)
+        self.assertEqual(len(s1), nj)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,13 @@
 //! it). Every fallible call returns a [`Result`] whose [`Error`] carries the status code and
 //! the library's message. Slice lengths are checked before calling into C.
 //!
+//! Besides the dynamics and its linearization, the crate wraps the frames of version 0.2:
+//! [`Model::num_frames`], [`Model::frame_name`], [`Model::frame_index`],
+//! [`Workspace::frame_pose`], [`Workspace::frame_jacobian`], external wrenches
+//! ([`Workspace::forward_dynamics_ext`], [`Workspace::linearize_ext`], with
+//! [`WrenchCoordinates`]) and discrete time ([`Workspace::step`], [`Workspace::step_in_place`],
+//! [`Workspace::step_linearize`], with [`StepMethod`]).
+//!
 //! Layouts follow the C API: matrices are column-major, `H` is the 4x4 base pose (16 values,
 //! column-major), `v` the base twist (linear first), joint vectors have `n_J` entries,
 //! generalized vectors `n`, the linearization state `N = 2 n`.
@@ -66,9 +73,17 @@ pub mod sys {
     pub const GEOLIN_FIXED_BASE: c_uint = 1;
     pub const GEOLIN_JOINT_DAMPING: c_uint = 2;
 
+    /// The version of the header these declarations were written for (the library at run
+    /// time may be newer: see [`crate::version`]).
     pub const GEOLIN_VERSION_MAJOR: c_int = 0;
-    pub const GEOLIN_VERSION_MINOR: c_int = 1;
+    pub const GEOLIN_VERSION_MINOR: c_int = 2;
     pub const GEOLIN_VERSION_PATCH: c_int = 0;
+
+    pub const GEOLIN_WRENCH_LOCAL: c_uint = 0;
+    pub const GEOLIN_WRENCH_MIXED: c_uint = 1;
+
+    pub const GEOLIN_STEP_SEMI_IMPLICIT_EULER: c_int = 0;
+    pub const GEOLIN_STEP_RK4: c_int = 1;
 
     extern "C" {
         pub fn geolin_last_error() -> *const c_char;
@@ -98,6 +113,9 @@ pub mod sys {
         pub fn geolin_model_joint_name(model: *const geolin_model, joint: c_int) -> *const c_char;
         pub fn geolin_model_joint_index(model: *const geolin_model, name: *const c_char) -> c_int;
         pub fn geolin_model_total_mass(model: *const geolin_model) -> c_double;
+        pub fn geolin_model_num_frames(model: *const geolin_model) -> c_int;
+        pub fn geolin_model_frame_name(model: *const geolin_model, frame: c_int) -> *const c_char;
+        pub fn geolin_model_frame_index(model: *const geolin_model, name: *const c_char) -> c_int;
 
         pub fn geolin_workspace_new(
             model: *const geolin_model,
@@ -156,6 +174,74 @@ pub mod sys {
             a: *mut c_double,
             b: *mut c_double,
         ) -> c_int;
+
+        pub fn geolin_frame_pose(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            frame: c_int,
+            h_frame: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_frame_jacobian(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            frame: c_int,
+            j: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_forward_dynamics_ext(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            nf: c_int,
+            frames: *const c_int,
+            wrenches: *const c_double,
+            wrench_flags: c_uint,
+            nu_dot: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_linearize_ext(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            nf: c_int,
+            frames: *const c_int,
+            wrenches: *const c_double,
+            wrench_flags: c_uint,
+            a: *mut c_double,
+            b: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_step(
+            ws: *mut geolin_workspace,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            h_next: *mut c_double,
+            s_next: *mut c_double,
+            v_next: *mut c_double,
+            r_next: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_step_linearize(
+            ws: *mut geolin_workspace,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            a_d: *mut c_double,
+            b_d: *mut c_double,
+        ) -> c_int;
     }
 }
 
@@ -165,6 +251,45 @@ pub const MOVING_BASE: u32 = 0;
 pub const FIXED_BASE: u32 = sys::GEOLIN_FIXED_BASE;
 /// Load flag: use URDF `<dynamics damping>` as viscous joint friction.
 pub const JOINT_DAMPING: u32 = sys::GEOLIN_JOINT_DAMPING;
+
+/// The coordinates of the external wrenches of one call (`wrench_flags` of the C API). Each
+/// wrench is `[force; torque]`, applied at the origin of its frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WrenchCoordinates {
+    /// In the frame's own axes (`GEOLIN_WRENCH_LOCAL`).
+    Local,
+    /// In axes parallel to the inertial frame A, e.g. contact forces (`GEOLIN_WRENCH_MIXED`).
+    Mixed,
+}
+
+impl WrenchCoordinates {
+    /// The C value (`GEOLIN_WRENCH_*`).
+    pub fn raw(self) -> u32 {
+        match self {
+            WrenchCoordinates::Local => sys::GEOLIN_WRENCH_LOCAL,
+            WrenchCoordinates::Mixed => sys::GEOLIN_WRENCH_MIXED,
+        }
+    }
+}
+
+/// The integration method of [`Workspace::step`] and [`Workspace::step_linearize`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StepMethod {
+    /// `nu+ = nu + h FD; H+ = H exp(h v+); s+ = s + h r+` (`GEOLIN_STEP_SEMI_IMPLICIT_EULER`).
+    SemiImplicitEuler,
+    /// Runge-Kutta-Munthe-Kaas of order 4 (`GEOLIN_STEP_RK4`).
+    Rk4,
+}
+
+impl StepMethod {
+    /// The C value (`GEOLIN_STEP_*`).
+    pub fn raw(self) -> i32 {
+        match self {
+            StepMethod::SemiImplicitEuler => sys::GEOLIN_STEP_SEMI_IMPLICIT_EULER,
+            StepMethod::Rk4 => sys::GEOLIN_STEP_RK4,
+        }
+    }
+}
 
 /// The status codes of the C API.
 pub mod status {
@@ -375,6 +500,23 @@ impl Model {
     pub fn total_mass(&self) -> f64 {
         unsafe { sys::geolin_model_total_mass(self.as_ptr()) }
     }
+    /// The number of frames (every URDF link, also those merged by fixed joints).
+    pub fn num_frames(&self) -> usize {
+        Model::count(unsafe { sys::geolin_model_num_frames(self.as_ptr()) })
+    }
+    /// The name (URDF link) of a frame; `None` if out of range.
+    pub fn frame_name(&self, frame: usize) -> Option<&str> {
+        let frame = c_int::try_from(frame).ok()?;
+        // SAFETY: the string belongs to the model and lives as long as &self.
+        let p = unsafe { sys::geolin_model_frame_name(self.as_ptr(), frame) };
+        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_str().ok())?
+    }
+    /// The index of the frame called `name`.
+    pub fn frame_index(&self, name: &str) -> Option<usize> {
+        let c_name = CString::new(name).ok()?;
+        usize::try_from(unsafe { sys::geolin_model_frame_index(self.as_ptr(), c_name.as_ptr()) })
+            .ok()
+    }
 
     /// A new workspace (gravity [0, 0, -9.81]) for evaluations on one thread.
     pub fn workspace(&self) -> Result<Workspace<'_>> {
@@ -429,6 +571,32 @@ fn check_len(function: &str, name: &str, len: usize, expected: usize) -> Result<
 
 fn opt_ptr<const K: usize>(x: Option<&[f64; K]>) -> *const f64 {
     x.map_or(ptr::null(), |a| a.as_ptr())
+}
+
+fn opt_mut_ptr<const K: usize>(x: Option<&mut [f64; K]>) -> *mut f64 {
+    x.map_or(ptr::null_mut(), |a| a.as_mut_ptr())
+}
+
+fn c_index(function: &str, name: &str, value: usize) -> Result<c_int> {
+    c_int::try_from(value).map_err(|_| {
+        Error::invalid(format!(
+            "{function}: '{name}' = {value} does not fit in a C int"
+        ))
+    })
+}
+
+/// Checks the wrench arguments of the *_ext functions: 6 values per frame; returns nf.
+fn check_wrenches(function: &str, frames: &[i32], wrenches: &[f64]) -> Result<c_int> {
+    check_len(function, "wrenches", wrenches.len(), 6 * frames.len())?;
+    c_index(function, "nf", frames.len())
+}
+
+fn slice_ptr<T>(x: &[T]) -> *const T {
+    if x.is_empty() {
+        ptr::null()
+    } else {
+        x.as_ptr()
+    }
 }
 
 impl<'m> Workspace<'m> {
@@ -618,6 +786,255 @@ impl<'m> Workspace<'m> {
             a,
             b,
         )
+    }
+
+    /// The world pose `^A H_F` of a frame (4x4 column-major). `h` may be `None` for a
+    /// fixed-base model.
+    pub fn frame_pose(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        frame: usize,
+        h_frame: &mut [f64; 16],
+    ) -> Result<()> {
+        const F: &str = "frame_pose";
+        check_len(F, "s", s.len(), self.model.num_joints())?;
+        let frame = c_index(F, "frame", frame)?;
+        // SAFETY: lengths checked; the frame index is checked by the library.
+        check(unsafe {
+            sys::geolin_frame_pose(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                frame,
+                h_frame.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// The frame Jacobian `J` (6 x n, column-major): the body twist of the frame (linear
+    /// first, in its own axes) is `J nu`. `h` may be `None` for a fixed-base model.
+    pub fn frame_jacobian(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        frame: usize,
+        j: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "frame_jacobian";
+        check_len(F, "s", s.len(), self.model.num_joints())?;
+        check_len(F, "J", j.len(), 6 * self.model.num_dofs())?;
+        let frame = c_index(F, "frame", frame)?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_frame_jacobian(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                frame,
+                j.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// Forward dynamics with external wrenches: wrench k (`wrenches[6k..6k+6]`, `[force;
+    /// torque]`) acts at frame `frames[k]`, in the coordinates `coords`. `frames.len()` may be 0.
+    #[allow(clippy::too_many_arguments)]
+    pub fn forward_dynamics_ext(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        frames: &[i32],
+        wrenches: &[f64],
+        coords: WrenchCoordinates,
+        nu_dot: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "forward_dynamics_ext";
+        self.check_state(F, s, r)?;
+        check_len(F, "tau", tau.len(), self.model.num_joints())?;
+        let nf = check_wrenches(F, frames, wrenches)?;
+        check_len(F, "nu_dot", nu_dot.len(), self.model.num_dofs())?;
+        // SAFETY: lengths checked; frame indices are checked by the library.
+        check(unsafe {
+            sys::geolin_forward_dynamics_ext(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                nf,
+                slice_ptr(frames),
+                slice_ptr(wrenches),
+                coords.raw(),
+                nu_dot.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// The exact linearization with the wrenches as inputs too: `A` (N x N) and `B`
+    /// (N x (n_J + 6 nf)): the torque columns, then the 6 components of each wrench.
+    #[allow(clippy::too_many_arguments)]
+    pub fn linearize_ext(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        frames: &[i32],
+        wrenches: &[f64],
+        coords: WrenchCoordinates,
+        a: &mut [f64],
+        b: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "linearize_ext";
+        self.check_state(F, s, r)?;
+        let (nj, nn) = (self.model.num_joints(), self.model.state_dim());
+        check_len(F, "tau", tau.len(), nj)?;
+        let nf = check_wrenches(F, frames, wrenches)?;
+        check_len(F, "A", a.len(), nn * nn)?;
+        check_len(F, "B", b.len(), nn * (nj + 6 * frames.len()))?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_linearize_ext(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                nf,
+                slice_ptr(frames),
+                slice_ptr(wrenches),
+                coords.raw(),
+                a.as_mut_ptr(),
+                b.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// One step of length `dt` (finite, > 0) with `tau` held constant, into separate outputs.
+    /// Fixed base: `h`, `v`, `h_next`, `v_next` may be `None` (`h_next`, `v_next` are not
+    /// written). See [`Workspace::step_in_place`] to overwrite the state.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        h_next: Option<&mut [f64; 16]>,
+        s_next: &mut [f64],
+        v_next: Option<&mut [f64; 6]>,
+        r_next: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "step";
+        let nj = self.model.num_joints();
+        self.check_state(F, s, r)?;
+        check_len(F, "tau", tau.len(), nj)?;
+        check_len(F, "s_next", s_next.len(), nj)?;
+        check_len(F, "r_next", r_next.len(), nj)?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_step(
+                self.ptr.as_ptr(),
+                method.raw(),
+                dt,
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                opt_mut_ptr(h_next),
+                s_next.as_mut_ptr(),
+                opt_mut_ptr(v_next),
+                r_next.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// One step of length `dt` that overwrites the state (the C API allows the outputs to
+    /// alias the inputs). On failure the state is unchanged.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_in_place(
+        &mut self,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&mut [f64; 16]>,
+        s: &mut [f64],
+        v: Option<&mut [f64; 6]>,
+        r: &mut [f64],
+        tau: &[f64],
+    ) -> Result<()> {
+        const F: &str = "step_in_place";
+        let nj = self.model.num_joints();
+        self.check_state(F, s, r)?;
+        check_len(F, "tau", tau.len(), nj)?;
+        let hp = opt_mut_ptr(h);
+        let vp = opt_mut_ptr(v);
+        let (sp, rp) = (s.as_mut_ptr(), r.as_mut_ptr());
+        // SAFETY: lengths checked; the C function supports outputs aliasing its inputs.
+        check(unsafe {
+            sys::geolin_step(
+                self.ptr.as_ptr(),
+                method.raw(),
+                dt,
+                hp,
+                sp,
+                vp,
+                rp,
+                tau.as_ptr(),
+                hp,
+                sp,
+                vp,
+                rp,
+            )
+        })
+    }
+
+    /// The exact linearization of [`Workspace::step`]: `z+ = A_d z + B_d w`, `A_d` (N x N),
+    /// `B_d` (N x n_J), column-major.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_linearize(
+        &mut self,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        a_d: &mut [f64],
+        b_d: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "step_linearize";
+        self.check_state(F, s, r)?;
+        let (nj, nn) = (self.model.num_joints(), self.model.state_dim());
+        check_len(F, "tau", tau.len(), nj)?;
+        check_len(F, "A_d", a_d.len(), nn * nn)?;
+        check_len(F, "B_d", b_d.len(), nn * nj)?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_step_linearize(
+                self.ptr.as_ptr(),
+                method.raw(),
+                dt,
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                a_d.as_mut_ptr(),
+                b_d.as_mut_ptr(),
+            )
+        })
     }
 }
 

@@ -1,6 +1,6 @@
 // Integration tests of the safe wrapper against the real library (run by CTest as
 // capi_rust_cargo_test, with GEOLIN_LIB_DIR and GEOLIN_TEST_URDF set).
-use geolin::{status, Model, FIXED_BASE, MOVING_BASE};
+use geolin::{status, Model, StepMethod, WrenchCoordinates, FIXED_BASE, MOVING_BASE};
 
 fn urdf_path() -> String {
     std::env::var("GEOLIN_TEST_URDF")
@@ -14,11 +14,32 @@ fn pose(angle: f64) -> [f64; 16] {
     ]
 }
 
+/// GEOLIN_VERSION_{MAJOR,MINOR,PATCH} parsed from capi/geolin.h (the header next to the crate,
+/// or $GEOLIN_HEADER).
+fn header_version() -> (i32, i32, i32) {
+    let path = std::env::var("GEOLIN_HEADER")
+        .unwrap_or_else(|_| format!("{}/../geolin.h", env!("CARGO_MANIFEST_DIR")));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let part = |name: &str| -> i32 {
+        let key = format!("#define GEOLIN_VERSION_{name}");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&key))
+            .unwrap_or_else(|| panic!("{path}: no {key}"));
+        line[key.len()..].trim().parse().unwrap()
+    };
+    (part("MAJOR"), part("MINOR"), part("PATCH"))
+}
+
 #[test]
 fn version_matches_header() {
-    let (major, minor, _) = geolin::version();
-    assert_eq!(major, geolin::sys::GEOLIN_VERSION_MAJOR);
-    assert_eq!(minor, geolin::sys::GEOLIN_VERSION_MINOR);
+    // The library is the one of this source tree: its run-time version is the header's.
+    assert_eq!(geolin::version(), header_version());
+    // The declarations of this crate may be older than the header (functions are only added
+    // within one major version), never newer.
+    let (major, minor, _) = header_version();
+    assert_eq!(geolin::sys::GEOLIN_VERSION_MAJOR, major);
+    assert!(geolin::sys::GEOLIN_VERSION_MINOR <= minor);
     assert_eq!(geolin::status_string(99), "unknown status");
 }
 
@@ -213,4 +234,329 @@ fn threads_share_a_model() {
     for t in 1..4 {
         assert!((results[t][2] - results[0][2] - t as f64).abs() < 1e-9);
     }
+}
+
+fn mat4_mul(a: &[f64; 16], b: &[f64; 16]) -> [f64; 16] {
+    let mut c = [0.0; 16];
+    for j in 0..4 {
+        for i in 0..4 {
+            c[i + 4 * j] = (0..4).map(|k| a[i + 4 * k] * b[k + 4 * j]).sum();
+        }
+    }
+    c
+}
+
+#[test]
+fn frames_pose_and_jacobian() {
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let nf = model.num_frames();
+    assert_eq!(nf, 5, "every URDF link is a frame");
+    for k in 0..nf {
+        let name = model.frame_name(k).unwrap();
+        assert_eq!(model.frame_index(name), Some(k));
+    }
+    assert_eq!(model.frame_name(nf), None);
+    assert_eq!(model.frame_index("nope"), None);
+    let (base, link2, tool) = (
+        model.frame_index("base").unwrap(),
+        model.frame_index("link2").unwrap(),
+        model.frame_index("tool").unwrap(),
+    );
+
+    let mut ws = model.workspace().unwrap();
+    let (nj, n) = (model.num_joints(), model.num_dofs());
+    let h = pose(0.7);
+    let s: Vec<f64> = (0..nj).map(|i| 0.3 * i as f64 - 0.2).collect();
+    // the root link's frame is the base pose itself
+    let mut hf = [0.0; 16];
+    ws.frame_pose(Some(&h), &s, base, &mut hf).unwrap();
+    for i in 0..16 {
+        assert!((hf[i] - h[i]).abs() < 1e-12, "{i}: {} vs {}", hf[i], h[i]);
+    }
+    // the tool is welded to link2 at x = 0.2
+    let (mut h2, mut ht) = ([0.0; 16], [0.0; 16]);
+    ws.frame_pose(Some(&h), &s, link2, &mut h2).unwrap();
+    ws.frame_pose(Some(&h), &s, tool, &mut ht).unwrap();
+    let mut offset = [0.0; 16];
+    for i in 0..4 {
+        offset[i + 4 * i] = 1.0;
+    }
+    offset[12] = 0.2;
+    let expect = mat4_mul(&h2, &offset);
+    for i in 0..16 {
+        assert!((ht[i] - expect[i]).abs() < 1e-12);
+    }
+    // the base columns of the root link's Jacobian are the identity (body twist = v)
+    let mut jac = vec![f64::NAN; 6 * n];
+    ws.frame_jacobian(Some(&h), &s, base, &mut jac).unwrap();
+    for c in 0..n {
+        for i in 0..6 {
+            let expect = if c == i { 1.0 } else { 0.0 };
+            assert!((jac[i + 6 * c] - expect).abs() < 1e-12);
+        }
+    }
+    // misuse
+    let err = ws.frame_pose(Some(&h), &s, nf, &mut hf).unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.message().contains("'frame'"), "{err}");
+    let err = ws
+        .frame_jacobian(Some(&h), &s, 0, &mut jac[1..])
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+}
+
+#[test]
+fn external_wrenches() {
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (nj, n, nn) = (model.num_joints(), model.num_dofs(), model.state_dim());
+    let h = pose(0.3);
+    let v = [0.1, -0.2, 0.3, 0.4, -0.5, 0.6];
+    let s: Vec<f64> = (0..nj).map(|i| 0.1 * i as f64).collect();
+    let r = vec![0.2; nj];
+    let tau = vec![0.5; nj];
+    let tool = model.frame_index("tool").unwrap() as i32;
+    let (mut a0, mut a1) = (vec![0.0; n], vec![0.0; n]);
+    ws.forward_dynamics(Some(&h), &s, Some(&v), &r, &tau, &mut a0)
+        .unwrap();
+    ws.forward_dynamics_ext(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &[],
+        &[],
+        WrenchCoordinates::Local,
+        &mut a1,
+    )
+    .unwrap();
+    assert_eq!(a0, a1, "no wrench: the same as forward_dynamics");
+    // a local wrench: M (a_ext - a) = J^T w
+    let w = [1.0, -2.0, 0.5, 0.1, 0.2, -0.3];
+    ws.forward_dynamics_ext(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &[tool],
+        &w,
+        WrenchCoordinates::Local,
+        &mut a1,
+    )
+    .unwrap();
+    let mut m = vec![0.0; n * n];
+    ws.mass_matrix(&s, &mut m).unwrap();
+    let mut jac = vec![0.0; 6 * n];
+    ws.frame_jacobian(Some(&h), &s, tool as usize, &mut jac)
+        .unwrap();
+    for i in 0..n {
+        let lhs: f64 = (0..n).map(|k| m[i + n * k] * (a1[k] - a0[k])).sum();
+        let rhs: f64 = (0..6).map(|k| jac[k + 6 * i] * w[k]).sum();
+        assert!((lhs - rhs).abs() < 1e-9, "row {i}: {lhs} vs {rhs}");
+    }
+    // B has the torque columns, then 6 per wrench
+    let (mut a, mut b) = (vec![0.0; nn * nn], vec![0.0; nn * (nj + 6)]);
+    ws.linearize_ext(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &[tool],
+        &w,
+        WrenchCoordinates::Mixed,
+        &mut a,
+        &mut b,
+    )
+    .unwrap();
+    assert!(a.iter().chain(&b).all(|x| x.is_finite()));
+    let err = ws
+        .linearize_ext(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &[tool],
+            &w,
+            WrenchCoordinates::Local,
+            &mut a,
+            &mut b[1..],
+        )
+        .unwrap_err();
+    assert!(err.message().contains("'B'"), "{err}");
+    let err = ws
+        .forward_dynamics_ext(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &[-1],
+            &w,
+            WrenchCoordinates::Local,
+            &mut a1,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.message().contains("'frames'"), "{err}");
+}
+
+#[test]
+fn step_and_step_linearize() {
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (nj, n, nn) = (model.num_joints(), model.num_dofs(), model.state_dim());
+    let h = pose(0.5);
+    let v = [0.1, -0.2, 0.3, 0.4, -0.5, 0.6];
+    let s: Vec<f64> = (0..nj).map(|i| 0.2 * i as f64 - 0.1).collect();
+    let r: Vec<f64> = (0..nj).map(|i| 0.3 - 0.1 * i as f64).collect();
+    let tau = vec![0.4; nj];
+    let mut nu_dot = vec![0.0; n];
+    ws.forward_dynamics(Some(&h), &s, Some(&v), &r, &tau, &mut nu_dot)
+        .unwrap();
+    let dt = 1e-5;
+    for method in [StepMethod::SemiImplicitEuler, StepMethod::Rk4] {
+        let (mut h1, mut v1) = ([0.0; 16], [0.0; 6]);
+        let (mut s1, mut r1) = (vec![0.0; nj], vec![0.0; nj]);
+        ws.step(
+            method,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            Some(&mut h1),
+            &mut s1,
+            Some(&mut v1),
+            &mut r1,
+        )
+        .unwrap();
+        for k in 0..nj {
+            let rate = (r1[k] - r[k]) / dt;
+            assert!((rate - nu_dot[6 + k]).abs() < 1e-3, "{method:?} joint {k}");
+        }
+        for k in 0..6 {
+            assert!(
+                ((v1[k] - v[k]) / dt - nu_dot[k]).abs() < 1e-3,
+                "{method:?} base {k}"
+            );
+        }
+        // in place gives the same state
+        let (mut h2, mut s2, mut v2, mut r2) = (h, s.clone(), v, r.clone());
+        ws.step_in_place(
+            method,
+            dt,
+            Some(&mut h2),
+            &mut s2,
+            Some(&mut v2),
+            &mut r2,
+            &tau,
+        )
+        .unwrap();
+        assert_eq!((h1, s1, v1, r1), (h2, s2, v2, r2));
+
+        // (A_d - 1) / dt -> A
+        let (mut ad, mut bd) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+        ws.step_linearize(
+            method,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &mut ad,
+            &mut bd,
+        )
+        .unwrap();
+        let (mut a, mut b) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+        ws.linearize(Some(&h), &s, Some(&v), &r, &tau, &mut a, &mut b)
+            .unwrap();
+        let scale = 1.0 + a.iter().fold(0.0f64, |x, y| x.max(y.abs()));
+        for j in 0..nn {
+            for i in 0..nn {
+                let id = if i == j { 1.0 } else { 0.0 };
+                let d = (ad[i + nn * j] - id) / dt - a[i + nn * j];
+                assert!(d.abs() < 1e-3 * scale, "{method:?} A_d({i}, {j}): {d}");
+            }
+        }
+    }
+    // misuse
+    let (mut s1, mut r1) = (vec![0.0; nj], vec![0.0; nj]);
+    let err = ws
+        .step(
+            StepMethod::Rk4,
+            0.0,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            None,
+            &mut s1,
+            None,
+            &mut r1,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.message().contains("'h'"), "{err}");
+    let err = ws
+        .step(
+            StepMethod::Rk4,
+            1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            None,
+            &mut s1,
+            None,
+            &mut r1,
+        )
+        .unwrap_err();
+    assert!(err.message().contains("'H_next'"), "{err}");
+    assert!(s1.iter().all(|&x| x == 0.0), "nothing written on error");
+    let err = ws
+        .step_linearize(
+            StepMethod::SemiImplicitEuler,
+            f64::NAN,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &mut vec![0.0; nn * nn],
+            &mut vec![0.0; nn * nj],
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::NONFINITE);
+}
+
+#[test]
+fn fixed_base_step_without_pose() {
+    let model = Model::from_urdf_file(urdf_path(), FIXED_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let nj = model.num_joints();
+    let (mut s, mut r) = (vec![0.1; nj], vec![0.0; nj]);
+    for _ in 0..10 {
+        ws.step_in_place(
+            StepMethod::Rk4,
+            1e-3,
+            None,
+            &mut s,
+            None,
+            &mut r,
+            &vec![0.0; nj],
+        )
+        .unwrap();
+    }
+    assert!(s.iter().chain(&r).all(|x| x.is_finite()));
+    let mut hf = [0.0; 16];
+    ws.frame_pose(None, &s, 0, &mut hf).unwrap();
+    assert_eq!(hf[15], 1.0);
 }
