@@ -8,8 +8,10 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "geolin/algorithms.hpp"
 #include "geolin/model.hpp"
 #include "geolin/spatial.hpp"
 #include "geolin/status.hpp"
@@ -74,10 +76,20 @@ struct LoadedModel {
   std::string source;  // the path, "-" (stdin) or "humanoid.urdf (bundled)"
 };
 
+/// The LoadFlags of --fixed-base / --joint-damping / --strict-inertia.
+unsigned load_flags(const Args &args);
+
+/// Loads a model: `path` is a file, "-" for standard input, or empty for the bundled default.
+LoadedModel load_model(const std::string &path, unsigned flags);
+
 /// Loads args.positional[0] (a path, or "-" for standard input), or the bundled default model
 /// when there is no positional argument, with --fixed-base / --joint-damping /
 /// --strict-inertia.
 LoadedModel load_model(const Args &args);
+
+/// The index of the frame (URDF link) named `name`. Throws Error(InvalidArgument) naming it,
+/// `where` it was asked for, and the closest frame names of the model.
+int find_frame(const Model &model, const std::string &name, const std::string &where);
 
 /// The URDF text of the bundled default model and its file name (default_model.cpp, generated
 /// at build time from models/humanoid.urdf).
@@ -92,6 +104,9 @@ struct State {
   Vec6 v = Vec6::Zero();
   VecX s, r, tau;
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
+  /// External wrenches [fx, fy, fz, tx, ty, tz] by frame name ("wrenches" of a state file), in
+  /// the order given; after contacts_from_args, exactly one per contact, in contact order.
+  std::vector<std::pair<std::string, Vec6>> wrenches;
   std::string description;  // "default", "file x.json", "random (seed 3)"
 };
 
@@ -111,6 +126,36 @@ State parse_state_json(const Model &model, const std::string &text, const std::s
 /// --state FILE | --random SEED | the default.
 inline const std::set<std::string> kStateOptions = {"--state", "--random"};
 State state_from_args(const Model &model, const Args &args);
+
+// --- contacts (external wrenches) -------------------------------------------------------------
+
+/// --contacts FRAME,FRAME,... and --mixed (dynamics, linearize).
+inline const std::set<std::string> kContactOptions = {"--contacts"};
+inline const std::set<std::string> kContactFlags = {"--mixed"};
+
+/// The external wrenches of one evaluation: one per contact frame, in contact order.
+struct Contacts {
+  std::vector<std::string> names;
+  std::vector<int> frames;     // frame indices (Model::frames)
+  std::vector<double> values;  // 6 per contact: [fx, fy, fz, tx, ty, tz]
+  bool mixed = false;          // kWrenchMixed (world-aligned axes at the frame origin)
+
+  int count() const { return static_cast<int>(frames.size()); }
+  /// The library's view of these wrenches (points into this object: keep it alive).
+  ExternalWrenches external() const;
+  /// "local" or "mixed" and a one-line description for text output.
+  std::string axes_name() const { return mixed ? "mixed" : "local"; }
+  std::string describe() const;
+};
+
+/// The contacts: the frames of --contacts (checked, no duplicates), or without --contacts the
+/// frames named in the state's "wrenches"; each takes its wrench from the state, zero if the
+/// state names none. A state wrench at a frame not in --contacts is an error. Rewrites
+/// st.wrenches to exactly the applied wrenches, in contact order.
+Contacts contacts_from_args(const Model &model, const Args &args, State &st);
+
+/// f[frame][fx]..f[frame][tz] for every contact.
+std::vector<std::string> wrench_labels(const Contacts &contacts);
 
 /// Reproducible uniform numbers in [0, 1) (SplitMix64), independent of the standard library.
 class Random {
@@ -147,6 +192,10 @@ std::vector<Block> z_blocks(const Model &model);
 
 /// tau[joint] for every joint.
 std::vector<std::string> tau_labels(const Model &model);
+/// PREFIX[joint] for every joint.
+std::vector<std::string> joint_labels(const Model &model, const std::string &prefix);
+/// PREFIX[vx]..PREFIX[wz].
+std::vector<std::string> twist_labels(const std::string &prefix);
 
 // --- output ---------------------------------------------------------------------------------
 
@@ -204,6 +253,39 @@ void print_matrices(Format format, const std::vector<NamedMatrix> &matrices, Jso
 /// Prints a JSON document (2-space indentation) and a newline.
 void print_json(const Json &doc);
 
+/// A CSV field, quoted when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string &s);
+
+/// Writes `text` to the file at `path`; throws Error(Io) naming it if that fails.
+void write_text_file(const std::string &path, const std::string &text);
+
+// --- plots (svg.cpp) ------------------------------------------------------------------------
+
+/// One polyline of a plot. Points with a non-finite coordinate are skipped; on a log axis,
+/// values below the axis floor are drawn at the floor.
+struct PlotSeries {
+  std::string label;  // in the legend unless empty
+  std::string color;  // an SVG colour, "#1f77b4"
+  bool dashed = false;
+  std::vector<double> x, y;
+};
+
+/// A self-contained SVG line plot: title, subtitle, labelled axes with ticks, legend.
+struct Plot {
+  std::string title, subtitle, x_label, y_label;
+  bool log_x = false, log_y = false;
+  double y_floor = 0.0;         // log y: the smallest value drawn (0: from the data)
+  std::vector<double> x_ticks;  // explicit x ticks (empty: automatic)
+  std::vector<PlotSeries> series;
+  std::vector<PlotSeries> legend_only;  // legend keys without data (line styles)
+};
+
+/// The SVG document of a plot.
+std::string render_svg(const Plot &plot);
+
+/// A qualitative colour for series k (a 10-colour palette).
+std::string plot_color(int k);
+
 /// Keeps only the matrices named in --only (comma separated), if given; throws UsageError for
 /// an unknown name.
 std::vector<NamedMatrix> select_matrices(std::vector<NamedMatrix> matrices, const Args &args);
@@ -215,5 +297,7 @@ int cmd_dynamics(const std::vector<std::string> &argv);
 int cmd_linearize(const std::vector<std::string> &argv);
 int cmd_check(const std::vector<std::string> &argv);
 int cmd_generate(const std::vector<std::string> &argv);
+int cmd_simulate(const std::vector<std::string> &argv);
+int cmd_bench(const std::vector<std::string> &argv);
 
 }  // namespace geolin::cli

@@ -34,19 +34,26 @@ const Command kCommands[] = {
      "-Tsvg)\n"},
     {"dynamics", geolin::cli::cmd_dynamics, "forward dynamics nu_dot (ABA), optionally M and M^-1",
      "usage: geolin dynamics [URDF|-] [--state FILE | --random SEED] [--fixed-base]\n"
-     "                       [--format text|json|csv] [--mass-matrix] [--only NAMES]\n"
+     "                       [--contacts FRAME,... [--mixed]] [--format text|json|csv]\n"
+     "                       [--mass-matrix] [--only NAMES]\n"
      "\n"
      "Prints nu_dot = FD(H, s, v, r, tau) (base twist derivative, then joint accelerations).\n"
      "  --state FILE    the state as a JSON file (docs/state-file.md)\n"
      "  --random SEED   a reproducible random state\n"
      "                  default: base at z = 1 m pitched 90 deg, s_k = 0.5 sin(k+1),\n"
      "                  v = [0.3 0 0 0 0.5 0.2], r_k = 0.4 cos(k+1), tau_k = 2 sin(2k+1)\n"
+     "  --contacts FRAME,FRAME,...\n"
+     "                  apply external wrenches [fx fy fz tx ty tz] at these frames (URDF links),\n"
+     "                  taken from the state file's \"wrenches\" (zero for frames it omits)\n"
+     "  --mixed         wrench axes aligned with the inertial frame, at the frame origin\n"
+     "                  (default: the frame's own axes)\n"
      "  --mass-matrix   also print M(s) (CRBA) and M(s)^-1 (direct recursion)\n"
      "  --only NAMES    comma-separated subset of nu_dot, M, Minv\n"},
     {"linearize", geolin::cli::cmd_linearize,
      "the exact left-trivialized linearization z_dot = A z + B tau",
      "usage: geolin linearize [URDF|-] [--state FILE | --random SEED] [--fixed-base]\n"
-     "                        [--format text|json|csv] [--fd EPS] [--full] [--only A|B]\n"
+     "                        [--contacts FRAME,... [--mixed]] [--format text|json|csv]\n"
+     "                        [--fd EPS] [--full] [--only A|B]\n"
      "\n"
      "Prints A (N x N) and B (N x n_J) of z_dot = A z + B w at the state, with\n"
      "z = [z_H; z_s; z_v; z_r] acting on the right (H exp(z_H^), s + z_s, v + z_v, r + z_r).\n"
@@ -54,6 +61,12 @@ const Command kCommands[] = {
      "full. json and csv always carry the full matrices.\n"
      "  --state FILE    the state as a JSON file (docs/state-file.md)\n"
      "  --random SEED   a reproducible random state\n"
+     "  --contacts FRAME,FRAME,...\n"
+     "                  external wrenches at these frames become inputs too: B gets 6 columns\n"
+     "                  f[frame][fx..tz] per frame after tau[joint]; the wrenches of the state\n"
+     "                  file's \"wrenches\" (zero for frames it omits) also enter A\n"
+     "  --mixed         wrench axes aligned with the inertial frame, at the frame origin\n"
+     "                  (default: the frame's own axes)\n"
      "  --fd EPS        geometric central finite differences with step EPS instead (a check)\n"},
     {"check", geolin::cli::cmd_check,
      "compare the analytical linearization with finite differences",
@@ -73,6 +86,40 @@ const Command kCommands[] = {
      "\n"
      "Prints a URDF with N moving bodies: a serial chain, or a random tree (deterministic for a\n"
      "given seed). Example: geolin generate tree 20 7 | geolin check -\n"},
+    {"simulate", geolin::cli::cmd_simulate,
+     "integrate the dynamics (tau held constant), a CSV trajectory and energy plot",
+     "usage: geolin simulate [URDF|-] [--steps K] [--dt H] [--method euler|rk4]\n"
+     "                       [--state FILE | --random SEED] [--passive] [--fixed-base]\n"
+     "                       [--output FILE.csv] [--plot FILE.svg]\n"
+     "\n"
+     "Integrates K steps (default 1000) of length H (default 1e-3 s) with geolin::step from the\n"
+     "state (the default state unless --state or --random), with its tau held constant, and\n"
+     "writes the trajectory as CSV (standard output, or --output FILE), one row per step:\n"
+     "  t, x y z (base position), R00..R22 (base rotation, row by row), s[joint], v[vx..wz],\n"
+     "  r[joint], kinetic, potential, total (energies [J]), h_A[px..Lz] (the total spatial\n"
+     "  momentum, linear then angular about the inertial origin, in inertial axes).\n"
+     "A fixed base has no x..R22 and v columns. A summary goes to stderr (stdout with --output).\n"
+     "  --method M      euler (semi-implicit) or rk4 (Runge-Kutta-Munthe-Kaas, the default)\n"
+     "  --passive       tau = 0, so that the total energy is conserved\n"
+     "  --plot FILE.svg the energy error |E(t) - E(0)| against t on a log axis, for H and for\n"
+     "                  H/2 (a second run over the same duration)\n"},
+    {"bench", geolin::cli::cmd_bench, "time the algorithms (ns per call), and their scaling",
+     "usage: geolin bench [URDF...] [--seconds T] [--json] [--fixed-base]\n"
+     "       geolin bench --scaling [--seconds T] [--json] [--plot FILE.svg]\n"
+     "\n"
+     "Times forward dynamics (aba), inverse dynamics (rnea), the mass matrix (crba),\n"
+     "mass_matrix_inverse, linearize and linearize_finite_difference (eps 1e-5) at the default\n"
+     "state of each model (default: the bundled model): batches of about 1 ms, repeated for T\n"
+     "seconds per function (default 0.3, at least 3 batches); prints the median ns per call,\n"
+     "the interquartile range and min..max over the batches, and the ratios linearize / forward\n"
+     "dynamics, linearize_fd / linearize, forward / inverse dynamics.\n"
+     "  --json          a machine-readable result\n"
+     "  --scaling       chains and random trees of 8, 16, 32, 64, 128 bodies: time per call\n"
+     "                  against n and the fitted exponent (slope of log time against log n);\n"
+     "                  linearize_finite_difference is skipped above 64 bodies\n"
+     "  --plot FILE.svg (--scaling) every function's time against n, log-log; chains solid,\n"
+     "                  random trees dashed\n"
+     "Build in Release for meaningful numbers; a progress line shows on a terminal (stderr).\n"},
 };
 
 // The options of every command that reads a model.

@@ -1,5 +1,6 @@
 // geolin dynamics: forward dynamics nu_dot (ABA) at a state; M and M^-1 with --mass-matrix.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli.hpp"
 #include "geolin/algorithms.hpp"
@@ -7,9 +8,15 @@
 namespace geolin::cli {
 
 namespace {
-void print_state_header(const LoadedModel &lm, const State &st) {
+void print_state_header(const LoadedModel &lm, const State &st, const Contacts &contacts) {
   fmt::print("model: {}\n", model_summary(lm));
   fmt::print("state: {}\n", st.description);
+  if (contacts.count() > 0) {
+    fmt::print("external wrenches: {}\n", contacts.describe());
+    for (const auto &[name, w] : st.wrenches) {
+      fmt::print("  {}: [{}]\n", name, fmt::join(w.data(), w.data() + 6, ", "));
+    }
+  }
   fmt::print("gravity: [{}, {}, {}] m/s^2 (inertial frame)\n\n", st.gravity[0], st.gravity[1],
              st.gravity[2]);
 }
@@ -19,12 +26,15 @@ int cmd_dynamics(const std::vector<std::string> &argv) {
   ArgSpec spec;
   spec.flags = kModelFlags;
   spec.flags.insert("--mass-matrix");
+  spec.flags.insert(kContactFlags.begin(), kContactFlags.end());
   spec.options = {"--state", "--random", "--format", "--only"};
+  spec.options.insert(kContactOptions.begin(), kContactOptions.end());
   const Args args = parse_args(argv, spec);
   const Format format = parse_format(args);
   const LoadedModel lm = load_model(args);
   const Model &model = lm.model;
-  const State st = state_from_args(model, args);
+  State st = state_from_args(model, args);
+  const Contacts contacts = contacts_from_args(model, args, st);
   const Transform H = model.fixed_base ? model.H_A_0 : st.H;
 
   Workspace ws(model);
@@ -33,9 +43,11 @@ int cmd_dynamics(const std::vector<std::string> &argv) {
   std::vector<NamedMatrix> out;
 
   VecX nu_dot = VecX::Zero(n);
-  aba(model, ws, H, st.s, st.v, st.r, st.tau, nu_dot);
+  aba(model, ws, H, st.s, st.v, st.r, st.tau, contacts.external(), nu_dot);
   out.push_back({"nu_dot",
-                 "forward dynamics (ABA): [v_dot; r_dot]",
+                 contacts.count() > 0
+                     ? "forward dynamics (ABA) with external wrenches: [v_dot; r_dot]"
+                     : "forward dynamics (ABA): [v_dot; r_dot]",
                  nu_dot,
                  nu_labels(model, "v_dot", "r_dot"),
                  {"nu_dot"},
@@ -53,11 +65,13 @@ int cmd_dynamics(const std::vector<std::string> &argv) {
 
   Json doc;
   if (format == Format::Text) {
-    print_state_header(lm, st);
+    print_state_header(lm, st, contacts);
   } else if (format == Format::Json) {
     doc["model"] = model_json(lm);
     doc["state"] = state_json(model, st);
     doc["state_description"] = st.description;
+    if (contacts.count() > 0)
+      doc["contacts"] = {{"frames", contacts.names}, {"axes", contacts.axes_name()}};
     doc["labels"] = {{"nu", nu_labels(model, "v", "r")}};
   }
   print_matrices(format, out, doc, 6);

@@ -1,6 +1,8 @@
 // Command-line parsing, model loading and labels shared by every subcommand.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <iostream>
@@ -112,25 +114,70 @@ Args parse_args(const std::vector<std::string> &argv, const ArgSpec &spec) {
 
 // --- model ----------------------------------------------------------------------------------
 
-LoadedModel load_model(const Args &args) {
+unsigned load_flags(const Args &args) {
   unsigned flags = 0;
   if (args.flag("--fixed-base")) flags |= kFixedBase;
   if (args.flag("--joint-damping")) flags |= kJointDamping;
   if (args.flag("--strict-inertia")) flags |= kStrictInertia;
+  return flags;
+}
+
+LoadedModel load_model(const std::string &path, unsigned flags) {
   LoadedModel lm;
-  if (args.positional.empty()) {
+  if (path.empty()) {
     lm.source = fmt::format("{} (bundled)", kDefaultModelName);
     lm.model = load_urdf_string(kDefaultModelUrdf, flags);
-  } else if (args.positional[0] == "-") {
+  } else if (path == "-") {
     lm.source = "<stdin>";
     const std::string xml((std::istreambuf_iterator<char>(std::cin)),
                           std::istreambuf_iterator<char>());
     lm.model = load_urdf_string(xml, flags);
   } else {
-    lm.source = args.positional[0];
-    lm.model = load_urdf_file(args.positional[0], flags);
+    lm.source = path;
+    lm.model = load_urdf_file(path, flags);
   }
   return lm;
+}
+
+LoadedModel load_model(const Args &args) {
+  return load_model(args.positional.empty() ? std::string() : args.positional[0], load_flags(args));
+}
+
+namespace {
+// Levenshtein distance, case-insensitive: ranks the frame names offered after a typo.
+std::size_t edit_distance(const std::string &a, const std::string &b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      const std::size_t next = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+      diag = row[j];
+      row[j] = next;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+int find_frame(const Model &model, const std::string &name, const std::string &where) {
+  const int index = model.frame_index(name);
+  if (index >= 0) return index;
+  std::vector<std::pair<std::size_t, std::string>> ranked;
+  for (const auto &f : model.frames) ranked.emplace_back(edit_distance(name, f.name), f.name);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto &x, const auto &y) { return x.first < y.first; });
+  std::string closest;
+  for (std::size_t k = 0; k < ranked.size() && k < 5; ++k) {
+    closest += (k == 0 ? "" : ", ") + ranked[k].second;
+  }
+  throw Error(Status::InvalidArgument,
+              fmt::format("{}: the model has no frame named '{}' (closest: {}; {} frames in all, "
+                          "'geolin info' lists them)",
+                          where, name, closest, model.frames.size()));
 }
 
 std::string model_summary(const LoadedModel &lm) {
@@ -180,8 +227,18 @@ std::vector<Block> z_blocks(const Model &model) {
 }
 
 std::vector<std::string> tau_labels(const Model &model) {
+  return joint_labels(model, "tau");
+}
+
+std::vector<std::string> joint_labels(const Model &model, const std::string &prefix) {
   std::vector<std::string> out;
-  append_joints(out, model, "tau");
+  append_joints(out, model, prefix);
+  return out;
+}
+
+std::vector<std::string> twist_labels(const std::string &prefix) {
+  std::vector<std::string> out;
+  append_twist(out, prefix);
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "cli.hpp"
@@ -32,7 +33,6 @@ std::string format_number(double x, int precision) {
   return fmt::format("{:.{}e}", x, std::max(0, precision - 1));
 }
 
-namespace {
 std::string csv_field(const std::string &s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -42,7 +42,13 @@ std::string csv_field(const std::string &s) {
   }
   return out + "\"";
 }
-}  // namespace
+
+void write_text_file(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  if (out) out << text;
+  if (out) out.close();
+  if (!out) throw Error(Status::Io, fmt::format("cannot write the file '{}'", path));
+}
 
 void print_matrix_text(const NamedMatrix &m, int precision, int width) {
   const int rows = static_cast<int>(m.value.rows()), cols = static_cast<int>(m.value.cols());

@@ -100,6 +100,23 @@ Transform read_transform(const Json &j, const std::string &origin) {
   return Transform::from_matrix(H);
 }
 
+// "wrenches": {frame name: [fx, fy, fz, tx, ty, tz], ...}, in the order of the file.
+std::vector<std::pair<std::string, Vec6>> read_wrenches(const Json &j, const Model &model,
+                                                        const std::string &origin) {
+  const std::string field = "wrenches";
+  if (!j.is_object()) {
+    field_error(Status::InvalidArgument, origin, field,
+                "expected an object {\"frame name\": [fx, fy, fz, tx, ty, tz], ...}");
+  }
+  std::vector<std::pair<std::string, Vec6>> out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    find_frame(model, it.key(), fmt::format("state {}: field \"{}\"", origin, field));
+    const VecX w = read_vector(it.value(), 6, origin, fmt::format("{}.{}", field, it.key()));
+    out.emplace_back(it.key(), Vec6(w));
+  }
+  return out;
+}
+
 }  // namespace
 
 unsigned long long Random::next() {
@@ -199,14 +216,17 @@ State parse_state_json(const Model &model, const std::string &text, const std::s
       st.v = read_vector(val, 6, origin, key);
     } else if (key == "gravity") {
       st.gravity = read_vector(val, 3, origin, key);
-    } else if (key == "wrenches" || key == "contacts") {
+    } else if (key == "wrenches") {
+      st.wrenches = read_wrenches(val, model, origin);
+    } else if (key == "contacts") {
       field_error(Status::Unsupported, origin, key,
-                  "reserved for external wrenches and contacts, not supported yet");
+                  "reserved for contact models, not supported yet (external wrenches at frames: "
+                  "\"wrenches\")");
     } else if (key == "comment") {
       // free text, ignored
     } else {
       field_error(Status::InvalidArgument, origin, key,
-                  "unknown field (expected H, s, v, r, tau, gravity, comment)");
+                  "unknown field (expected H, s, v, r, tau, gravity, wrenches, comment)");
     }
   }
   return st;
@@ -243,6 +263,11 @@ Json state_json(const Model &model, const State &state) {
   j["r"] = vector_json(state.r);
   j["tau"] = vector_json(state.tau);
   j["gravity"] = vector_json(state.gravity);
+  if (!state.wrenches.empty()) {
+    Json w = Json::object();
+    for (const auto &[name, value] : state.wrenches) w[name] = vector_json(value);
+    j["wrenches"] = w;
+  }
   return j;
 }
 

@@ -1,11 +1,15 @@
 # Runs the geolin tool once and checks what it did. Used by the cli_* tests (CMakeLists.txt).
 #   cmake -DCLI=<geolin> -DARGS="a|b|c" [-DPIPE_ARGS="x|y"] [-DEXPECT_EXIT=0|1|2|nonzero]
 #         [-DSTDOUT_REGEX="re1&&re2"] [-DSTDERR_REGEX="re1&&re2"] [-DJSON_MEMBERS="A|B"]
-#         [-DLINKS_OF=model.urdf] -P run_cli.cmake
+#         [-DLINKS_OF=model.urdf] [-DSTDOUT_LINES=N] [-DJSON_SHAPE="B=36x36"]
+#         [-DOUTPUT_FILE=path [-DOUTPUT_FILE_REGEX="re1&&re2"]] -P run_cli.cmake
 # ARGS and PIPE_ARGS are '|'-separated; with PIPE_ARGS, `geolin PIPE_ARGS | geolin ARGS` runs.
 # Each regex of STDOUT_REGEX / STDERR_REGEX ('&&'-separated) must match. JSON_MEMBERS: stdout
 # must be a JSON object with these members; a member that is a list of lists must be square when
 # named A, M or Minv. LINKS_OF: every <link name="..."> of that URDF must appear in stdout.
+# STDOUT_LINES: stdout must have exactly N lines. JSON_SHAPE: members that are matrices of these
+# sizes (ROWSxCOLS, '|'-separated). OUTPUT_FILE: a file the run must create (it is removed first),
+# whose text must match every regex of OUTPUT_FILE_REGEX.
 if(NOT DEFINED CLI)
   message(FATAL_ERROR "run_cli.cmake: CLI is not set")
 endif()
@@ -13,6 +17,9 @@ if(NOT DEFINED EXPECT_EXIT)
   set(EXPECT_EXIT 0)
 endif()
 string(REPLACE "|" ";" args "${ARGS}")
+if(DEFINED OUTPUT_FILE)
+  file(REMOVE "${OUTPUT_FILE}")
+endif()
 if(DEFINED PIPE_ARGS)
   string(REPLACE "|" ";" pipe_args "${PIPE_ARGS}")
   execute_process(COMMAND "${CLI}" ${pipe_args} COMMAND "${CLI}" ${args}
@@ -42,12 +49,22 @@ elseif(NOT rc STREQUAL "${EXPECT_EXIT}")
   message(FATAL_ERROR "expected exit status ${EXPECT_EXIT}\n${context}")
 endif()
 
-foreach(stream stdout stderr)
+if(DEFINED OUTPUT_FILE)
+  if(NOT EXISTS "${OUTPUT_FILE}")
+    message(FATAL_ERROR "the output file ${OUTPUT_FILE} was not written\n${context}")
+  endif()
+  file(READ "${OUTPUT_FILE}" file_text)
+endif()
+
+foreach(stream stdout stderr file)
   string(TOUPPER "${stream}_REGEX" var)
   if(stream STREQUAL "stdout")
     set(text "${out}")
-  else()
+  elseif(stream STREQUAL "stderr")
     set(text "${err}")
+  else()
+    set(var OUTPUT_FILE_REGEX)
+    set(text "${file_text}")
   endif()
   if(DEFINED ${var})
     # Split on '&&' by hand: a CMake list would not split inside [...] (regex classes).
@@ -69,6 +86,14 @@ foreach(stream stdout stderr)
   endif()
 endforeach()
 
+if(DEFINED STDOUT_LINES)
+  string(REGEX MATCHALL "\n" newlines "${out}")
+  list(LENGTH newlines lines)
+  if(NOT lines EQUAL STDOUT_LINES)
+    message(FATAL_ERROR "expected ${STDOUT_LINES} lines on stdout, got ${lines}\n${context}")
+  endif()
+endif()
+
 if(DEFINED JSON_MEMBERS)
   string(JSON type ERROR_VARIABLE json_error TYPE "${out}")
   if(json_error OR NOT type STREQUAL "OBJECT")
@@ -86,6 +111,26 @@ if(DEFINED JSON_MEMBERS)
       if(json_error OR NOT n EQUAL cols OR n EQUAL 0)
         message(FATAL_ERROR "JSON member '${m}' is not a non-empty square matrix\n${context}")
       endif()
+    endif()
+  endforeach()
+endif()
+
+if(DEFINED JSON_SHAPE)
+  string(REPLACE "|" ";" shapes "${JSON_SHAPE}")
+  foreach(shape IN LISTS shapes)
+    if(NOT shape MATCHES "^([^=]+)=([0-9]+)x([0-9]+)$")
+      message(FATAL_ERROR "run_cli.cmake: bad JSON_SHAPE entry '${shape}'")
+    endif()
+    set(m "${CMAKE_MATCH_1}")
+    set(want_rows "${CMAKE_MATCH_2}")
+    set(want_cols "${CMAKE_MATCH_3}")
+    string(JSON rows ERROR_VARIABLE json_error LENGTH "${out}" "${m}")
+    if(NOT json_error)
+      string(JSON cols ERROR_VARIABLE json_error LENGTH "${out}" "${m}" 0)
+    endif()
+    if(json_error OR NOT rows EQUAL want_rows OR NOT cols EQUAL want_cols)
+      message(FATAL_ERROR
+              "JSON member '${m}' is not ${want_rows} x ${want_cols} (${rows} x ${cols})\n${context}")
     endif()
   endforeach()
 endif()

@@ -1,0 +1,424 @@
+// geolin bench: nanoseconds per call of the main algorithms (median and interquartile range over
+// batches of about 1 ms), their ratios, and with --scaling the time against the number of bodies
+// for chains and random trees, with fitted exponents and an optional SVG plot.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+
+#include "cli.hpp"
+#include "geolin/algorithms.hpp"
+#include "geolin/generate.hpp"
+
+namespace geolin::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kBatchSeconds = 1e-3;  // the target duration of one batch
+constexpr int kMinBatches = 3;
+constexpr double kFdEps = 1e-5;
+constexpr int kScalingSizes[] = {8, 16, 32, 64, 128};
+constexpr int kFdMaxBodies = 64;  // --scaling: linearize_finite_difference is O(n^2), skipped above
+constexpr unsigned kTreeSeed = 7;
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Keeps the results observable, so that no call can be optimized away.
+volatile double g_sink = 0.0;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Nanoseconds per call: the median and spread over the batches.
+struct Timing {
+  double median = kNaN, q1 = kNaN, q3 = kNaN, min = kNaN, max = kNaN;
+  long batch = 0, batches = 0;
+  bool measured() const { return batches > 0; }
+};
+
+// Linear interpolation between order statistics (sorted input).
+double quantile(const std::vector<double> &sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const std::size_t k = static_cast<std::size_t>(pos);
+  if (k + 1 >= sorted.size()) return sorted.back();
+  return sorted[k] + (pos - static_cast<double>(k)) * (sorted[k + 1] - sorted[k]);
+}
+
+// Runs `f` in batches sized to last about kBatchSeconds, for `seconds` (at least kMinBatches).
+Timing measure(const std::function<void()> &f, double seconds) {
+  f();  // warm-up
+  // The batch size: grow until a batch takes a quarter of the target, then scale by the fastest
+  // of three such batches (a preempted batch must not shrink it).
+  auto time_batch = [&f](long calls) {
+    const auto t0 = Clock::now();
+    for (long i = 0; i < calls; ++i) f();
+    return seconds_since(t0);
+  };
+  long batch = 1;
+  double dt = time_batch(batch);
+  while (dt < 0.25 * kBatchSeconds && batch < (1L << 26)) {
+    batch *= 4;
+    dt = time_batch(batch);
+  }
+  if (dt < kBatchSeconds) dt = std::min({dt, time_batch(batch), time_batch(batch)});
+  batch = std::max(1L, std::lround(static_cast<double>(batch) * kBatchSeconds / dt));
+  std::vector<double> ns;
+  const auto start = Clock::now();
+  while (static_cast<int>(ns.size()) < kMinBatches ||
+         (seconds_since(start) < seconds && ns.size() < 1000000)) {
+    const auto t0 = Clock::now();
+    for (long i = 0; i < batch; ++i) f();
+    ns.push_back(seconds_since(t0) * 1e9 / static_cast<double>(batch));
+  }
+  std::sort(ns.begin(), ns.end());
+  Timing t;
+  t.median = quantile(ns, 0.5);
+  t.q1 = quantile(ns, 0.25);
+  t.q3 = quantile(ns, 0.75);
+  t.min = ns.front();
+  t.max = ns.back();
+  t.batch = batch;
+  t.batches = static_cast<long>(ns.size());
+  return t;
+}
+
+// The benchmarked functions.
+struct Kernel {
+  const char *key;    // JSON and plot name
+  const char *label;  // text output
+};
+const Kernel kKernels[] = {
+    {"aba", "forward dynamics (aba)"}, {"rnea", "inverse dynamics (rnea)"},
+    {"crba", "mass matrix (crba)"},    {"minv", "mass_matrix_inverse"},
+    {"linearize", "linearize"},        {"linearize_fd", "linearize_finite_difference (eps 1e-5)"},
+};
+constexpr int kNumKernels = sizeof(kKernels) / sizeof(kKernels[0]);
+enum KernelId { kAba, kRnea, kCrba, kMinv, kLinearize, kLinearizeFd };
+
+// A model at its default state with every output buffer, ready to run kernel k.
+class Bench {
+ public:
+  explicit Bench(const Model &model)
+      : model_(model),
+        st_(default_state(model)),
+        ws_(model),
+        H_(model.fixed_base ? model.H_A_0 : st_.H) {
+    ws_.gravity = st_.gravity;
+    const int n = model.num_dofs(), N = model.state_dim(), nj = model.num_joints();
+    nu_dot_ = VecX::Zero(n);
+    tau_ = VecX::Zero(n);
+    M_ = MatX::Zero(n, n);
+    A_ = MatX::Zero(N, N);
+    B_ = MatX::Zero(N, nj);
+    aba(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, nu_dot_);  // rnea's input
+    accel_ = nu_dot_;
+  }
+
+  std::function<void()> kernel(int k) {
+    switch (k) {
+      case kAba:
+        return [this] {
+          aba(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, nu_dot_);
+          g_sink = nu_dot_[0];
+        };
+      case kRnea:
+        return [this] {
+          rnea(model_, ws_, H_, st_.s, st_.v, st_.r, accel_, tau_);
+          g_sink = tau_[0];
+        };
+      case kCrba:
+        return [this] {
+          crba(model_, ws_, st_.s, M_);
+          g_sink = M_(0, 0);
+        };
+      case kMinv:
+        return [this] {
+          mass_matrix_inverse(model_, ws_, st_.s, M_);
+          g_sink = M_(0, 0);
+        };
+      case kLinearize:
+        return [this] {
+          linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, A_, B_);
+          g_sink = A_(A_.rows() - 1, 0);
+        };
+      default:
+        return [this] {
+          linearize_finite_difference(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, kFdEps, A_,
+                                      B_);
+          g_sink = A_(A_.rows() - 1, 0);
+        };
+    }
+  }
+
+  const State &state() const { return st_; }
+
+ private:
+  const Model &model_;
+  State st_;
+  Workspace ws_;
+  Transform H_;
+  VecX nu_dot_, accel_, tau_;
+  MatX M_, A_, B_;
+};
+
+// A one-line progress report on stderr, only when it is a terminal.
+class Progress {
+ public:
+  explicit Progress(bool wanted) : enabled_(wanted && isatty(fileno(stderr)) != 0) {}
+  ~Progress() { clear(); }
+  void show(const std::string &text) {
+    if (!enabled_) return;
+    fmt::print(stderr, "\r{:<{}}", text, width_);
+    width_ = std::max(width_, text.size());
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (!enabled_ || width_ == 0) return;
+    fmt::print(stderr, "\r{:<{}}\r", "", width_);
+    std::fflush(stderr);
+    width_ = 0;
+  }
+
+ private:
+  bool enabled_;
+  std::size_t width_ = 0;
+};
+
+std::string format_ns(double ns) {
+  if (!std::isfinite(ns)) return "-";
+  return ns < 100.0 ? fmt::format("{:.1f}", ns) : fmt::format("{:.0f}", ns);
+}
+
+Json timing_json(const Timing &t) {
+  if (!t.measured()) return Json();
+  return {{"median_ns", t.median}, {"q1_ns", t.q1},   {"q3_ns", t.q3},
+          {"min_ns", t.min},       {"max_ns", t.max}, {"batches", t.batches},
+          {"batch_size", t.batch}};
+}
+
+double ratio(const Timing &a, const Timing &b) {
+  return a.median / b.median;
+}
+
+// --- one or more models -----------------------------------------------------------------------
+
+int bench_models(const Args &args, double seconds, bool json) {
+  std::vector<std::string> paths = args.positional;
+  if (paths.empty()) paths.push_back("");  // the bundled model
+  const unsigned flags = load_flags(args);
+  Progress progress(seconds * kNumKernels * static_cast<double>(paths.size()) > 1.0);
+  Json models = Json::array();
+  for (std::size_t m = 0; m < paths.size(); ++m) {
+    const LoadedModel lm = load_model(paths[m], flags);
+    Bench bench(lm.model);
+    std::vector<Timing> t(kNumKernels);
+    for (int k = 0; k < kNumKernels; ++k) {
+      progress.show(fmt::format("bench: {} ({}/{}): {} ({}/{})...", lm.model.name, m + 1,
+                                paths.size(), kKernels[k].key, k + 1, kNumKernels));
+      t[k] = measure(bench.kernel(k), seconds);
+    }
+    progress.clear();
+    const double r_lin = ratio(t[kLinearize], t[kAba]);
+    const double r_fd = ratio(t[kLinearizeFd], t[kLinearize]);
+    const double r_fdid = ratio(t[kAba], t[kRnea]);
+    if (json) {
+      Json functions = Json::object();
+      for (int k = 0; k < kNumKernels; ++k) {
+        Json entry = timing_json(t[k]);
+        entry["label"] = kKernels[k].label;
+        functions[kKernels[k].key] = entry;
+      }
+      models.push_back({{"model", model_json(lm)},
+                        {"state", bench.state().description},
+                        {"functions", functions},
+                        {"ratios",
+                         {{"linearize/forward_dynamics", r_lin},
+                          {"linearize_fd/linearize", r_fd},
+                          {"forward_dynamics/inverse_dynamics", r_fdid}}}});
+      continue;
+    }
+    if (m > 0) fmt::print("\n");
+    fmt::print("model: {}\n", model_summary(lm));
+    fmt::print("state: the default state; {:g} s per function in batches of ~{:g} ms\n\n", seconds,
+               kBatchSeconds * 1e3);
+    std::vector<std::vector<std::string>> rows;
+    for (int k = 0; k < kNumKernels; ++k) {
+      rows.push_back({kKernels[k].label, format_ns(t[k].median),
+                      fmt::format("{} .. {}", format_ns(t[k].q1), format_ns(t[k].q3)),
+                      fmt::format("{} .. {}", format_ns(t[k].min), format_ns(t[k].max)),
+                      fmt::format("{} x {}", t[k].batches, t[k].batch)});
+    }
+    print_table({"function", "median ns/call", "IQR (25%..75%)", "min .. max", "batches x calls"},
+                rows, {1, 2, 3, 4});
+    fmt::print("\nratios (of the medians):\n");
+    fmt::print("  linearize / forward dynamics          {:8.2f}\n", r_lin);
+    fmt::print("  linearize_fd / linearize              {:8.2f}\n", r_fd);
+    fmt::print("  forward dynamics / inverse dynamics   {:8.2f}\n", r_fdid);
+  }
+  if (json) print_json({{"seconds_per_function", seconds}, {"models", models}});
+  return kExitOk;
+}
+
+// --- scaling ----------------------------------------------------------------------------------
+
+struct Family {
+  std::string key, label;
+  std::function<std::string(int)> urdf;
+  std::vector<std::vector<double>> ns;  // [kernel][size]
+  std::vector<double> exponent;         // per kernel; NaN with fewer than two points
+};
+
+// Least-squares slope of log y against log x over the finite points.
+double fitted_exponent(const std::vector<double> &x, const std::vector<double> &y) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int count = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    if (!(std::isfinite(y[k]) && y[k] > 0.0)) continue;
+    const double lx = std::log(x[k]), ly = std::log(y[k]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+    ++count;
+  }
+  if (count < 2) return kNaN;
+  return (count * sxy - sx * sy) / (count * sxx - sx * sx);
+}
+
+int bench_scaling(const Args &args, double seconds, bool json) {
+  const unsigned flags = load_flags(args);
+  std::vector<double> sizes(std::begin(kScalingSizes), std::end(kScalingSizes));
+  std::vector<Family> families = {
+      {"chain", "chains", [](int n) { return make_chain_urdf(n); }, {}, {}},
+      {"tree",
+       fmt::format("random trees (seed {})", kTreeSeed),
+       [](int n) { return make_random_tree_urdf(n, kTreeSeed); },
+       {},
+       {}},
+  };
+  Progress progress(true);
+  for (auto &fam : families) {
+    fam.ns.assign(kNumKernels, std::vector<double>(sizes.size(), kNaN));
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const int n = static_cast<int>(sizes[i]);
+      const Model model = load_urdf_string(fam.urdf(n), flags);
+      Bench bench(model);
+      for (int k = 0; k < kNumKernels; ++k) {
+        if (k == kLinearizeFd && n > kFdMaxBodies) continue;
+        progress.show(
+            fmt::format("bench --scaling: {} of {} bodies: {}...", fam.key, n, kKernels[k].key));
+        fam.ns[k][i] = measure(bench.kernel(k), seconds).median;
+      }
+    }
+    for (int k = 0; k < kNumKernels; ++k) fam.exponent.push_back(fitted_exponent(sizes, fam.ns[k]));
+  }
+  progress.clear();
+
+  if (json) {
+    Json doc;
+    doc["seconds_per_function"] = seconds;
+    doc["sizes"] = sizes;
+    Json fams = Json::object();
+    for (const auto &fam : families) {
+      Json f = Json::object();
+      for (int k = 0; k < kNumKernels; ++k) {
+        Json times = Json::array();
+        for (double v : fam.ns[k]) times.push_back(std::isfinite(v) ? Json(v) : Json());
+        f[kKernels[k].key] = {
+            {"median_ns", times},
+            {"exponent", std::isfinite(fam.exponent[k]) ? Json(fam.exponent[k]) : Json()}};
+      }
+      fams[fam.key] = f;
+    }
+    doc["families"] = fams;
+    print_json(doc);
+  } else {
+    fmt::print(
+        "time per call (median ns) against the number of moving bodies n; {:g} s per function,\n"
+        "the default state; linearize_fd skipped above {} bodies\n\n",
+        seconds, kFdMaxBodies);
+    std::vector<std::string> header = {"family", "n"};
+    for (const auto &k : kKernels) header.push_back(k.key);
+    std::vector<std::vector<std::string>> rows;
+    std::set<int> right = {1};
+    for (int k = 0; k < kNumKernels; ++k) right.insert(2 + k);
+    for (const auto &fam : families) {
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        std::vector<std::string> row = {fam.key, fmt::format("{:g}", sizes[i])};
+        for (int k = 0; k < kNumKernels; ++k) row.push_back(format_ns(fam.ns[k][i]));
+        rows.push_back(std::move(row));
+      }
+    }
+    print_table(header, rows, right);
+    fmt::print("\nfitted exponent p of time ~ n^p (least squares on log time against log n):\n");
+    rows.clear();
+    for (int k = 0; k < kNumKernels; ++k) {
+      std::vector<std::string> row = {kKernels[k].key};
+      for (const auto &fam : families) {
+        row.push_back(std::isfinite(fam.exponent[k]) ? fmt::format("{:.2f}", fam.exponent[k])
+                                                     : "-");
+      }
+      rows.push_back(std::move(row));
+    }
+    print_table({"function", "chain", "tree"}, rows, {1, 2});
+  }
+
+  if (args.has("--plot")) {
+    Plot plot;
+    plot.title = "Time per call against the number of bodies";
+    plot.subtitle = fmt::format(
+        "chains solid, random trees (seed {}) dashed; median over batches, {:g} s per function{}",
+        kTreeSeed, seconds, load_flags(args) & kFixedBase ? ", fixed base" : "");
+    plot.x_label = "moving bodies n";
+    plot.y_label = "time per call [ns]";
+    plot.log_x = plot.log_y = true;
+    plot.x_ticks = sizes;
+    for (std::size_t f = 0; f < families.size(); ++f) {
+      for (int k = 0; k < kNumKernels; ++k) {
+        plot.series.push_back(
+            {f == 0 ? kKernels[k].key : "", plot_color(k), f > 0, sizes, families[f].ns[k]});
+      }
+    }
+    plot.legend_only = {{"chain", "#222", false, {}, {}}, {"random tree", "#222", true, {}, {}}};
+    write_text_file(args.get("--plot"), render_svg(plot));
+    fmt::print(json ? stderr : stdout, "{}plot: {}\n", json ? "" : "\n", args.get("--plot"));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int cmd_bench(const std::vector<std::string> &argv) {
+  ArgSpec spec;
+  spec.flags = kModelFlags;
+  spec.flags.insert({"--json", "--scaling"});
+  spec.options = {"--seconds", "--plot"};
+  spec.max_positional = 1000;
+  const Args args = parse_args(argv, spec);
+  const double seconds = args.get_double("--seconds", 0.3);
+  if (!(seconds >= 0.0 && seconds <= 3600.0)) throw UsageError("--seconds: T must be in [0, 3600]");
+  const bool json = args.flag("--json");
+  if (args.flag("--scaling")) {
+    if (!args.positional.empty()) {
+      throw UsageError("--scaling uses generated models: no URDF arguments");
+    }
+    return bench_scaling(args, seconds, json);
+  }
+  if (args.has("--plot")) throw UsageError("--plot needs --scaling");
+  for (const auto &p : args.positional) {
+    if (p == "-" && args.positional.size() > 1) {
+      throw UsageError("'-' (standard input) must be the only URDF");
+    }
+  }
+  return bench_models(args, seconds, json);
+}
+
+}  // namespace geolin::cli
