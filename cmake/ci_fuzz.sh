@@ -75,7 +75,7 @@ compile() {  # source object: the library is instrumented for coverage, not link
 for src in "${sources[@]}"; do
   obj="$BUILD/obj/$(basename "$(dirname "$src")")_$(basename "${src%.cpp}").o"
   objects+=("$obj")
-  if [[ ! -f "$obj" || "$src" -nt "$obj" || -n "$(find "$ROOT/include" "$ROOT/capi" -name '*.h*' -newer "$obj" -print -quit)" ]]; then
+  if [[ ! -f "$obj" || "$src" -nt "$obj" || -n "$(find "$ROOT/include" "$ROOT/capi" "$ROOT/src" -name '*.h*' -newer "$obj" -print -quit)" ]]; then
     while (($(jobs -rp | wc -l) >= JOBS)); do sleep 0.2; done
     echo "ci_fuzz: compiling ${src#"$ROOT"/}"
     compile "$src" "$obj" &

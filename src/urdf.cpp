@@ -20,6 +20,7 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -137,10 +138,16 @@ void append_utf8(std::string &out, unsigned long cp) {
   }
 }
 
-// Decode the predefined entities and character references of an attribute value.
-std::string decode_entities(const std::string &raw) {
-  if (raw.find('&') == std::string::npos) return raw;
-  std::string out;
+// Decode the predefined entities and character references of an attribute value. Returns
+// false when the value is not well-formed XML (an undeclared entity, a '&' without ';', a bad
+// character reference): TinyXML, urdfdom's parser, would decode such a value differently
+// (it drops the '&' of an unknown entity), and the names of the two parses must agree.
+bool decode_entities(const std::string &raw, std::string &out) {
+  if (raw.find('&') == std::string::npos) {
+    out = raw;
+    return true;
+  }
+  out.clear();
   out.reserve(raw.size());
   for (size_t i = 0; i < raw.size();) {
     if (raw[i] != '&') {
@@ -148,10 +155,7 @@ std::string decode_entities(const std::string &raw) {
       continue;
     }
     const size_t semi = raw.find(';', i);
-    if (semi == std::string::npos) {
-      out += raw[i++];
-      continue;
-    }
+    if (semi == std::string::npos) return false;
     const std::string ent = raw.substr(i + 1, semi - i - 1);
     if (ent == "lt") {
       out += '<';
@@ -164,14 +168,22 @@ std::string decode_entities(const std::string &raw) {
     } else if (ent == "apos") {
       out += '\'';
     } else if (ent.size() > 1 && ent[0] == '#') {
-      const bool hex = ent[1] == 'x' || ent[1] == 'X';
-      append_utf8(out, std::strtoul(ent.c_str() + (hex ? 2 : 1), nullptr, hex ? 16 : 10));
+      const bool hex = ent[1] == 'x';  // XML allows only the lowercase 'x'
+      const std::string digits = ent.substr(hex ? 2 : 1);
+      if (digits.empty() || digits.size() > 8) return false;
+      for (char c : digits)
+        if (!(hex ? std::isxdigit(static_cast<unsigned char>(c))
+                  : std::isdigit(static_cast<unsigned char>(c))))
+          return false;
+      const unsigned long cp = std::strtoul(digits.c_str(), nullptr, hex ? 16 : 10);
+      if (cp == 0 || cp > 0x10FFFF) return false;
+      append_utf8(out, cp);
     } else {
-      out += raw.substr(i, semi - i + 1);
+      return false;
     }
     i = semi + 1;
   }
-  return out;
+  return true;
 }
 
 bool scan_xml(const std::string &s, XmlDocument &doc) {
@@ -195,29 +207,12 @@ bool scan_xml(const std::string &s, XmlDocument &doc) {
       const size_t j = s.find("]]>", i + 9);
       if (j == std::string::npos) return false;
       i = j + 3;
-    } else if (starts(i, "<?")) {
-      const size_t j = s.find("?>", i + 2);
+    } else if (starts(i, "<?") || starts(i, "<!")) {
+      // Declarations, processing instructions and DOCTYPE end at the first '>', as in TinyXML
+      // (urdfdom's parser): skipping more (a DOCTYPE's internal subset up to "]>") would hide
+      // from this scanner elements that urdfdom reads, e.g. a joint closing a cycle.
+      const size_t j = s.find('>', i + 2);
       if (j == std::string::npos) return false;
-      i = j + 2;
-    } else if (starts(i, "<!")) {  // DOCTYPE, possibly with an internal subset [...]
-      int bracket = 0;
-      size_t j = i + 2;
-      char quote = 0;
-      for (; j < n; ++j) {
-        const char c = s[j];
-        if (quote) {
-          if (c == quote) quote = 0;
-        } else if (c == '"' || c == '\'') {
-          quote = c;
-        } else if (c == '[') {
-          ++bracket;
-        } else if (c == ']') {
-          --bracket;
-        } else if (c == '>' && bracket <= 0) {
-          break;
-        }
-      }
-      if (j >= n) return false;
       i = j + 1;
     } else if (starts(i, "</")) {
       const size_t j = s.find('>', i + 2);
@@ -260,7 +255,9 @@ bool scan_xml(const std::string &s, XmlDocument &doc) {
         const size_t v0 = j;
         j = s.find(quote, j);
         if (j == std::string::npos) return false;
-        element.attributes.emplace_back(std::move(key), decode_entities(s.substr(v0, j - v0)));
+        std::string value;
+        if (!decode_entities(s.substr(v0, j - v0), value)) return false;
+        element.attributes.emplace_back(std::move(key), std::move(value));
         ++j;
       }
       const int index = static_cast<int>(doc.elements.size());
@@ -275,6 +272,61 @@ bool scan_xml(const std::string &s, XmlDocument &doc) {
     }
   }
   return open.empty();
+}
+
+// TinyXML (urdfdom's XML parser) parses and destroys nested elements recursively, a few stack
+// frames per level: a document of ~100000 nested elements (300 kB) overflows an 8 MB stack.
+// Real URDFs nest fewer than 20 levels. xml_nesting_bound() over-approximates the depth TinyXML
+// would reach -- it follows TinyXML's grammar (an element starts with '<' and a letter, '_' or
+// a non-ASCII byte; '<!' and '<?' nodes end at the first '>'; comments and CDATA at their
+// terminator; '/' outside quotes in a tag closes it; '</' closes one level) and never skips
+// more text than TinyXML does -- and stops counting once past `limit`.
+constexpr int kMaxElementDepth = 256;
+
+int xml_nesting_bound(const std::string &s, int limit) {
+  const size_t n = s.size();
+  int depth = 0, deepest = 0;
+  size_t i = 0;
+  while (i < n) {
+    if (s[i] != '<') {
+      ++i;
+      continue;
+    }
+    if (s.compare(i, 4, "<!--") == 0 || s.compare(i, 9, "<![CDATA[") == 0) {
+      const bool comment = s[i + 2] == '-';
+      const size_t j = s.find(comment ? "-->" : "]]>", i + (comment ? 4 : 9));
+      if (j == std::string::npos) break;
+      i = j + 3;
+    } else if (i + 1 < n && s[i + 1] == '/') {
+      if (depth > 0) --depth;
+      i += 2;
+    } else if (i + 1 < n && (std::isalpha(static_cast<unsigned char>(s[i + 1])) ||
+                             s[i + 1] == '_' || static_cast<unsigned char>(s[i + 1]) >= 0x80)) {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+      size_t j = i + 1;
+      char quote = 0;
+      for (; j < n; ++j) {
+        const char c = s[j];
+        if (quote) {
+          if (c == quote) quote = 0;
+        } else if (c == '"' || c == '\'') {
+          quote = c;
+        } else if (c == '/') {  // self-closing (or a syntax error: TinyXML stops there)
+          --depth;
+          break;
+        } else if (c == '>') {
+          break;
+        }
+      }
+      i = j + 1;
+    } else {  // '<!...', '<?...' and anything else: TinyXML skips to the first '>'
+      const size_t j = s.find('>', i + 1);
+      if (j == std::string::npos) break;
+      i = j + 1;
+    }
+  }
+  return deepest;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -308,10 +360,18 @@ std::string quoted_list(const std::vector<std::string> &names, size_t max_names 
   return out;
 }
 
-// Every number of attribute `key` of `e` must be finite (urdfdom refuses "nan"/"inf" as a
-// syntax error; geolin reports them as a model error naming the element).
+// Largest magnitude accepted for masses, inertia entries, lengths and damping. No robot comes
+// near it, and it keeps the products the model and the dynamics form (m |o|^2, I + m |c|^2,
+// m g h, d r) far from overflow: a mass or offset of 1e308 is finite but turns the mass matrix
+// or the gravity force into Inf. Angles (periodic) and joint limits (not used) are not bounded.
+constexpr double kMaxMagnitude = 1e100;
+
+// Every number of attribute `key` of `e` must be finite and at most `max_magnitude` in
+// magnitude (urdfdom refuses "nan"/"inf" as a syntax error; geolin reports them as a model
+// error naming the element).
 void check_finite_attribute(const XmlElement *e, const char *key, const char *kind,
-                            const std::string &name, const char *what) {
+                            const std::string &name, const char *what,
+                            double max_magnitude = HUGE_VAL) {
   if (!e) return;
   const std::string *value = e->attribute(key);
   if (!value) return;
@@ -323,23 +383,32 @@ void check_finite_attribute(const XmlElement *e, const char *key, const char *ki
     while (*p && !is_space(*p)) ++p;
     char *end = nullptr;
     const double x = std::strtod(token, &end);
-    if (end == p && !std::isfinite(x))
+    if (end != p) continue;  // not a number: left to urdfdom
+    if (!std::isfinite(x))
       throw Error(Status::Model,
                   fmt::format("{} '{}': {} is not finite ('{}')", kind, name, what, *value));
+    if (std::abs(x) > max_magnitude)
+      throw Error(Status::Model,
+                  fmt::format("{} '{}': {} is too large ('{}'; geolin accepts magnitudes up to "
+                              "{:g})",
+                              kind, name, what, *value, max_magnitude));
   }
 }
 
 // Build the file structure and check it is a tree (dynamics.md §2). Throws Status::Model for
 // duplicate names, unknown links, several or no roots, cycles and non-finite numbers, and
-// Status::Unsupported for planar and floating joints. Returns false when an element lacks a
-// required attribute (left to urdfdom, which reports it as a parse error).
+// Status::Unsupported for planar and floating joints, Status::Parse when a link or joint lacks
+// a required attribute. Returns false when there is no link (left to urdfdom's message).
 bool scan_robot(const XmlDocument &doc, const XmlElement &robot, ScanRobot &out) {
   std::unordered_map<std::string, int> link_index, joint_index;
   for (int c : robot.children) {
     const XmlElement &e = doc.elements[c];
     if (e.name == "link") {
       const std::string *name = e.attribute("name");
-      if (!name) return false;
+      if (!name)
+        throw Error(Status::Parse,
+                    fmt::format("URDF parse error: link number {} has no name attribute",
+                                out.links.size() + 1));
       if (!link_index.emplace(*name, static_cast<int>(out.links.size())).second)
         throw Error(Status::Model, fmt::format("link '{}' is defined more than once", *name));
       ScanLink link;
@@ -351,9 +420,19 @@ bool scan_robot(const XmlDocument &doc, const XmlElement &robot, ScanRobot &out)
       const std::string *type = e.attribute("type");
       const XmlElement *parent = doc.first_child(e, "parent");
       const XmlElement *child = doc.first_child(e, "child");
-      if (!name || !type || !parent || !child || !parent->attribute("link") ||
-          !child->attribute("link"))
-        return false;
+      const char *missing = !name                        ? "a name attribute"
+                            : !type                      ? "a type attribute"
+                            : !parent                    ? "a <parent> element"
+                            : !parent->attribute("link") ? "a <parent link=...> attribute"
+                            : !child                     ? "a <child> element"
+                            : !child->attribute("link")  ? "a <child link=...> attribute"
+                                                         : nullptr;
+      if (missing)
+        throw Error(
+            Status::Parse,
+            fmt::format("URDF parse error: joint {} has no {}",
+                        name ? "'" + *name + "'" : fmt::format("number {}", out.joints.size() + 1),
+                        missing));
       if (!joint_index.emplace(*name, static_cast<int>(out.joints.size())).second)
         throw Error(Status::Model, fmt::format("joint '{}' is defined more than once", *name));
       ScanJoint joint;
@@ -371,19 +450,43 @@ bool scan_robot(const XmlDocument &doc, const XmlElement &robot, ScanRobot &out)
     const XmlElement *inertial = doc.first_child(doc.elements[link.element], "inertial");
     if (!inertial) continue;
     const XmlElement *origin = doc.first_child(*inertial, "origin");
-    check_finite_attribute(origin, "xyz", "link", link.name, "inertial origin xyz");
+    check_finite_attribute(origin, "xyz", "link", link.name, "inertial origin xyz", kMaxMagnitude);
     check_finite_attribute(origin, "rpy", "link", link.name, "inertial origin rpy");
-    check_finite_attribute(doc.first_child(*inertial, "mass"), "value", "link", link.name, "mass");
+    check_finite_attribute(doc.first_child(*inertial, "mass"), "value", "link", link.name, "mass",
+                           kMaxMagnitude);
     const XmlElement *inertia = doc.first_child(*inertial, "inertia");
     for (const char *key : {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"})
-      check_finite_attribute(inertia, key, "link", link.name, "inertia tensor");
+      check_finite_attribute(inertia, key, "link", link.name, "inertia tensor", kMaxMagnitude);
   }
   for (ScanJoint &joint : out.joints) {
     const XmlElement &e = doc.elements[joint.element];
     const XmlElement *origin = doc.first_child(e, "origin");
-    check_finite_attribute(origin, "xyz", "joint", joint.name, "origin xyz");
+    check_finite_attribute(origin, "xyz", "joint", joint.name, "origin xyz", kMaxMagnitude);
     check_finite_attribute(origin, "rpy", "joint", joint.name, "origin rpy");
     check_finite_attribute(doc.first_child(e, "axis"), "xyz", "joint", joint.name, "axis");
+    // The other numbers urdfdom reads (limits, dynamics, safety controller, calibration, mimic).
+    static const struct {
+      const char *element, *key, *what;
+      double max_magnitude;
+    } kJointNumbers[] = {
+        {"limit", "lower", "limit lower", HUGE_VAL},
+        {"limit", "upper", "limit upper", HUGE_VAL},
+        {"limit", "effort", "limit effort", HUGE_VAL},
+        {"limit", "velocity", "limit velocity", HUGE_VAL},
+        {"dynamics", "damping", "damping", kMaxMagnitude},
+        {"dynamics", "friction", "friction", HUGE_VAL},
+        {"safety_controller", "soft_lower_limit", "safety_controller soft_lower_limit", HUGE_VAL},
+        {"safety_controller", "soft_upper_limit", "safety_controller soft_upper_limit", HUGE_VAL},
+        {"safety_controller", "k_position", "safety_controller k_position", HUGE_VAL},
+        {"safety_controller", "k_velocity", "safety_controller k_velocity", HUGE_VAL},
+        {"calibration", "rising", "calibration rising", HUGE_VAL},
+        {"calibration", "falling", "calibration falling", HUGE_VAL},
+        {"mimic", "multiplier", "mimic multiplier", HUGE_VAL},
+        {"mimic", "offset", "mimic offset", HUGE_VAL},
+    };
+    for (const auto &n : kJointNumbers)
+      check_finite_attribute(doc.first_child(e, n.element), n.key, "joint", joint.name, n.what,
+                             n.max_magnitude);
     if (joint.type == "planar" || joint.type == "floating")
       throw Error(Status::Unsupported,
                   fmt::format("joint '{}' is of type {}, which geolin does not model (only "
@@ -627,7 +730,10 @@ Model build_model(const urdf::ModelInterface &urdf_model, const ScanRobot &scan,
       const ScanJoint &sjoint = scan.joints[slink.parent_joint];
       const urdf::JointConstSharedPtr joint = urdf_model.getJoint(sjoint.name);
       if (!joint)
-        throw Error(Status::Internal, fmt::format("joint '{}' missing in urdfdom", sjoint.name));
+        throw Error(Status::Parse,
+                    fmt::format("URDF parse error: joint '{}': urdfdom read its name differently "
+                                "(a character reference outside UTF-8?)",
+                                sjoint.name));
       if (!pose_is_finite(joint->parent_to_joint_origin_transform))
         throw Error(Status::Model, fmt::format("joint '{}': origin is not finite", joint->name));
       const int p = sjoint.parent_link;
@@ -638,9 +744,13 @@ Model build_model(const urdf::ModelInterface &urdf_model, const ScanRobot &scan,
         H_body_link[l] = H;
       } else {
         const JointType type = moving_joint_type(*joint);
-        const Vec3 axis(joint->axis.x, joint->axis.y, joint->axis.z);
+        Vec3 axis(joint->axis.x, joint->axis.y, joint->axis.z);
         if (!axis.allFinite())
           throw Error(Status::Model, fmt::format("joint '{}': axis is not finite", joint->name));
+        // Only the direction matters: scale large axes down first, so that the norm of, e.g.,
+        // (0, 0, 1e308) does not overflow (its normalization would give a zero axis).
+        const double largest = axis.cwiseAbs().maxCoeff();
+        if (largest > 1.0) axis /= largest;
         if (!(axis.norm() > 1e-12))
           throw Error(Status::Model, fmt::format("joint '{}': axis is zero", joint->name));
         const int b = add_body(slink.name);
@@ -659,7 +769,10 @@ Model build_model(const urdf::ModelInterface &urdf_model, const ScanRobot &scan,
     }
     const urdf::LinkConstSharedPtr link = urdf_model.getLink(slink.name);
     if (!link)
-      throw Error(Status::Internal, fmt::format("link '{}' missing in urdfdom", slink.name));
+      throw Error(Status::Parse,
+                  fmt::format("URDF parse error: link '{}': urdfdom read its name differently (a "
+                              "character reference outside UTF-8?)",
+                              slink.name));
     double m;
     Vec3 c;
     Mat3 I_c;
@@ -700,6 +813,27 @@ struct UrdfHolder {
 };
 
 Model load(const std::string &xml, unsigned flags) {
+  if (xml_nesting_bound(xml, kMaxElementDepth) > kMaxElementDepth)
+    throw Error(Status::Parse, fmt::format("URDF parse error: XML elements are nested more than "
+                                           "{} levels deep",
+                                           kMaxElementDepth));
+  // The structure is checked before urdfdom sees the file: urdfdom links a cycle of joints
+  // into a cycle of shared pointers before it detects it, and then leaks it.
+  XmlDocument doc;
+  if (!scan_xml(xml, doc))
+    throw Error(Status::Parse,
+                "URDF parse error: the XML is not well-formed (an element, comment, CDATA section "
+                "or attribute value is not closed, an end tag does not match, or an attribute "
+                "has an undeclared entity or a bad character reference)");
+  ScanRobot scan;
+  bool structured = false;
+  for (int t : doc.top) {
+    if (doc.elements[t].name == "robot") {
+      structured = scan_robot(doc, doc.elements[t], scan);
+      break;
+    }
+  }
+
   CapturingHandler handler;
   UrdfHolder urdf_model;
   {
@@ -713,18 +847,6 @@ Model load(const std::string &xml, unsigned flags) {
     }
   }
   const std::string said = handler.text().empty() ? "(no message)" : handler.text();
-
-  XmlDocument doc;
-  ScanRobot scan;
-  bool structured = false;
-  if (scan_xml(xml, doc)) {
-    for (int t : doc.top) {
-      if (doc.elements[t].name == "robot") {
-        structured = scan_robot(doc, doc.elements[t], scan);
-        break;
-      }
-    }
-  }
   if (!urdf_model.model) throw Error(Status::Parse, fmt::format("URDF parse error: {}", said));
   if (handler.had_error()) throw Error(Status::Parse, fmt::format("URDF parse error: {}", said));
   if (!structured)

@@ -84,7 +84,10 @@ struct Model {
 /// or body at fault. Called by the URDF loader and by code that builds a Model by hand.
 void finalize_model(Model &model);
 
-/// Load a URDF (urdf.cpp). flags: LoadFlags bits. Throws Error with Status::Io, Parse, Model or
+/// Load a URDF (urdf.cpp). flags: LoadFlags bits. Hardening limits: XML nested more than 256
+/// levels is refused (Status::Parse; urdfdom's parser recurses per level), and masses,
+/// inertias, lengths and damping above 1e100 in magnitude are refused (Status::Model) since
+/// they overflow in the dynamics. Throws Error with Status::Io, Parse, Model or
 /// Unsupported and a message naming the offending element. Never prints anything.
 Model load_urdf_file(const std::string &path, unsigned flags = 0);
 Model load_urdf_string(const std::string &xml, unsigned flags = 0);
