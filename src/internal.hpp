@@ -17,6 +17,18 @@ inline Vec6 gravity_base_acceleration(const Model &model, const Workspace &ws, c
   return a;
 }
 
+/// The base motion seen by RNEAmb in frame 0: v_0 = v and a_0 = ν̇_b + [−Rᵀg; 0] (moving base),
+/// or v_0 = 0 and a_0 = [−R_0ᵀg; 0] (fixed base).
+inline void base_motion(const Model &model, const Workspace &ws, const Transform &H, const Vec6 &v,
+                        CRefVec nu_dot, Vec6 &v0, Vec6 &a0) {
+  a0 = gravity_base_acceleration(model, ws, H);
+  v0.setZero();
+  if (!model.fixed_base) {
+    a0 += nu_dot.head<6>();
+    v0 = v;
+  }
+}
+
 /// The joint transform ^{λ(i)|i} H_i(q) = exp(q S_i^) (dynamics.md §2).
 inline Transform joint_motion(const Model &model, int i, double q) {
   Transform T;

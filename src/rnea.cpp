@@ -38,12 +38,8 @@ void rnea(const Model &model, Workspace &ws, const Transform &H, CRefVec s, cons
           CRefVec r, CRefVec nu_dot, RefVec out) {
   forward_kinematics(model, ws, s);
   ws.ext_active = false;
-  Vec6 a0 = detail::gravity_base_acceleration(model, ws, H);
-  Vec6 v0 = Vec6::Zero();
-  if (!model.fixed_base) {
-    a0 += nu_dot.head<6>();
-    v0 = v;
-  }
+  Vec6 v0, a0;
+  detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
   detail::rnea_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), model.n_B), out);
 }
 

@@ -125,12 +125,8 @@ void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRe
                       const Vec6 &v, CRefVec r, CRefVec nu_dot, RefMat dID_ds, RefMat dID_dnu) {
   forward_kinematics(model, ws, s);
   ws.ext_active = false;
-  Vec6 a0 = detail::gravity_base_acceleration(model, ws, H);
-  Vec6 v0 = Vec6::Zero();
-  if (!model.fixed_base) {
-    a0 += nu_dot.head<6>();
-    v0 = v;
-  }
+  Vec6 v0, a0;
+  detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
   const int nj = model.n_B, n = model.num_dofs();
   detail::rnea_derivatives_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), nj),
                                 ws.rhs.leftCols(nj), ws.rhs.middleCols(nj, n));
