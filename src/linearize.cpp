@@ -57,7 +57,7 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
   const int s_col = moving ? 6 : 0;  // first column of z_s
   // Rows n..2n−1 of A from the rows of X (a transposing copy, one contiguous row at a time).
   for (int k = 0; k < n; ++k) {
-    const double *x = &R(k, 0);
+    const double *x = R.row(k).data();
     for (int c = 0; c < nj; ++c) A(n + k, s_col + c) = -x[c];
     for (int c = 0; c < n; ++c) A(n + k, n + c) = -x[c_nu + c];
   }
@@ -73,8 +73,8 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     A.block(0, n, nj, nj).setIdentity();
   }
   B.topRows(n).setZero();
-  for (int k = 0; k < n; ++k) {  // M⁻¹ S, then M⁻¹ J_Fᵀ per wrench
-    const double *x = &R(k, c_S);
+  for (int k = 0; k < n; ++k) {               // M⁻¹ S, then M⁻¹ J_Fᵀ per wrench
+    const double *x = R.row(k).data() + c_S;  // (no element access: c_S may equal cols)
     for (int c = 0; c < nj + 6 * nf; ++c) B(n + k, c) = x[c];
   }
   ws.ext_active = false;
