@@ -1,5 +1,5 @@
-// Comparison with values from an independent implementation (../shared/reference, computed with
-// Pinocchio 3.7): catches URDF-interpretation and convention mistakes that a finite-difference
+// Comparison with values from an independent implementation (optional ../shared/reference, computed
+// with Pinocchio 3.7): catches URDF-interpretation and convention mistakes that a finite-difference
 // check cannot see. Optional: skipped (and says so) when the folder is absent, as in a user's
 // clone.
 #include <fstream>

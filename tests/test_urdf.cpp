@@ -1,5 +1,6 @@
 // URDF loader tests (src/urdf.cpp): bundled models, fixed-joint merging, file order, every
-// error class of model.hpp, silence of urdfdom, and the real robots of ../shared/models.
+// error class of model.hpp, silence of urdfdom, and the real robots of ../shared/models (optional:
+// skipped without it).
 #include <console_bridge/console.h>
 #include <gtest/gtest.h>
 
