@@ -77,8 +77,16 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
 
 /// X = M⁻¹ R for the first `cols` columns of ws.rhs (overwritten by X), with the articulated-body
 /// factorization left by aba_pass (ws.IA, ws.U, ws.D_inv): O(n) per column, no M⁻¹ formed
-/// (RBDA §7.3 with velocity-free inputs; Carpentier 2018).
-void articulated_solve(const Model &model, Workspace &ws, int cols);
+/// (RBDA §7.3 with velocity-free inputs; Carpentier 2018). `blocks` cover [0, cols) and state
+/// the sparsity of R; entries of R outside it must be zero.
+void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
+                       int cols);
+
+/// The instruction set of articulated_solve's column loops: "baseline" or "avx2+fma" (chosen at
+/// run time). force_solve_isa selects one for tests ("baseline", "avx2+fma" where the processor
+/// has it; nullptr restores the automatic choice) and says whether it could.
+const char *solve_isa();
+bool force_solve_isa(const char *isa);
 
 /// M^{-1} passes (Carpentier 2018) after kinematics.
 void minv_pass(const Model &model, Workspace &ws, RefMat Minv);

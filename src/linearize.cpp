@@ -10,6 +10,25 @@
 namespace geolin {
 namespace {
 
+// dst(k, c) = sign · X(k, c) for a row-major X and a column-major dst, in 4 x 4 tiles so that
+// both sides stay in cache lines already loaded.
+void copy_transposed(const double *X, Eigen::Index ldx, int rows, int cols, double sign,
+                     double *dst, Eigen::Index ld) {
+  int c0 = 0;
+  for (; c0 + 4 <= cols; c0 += 4) {
+    for (int k = 0; k < rows; ++k) {
+      const double *x = X + k * ldx + c0;
+      double *d = dst + c0 * ld + k;
+      d[0] = sign * x[0];
+      d[ld] = sign * x[1];
+      d[2 * ld] = sign * x[2];
+      d[3 * ld] = sign * x[3];
+    }
+  }
+  for (; c0 < cols; ++c0)
+    for (int k = 0; k < rows; ++k) dst[c0 * ld + k] = sign * X[k * ldx + c0];
+}
+
 void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
                     CRefVec r, CRefVec tau, const ExternalWrenches *ext, RefMat A, RefMat B) {
   const int nj = model.n_B;
@@ -51,32 +70,37 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     G.topRows<6>() = ws.EC_ext[0];
     for (int i = 1; i <= nj; ++i) G.row(model.dof(i)) = ws.SE_row[i].transpose();
   }
-  detail::articulated_solve(model, ws, cols);
+  // The sparsity of each block, so that the solve skips columns that are zero on a branch.
+  using Blk = RhsBlock;
+  RhsBlock *blocks = ws.rhs_blocks.data();
+  int nblk = 0;
+  blocks[nblk++] = {Blk::kPerJoint, 0, nj};
+  blocks[nblk++] = {Blk::kDense, c_nu, n - nj};  // base columns of ∂ID/∂ν (none if fixed)
+  blocks[nblk++] = {Blk::kPerJoint, c_nu + n - nj, nj};
+  blocks[nblk++] = {Blk::kUnit, c_S, nj};
+  for (int w = 0; w < nf; ++w)
+    blocks[nblk++] = {Blk::kAtBody, c_w + 6 * w, 6, model.frames[ext->frames[w]].body};
+  if (mixed) blocks[nblk++] = {Blk::kDense, c_E, 3};
+  detail::articulated_solve(model, ws, blocks, nblk, cols);
 
-  A.setZero();
+  // A and B are column-major: write each column once, the bottom half from the rows of X.
   const int s_col = moving ? 6 : 0;  // first column of z_s
-  // Rows n..2n−1 of A from the rows of X (a transposing copy, one contiguous row at a time).
-  for (int k = 0; k < n; ++k) {
-    const double *x = R.row(k).data();
-    for (int c = 0; c < nj; ++c) A(n + k, s_col + c) = -x[c];
-    for (int c = 0; c < n; ++c) A(n + k, n + c) = -x[c_nu + c];
-  }
+  A.topRows(n).setZero();
   if (moving) {
-    // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
-    const Vec3 g_base = H.R.transpose() * ws.gravity;
-    A.block<3, 3>(n, 3) = hat(g_base);
-    if (mixed) A.block(n, 3, n, 3) += R.middleCols(c_E, 3);
     A.topLeftCorner<6, 6>() = -cross_motion(v);  // −ad_v
     A.block<6, 6>(0, n).setIdentity();           // ż_H ← z_v
     A.block(6, n + 6, nj, nj).setIdentity();     // ż_s ← z_r
+    // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
+    A.block(n, 0, n, 6).setZero();
+    A.block<3, 3>(n, 3) = hat(H.R.transpose() * ws.gravity);
+    if (mixed) A.block(n, 3, n, 3) += R.middleCols(c_E, 3);
   } else {
     A.block(0, n, nj, nj).setIdentity();
   }
-  B.topRows(n).setZero();
-  for (int k = 0; k < n; ++k) {               // M⁻¹ S, then M⁻¹ J_Fᵀ per wrench
-    const double *x = R.row(k).data() + c_S;  // (no element access: c_S may equal cols)
-    for (int c = 0; c < nj + 6 * nf; ++c) B(n + k, c) = x[c];
-  }
+  copy_transposed(R.data(), R.outerStride(), n, nj, -1.0, &A(n, s_col), A.outerStride());
+  copy_transposed(R.data() + c_nu, R.outerStride(), n, n, -1.0, &A(n, n), A.outerStride());
+  B.topRows(n).setZero();  // M⁻¹ S, then M⁻¹ J_Fᵀ per wrench
+  copy_transposed(R.data() + c_S, R.outerStride(), n, nj + 6 * nf, 1.0, &B(n, 0), B.outerStride());
   ws.ext_active = false;
 }
 

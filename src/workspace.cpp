@@ -1,5 +1,7 @@
 #include "geolin/workspace.hpp"
 
+#include <algorithm>
+
 namespace geolin {
 
 Workspace::Workspace(const Model &model) {
@@ -19,9 +21,29 @@ Workspace::Workspace(const Model &model) {
   // most one per frame on average) and 3 for the attitude dependence of Mixed wrenches.
   max_rhs = 2 * nj + n + 6 * static_cast<int>(model.frames.size()) + 3;
   rhs.setZero(n, max_rhs);
-  P_panel.setZero(6 * nb, max_rhs);
-  A_panel.setZero(6 * nb, max_rhs);
   touched.assign(nb, 0);
+  // Panel slots of the solver (articulated_solve.cpp): a body with one child hands its block
+  // to that child, the next body visited, so it takes one of two slots alternating with depth;
+  // a body with several children keeps its block while they are visited, in a slot of its
+  // branching depth. The working set stays in the L1 cache whatever the number of bodies.
+  limb_root.assign(nb, 0);
+  panel_slot.assign(nb, 0);
+  std::vector<int> branch_depth(nb, 0);  // branching bodies among the proper ancestors
+  int slots = 3;
+  for (int i = 1; i < nb; ++i) {
+    const int lam = model.parent[i];
+    limb_root[i] = lam == 0 ? i : limb_root[lam];
+    branch_depth[i] = branch_depth[lam] + (lam > 0 && model.children[lam].size() >= 2);
+    if (model.children[i].size() >= 2) {
+      panel_slot[i] = 3 + branch_depth[i];
+      slots = std::max(slots, panel_slot[i] + 1);
+    } else {
+      panel_slot[i] = 1 + model.depth[i] % 2;
+    }
+  }
+  rhs_blocks.resize(5 + model.frames.size());
+  P_panel.setZero(6 * slots, max_rhs);
+  A_panel.setZero(6 * slots, max_rhs);
   BC.assign(nb, Mat6::Zero());
   D_inv.assign(nb, 0.0);
   u.assign(nb, 0.0);

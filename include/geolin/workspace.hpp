@@ -13,6 +13,21 @@ namespace geolin {
 using VecX = Eigen::VectorXd;
 using MatX = Eigen::MatrixXd;
 
+/// Where the generalized forces of a block of right-hand-side columns can be non-zero, so that
+/// articulated_solve skips the columns that are zero on a branch. Joint j is column
+/// begin + j − 1 of a kPerJoint or kUnit block (count = n_B).
+struct RhsBlock {
+  enum Kind {
+    kDense,     // any row
+    kPerJoint,  // column of joint j: the base rows and those of j's ancestors and subtree
+    kUnit,      // column of joint j: row dof(j) only
+    kAtBody,    // the base rows and those of the joints on the path to `body`
+  };
+  Kind kind;
+  int begin, count;
+  int body = 0;
+};
+
 struct Workspace {
   explicit Workspace(const Model &model);
 
@@ -38,13 +53,16 @@ struct Workspace {
   std::vector<Vec3> SE_row;                                // S_iᵀ EC_i
   MatX G_w;                                                // n x 6: J_Fᵀ of one wrench
 
-  // M⁻¹ applied to many right-hand sides at once (articulated_solve, minv.cpp): row-major
-  // panels, 6 rows per body, one column per right-hand side.
+  // M⁻¹ applied to many right-hand sides at once (articulated_solve.cpp): row-major
+  // panels, 6 rows per body slot, one column per right-hand side.
   using RowMajorMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  RowMajorMat rhs;            // n x max_rhs: right-hand sides, overwritten by the solution
-  RowMajorMat P_panel;        // 6 (n_B + 1) x max_rhs: articulated bias forces
-  RowMajorMat A_panel;        // 6 (n_B + 1) x max_rhs: accelerations
-  std::vector<char> touched;  // P_panel block of a body initialized in this pass
+  RowMajorMat rhs;                   // n x max_rhs: right-hand sides, overwritten by the solution
+  RowMajorMat P_panel;               // 6 rows per slot x max_rhs: articulated bias forces
+  RowMajorMat A_panel;               // 6 rows per slot x max_rhs: accelerations
+  std::vector<char> touched;         // P_panel block of a body initialized in this pass
+  std::vector<int> limb_root;        // first joint on the path from the base to body i
+  std::vector<int> panel_slot;       // 6-row block of P_panel and A_panel used by body i
+  std::vector<RhsBlock> rhs_blocks;  // sparsity of the right-hand sides, per block
   int max_rhs = 0;
 
   // Dense scratch.
