@@ -23,17 +23,20 @@ namespace {
 // B = (v ×*) M − M (v ×) + Ξ(h), h = M v. Written out in 3x3 blocks with
 // M = [[m 1, −m c^], [m c^, Ī]] (Ī the rotational inertia about the frame origin), its left
 // half vanishes and B = [[0, −2 h_f^], [0, −m (l^ c^ + c^ l^) + w^ Ī − Ī w^ − h_n^]]
-// for v = [l; w], h = [h_f; h_n]: an O(1) closed form instead of two 6x6 products.
-void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat6 &B) {
-  const Mat3 mC = M.bottomLeftCorner<3, 3>();  // m c^
-  const Mat3 Ibar = M.bottomRightCorner<3, 3>();
-  const Mat3 L = hat(v.head<3>()), W = hat(v.tail<3>());
-  B.leftCols<3>().setZero();
-  B.topRightCorner<3, 3>() = -2.0 * hat(h.head<3>());
-  B.bottomRightCorner<3, 3>().noalias() = W * Ibar;
-  B.bottomRightCorner<3, 3>().noalias() -= Ibar * W;
-  B.bottomRightCorner<3, 3>().noalias() -= L * mC + mC * L;
-  B.bottomRightCorner<3, 3>() -= hat(h.tail<3>());
+// for v = [l; w], h = [h_f; h_n]: an O(1) closed form instead of two 6x6 products. With Ī
+// symmetric, w^ Ī − Ī w^ = w^ Ī + (w^ Ī)ᵀ, and a^ b^ = b aᵀ − (a·b) 1 gives
+// l^ c^ + c^ l^ = c lᵀ + l cᵀ − 2 (l·c) 1. Writes the right half.
+using Mat63 = Eigen::Matrix<double, 6, 3>;
+void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat63 &B) {
+  const Vec3 mc = vee(M.bottomLeftCorner<3, 3>());  // m c
+  const Vec3 l = v.head<3>();
+  const Mat3 WI = hat(v.tail<3>()) * M.bottomRightCorner<3, 3>();
+  B.topRows<3>() = -2.0 * hat(h.head<3>());
+  auto Bn = B.bottomRows<3>();
+  Bn = WI + WI.transpose() - hat(h.tail<3>());
+  Bn.noalias() -= mc * l.transpose();
+  Bn.noalias() -= l * mc.transpose();
+  Bn.diagonal().array() += 2.0 * l.dot(mc);
 }
 
 }  // namespace
@@ -76,9 +79,9 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     ws.F[lam] += ws.F[k];
     if (mixed) ws.EC_ext[lam] += ws.EC_ext[k];
   }
-  // Per body: the rows S_iᵀ I^C_i and S_iᵀ B^C_i (stored transposed).
+  // Per body: the rows S_iᵀ I^C_i = (I^C_i S_i)ᵀ (I^C is symmetric) and S_iᵀ B^C_i.
   for (int i = 1; i <= nb; ++i) {
-    ws.SI_row[i].noalias() = ws.IC[i].transpose() * ws.S0[i];
+    ws.SI_row[i].noalias() = ws.IC[i] * ws.S0[i];
     ws.SB_row[i].noalias() = ws.BC[i].transpose() * ws.S0[i];
     if (mixed) ws.SE_row[i].noalias() = ws.EC_ext[i].transpose() * ws.S0[i];
   }
@@ -87,17 +90,23 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
   for (int j = 1; j <= nb; ++j) {
     const int cj = j - 1;         // column of s_j in dID_ds
     const int dj = model.dof(j);  // column of r_j in dID_dnu
-    const Vec6 &Sj = ws.S0[j];
-    // Subtree rows.
+    const Vec6 &Sj = ws.S0[j], &Pd = ws.Psi_dot[j], &Pdd = ws.Psi_ddot[j];
+    // Subtree rows (B^C has a zero left half: only angular parts of Ψ̇_j and S_j enter).
     for (int i = j; i < model.subtree_end[j]; ++i) {
-      dID_ds(model.dof(i), cj) = ws.SI_row[i].dot(ws.Psi_ddot[j]) + ws.SB_row[i].dot(ws.Psi_dot[j]);
-      dID_dnu(model.dof(i), dj) = 2.0 * ws.SI_row[i].dot(ws.Psi_dot[j]) + ws.SB_row[i].dot(Sj);
-      if (mixed) dID_ds(model.dof(i), cj) -= ws.SE_row[i].dot(Sj.tail<3>());
+      const Vec6 &SI = ws.SI_row[i];
+      const Vec3 &SB = ws.SB_row[i];
+      double ds = SI.dot(Pdd) + SB.dot(Pd.tail<3>());
+      if (mixed) ds -= ws.SE_row[i].dot(Sj.tail<3>());
+      dID_ds(model.dof(i), cj) = ds;
+      dID_dnu(model.dof(i), dj) = 2.0 * SI.dot(Pd) + SB.dot(Sj.tail<3>());
     }
     // Ancestor rows.
-    Vec6 Q = cross_force(Sj, ws.F[j]) + ws.IC[j] * ws.Psi_ddot[j] + ws.BC[j] * ws.Psi_dot[j];
+    Vec6 Q = cross_force(Sj, ws.F[j]);
+    Q.noalias() += ws.IC[j] * Pdd;
+    Q.noalias() += ws.BC[j] * Pd.tail<3>();
     if (mixed) Q.noalias() -= ws.EC_ext[j] * Sj.tail<3>();
-    const Vec6 W = 2.0 * (ws.IC[j] * ws.Psi_dot[j]) + ws.BC[j] * Sj;
+    Vec6 W = ws.IC[j] * (2.0 * Pd);
+    W.noalias() += ws.BC[j] * Sj.tail<3>();
     for (int i = model.parent[j]; i >= 1; i = model.parent[i]) {
       dID_ds(model.dof(i), cj) = ws.S0[i].dot(Q);
       dID_dnu(model.dof(i), dj) = ws.S0[i].dot(W);
@@ -108,12 +117,16 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     }
   }
   if (moving) {
-    const Mat6 v0x = cross_motion(v0);
+    // ∂τ_i/∂v = S_iᵀ (B^C_i + I^C_i (v_0×)) = [0, S_iᵀ B^C_i] − ((v_0 ×*) I^C_i S_i)ᵀ, using
+    // (v×)ᵀ = −(v×*): O(1) per body instead of a 6x6 product.
     for (int i = 1; i <= nb; ++i) {
-      const Mat6 G = ws.BC[i] + ws.IC[i] * v0x;
-      dID_dnu.block<1, 6>(model.dof(i), 0) = ws.S0[i].transpose() * G;
+      const Vec6 row = -cross_force(v0, ws.SI_row[i]);
+      auto out = dID_dnu.block<1, 6>(model.dof(i), 0);
+      out = row.transpose();
+      out.tail<3>() += ws.SB_row[i].transpose();
     }
-    dID_dnu.topLeftCorner<6, 6>() = ws.BC[0] + ws.IC[0] * v0x;
+    dID_dnu.topLeftCorner<6, 6>().noalias() = ws.IC[0] * cross_motion(v0);
+    dID_dnu.block<6, 3>(0, 3) += ws.BC[0];
   }
   if (model.joint_damping)  // τ = ID + D r
     for (int i = 1; i <= nb; ++i) dID_dnu(model.dof(i), model.dof(i)) += model.damping[i];

@@ -16,7 +16,7 @@ Workspace::Workspace(const Model &model) {
   IC.assign(nb, Mat6::Zero());
   IA.assign(nb, Mat6::Zero());
   SI_row.assign(nb, Vec6::Zero());
-  SB_row.assign(nb, Vec6::Zero());
+  SB_row.assign(nb, Vec3::Zero());
   // Right-hand sides of linearize: dID/ds (n_J), dID/dν (n), S (n_J), 6 per external wrench (at
   // most one per frame on average) and 3 for the attitude dependence of Mixed wrenches.
   max_rhs = 2 * nj + n + 6 * static_cast<int>(model.frames.size()) + 3;
@@ -44,7 +44,7 @@ Workspace::Workspace(const Model &model) {
   rhs_blocks.resize(5 + model.frames.size());
   P_panel.setZero(6 * slots, max_rhs);
   A_panel.setZero(6 * slots, max_rhs);
-  BC.assign(nb, Mat6::Zero());
+  BC.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
   D_inv.assign(nb, 0.0);
   u.assign(nb, 0.0);
   f_ext.assign(nb, Vec6::Zero());

@@ -245,19 +245,30 @@ inline Mat6 cross_force(const Vec6 &v) {
   return X;
 }
 
-/// (v x) u without forming the matrix.
+/// (v x) u without forming the matrix: [w × u_l + l × u_w; w × u_w] for v = [l; w]. Written
+/// in scalars: it sits in every inner loop and stays small enough to be inlined.
 inline Vec6 cross_motion(const Vec6 &v, const Vec6 &u) {
+  const double l0 = v[0], l1 = v[1], l2 = v[2], w0 = v[3], w1 = v[4], w2 = v[5];
   Vec6 out;
-  out.head<3>() = v.tail<3>().cross(u.head<3>()) + v.head<3>().cross(u.tail<3>());
-  out.tail<3>() = v.tail<3>().cross(u.tail<3>());
+  out[0] = w1 * u[2] - w2 * u[1] + l1 * u[5] - l2 * u[4];
+  out[1] = w2 * u[0] - w0 * u[2] + l2 * u[3] - l0 * u[5];
+  out[2] = w0 * u[1] - w1 * u[0] + l0 * u[4] - l1 * u[3];
+  out[3] = w1 * u[5] - w2 * u[4];
+  out[4] = w2 * u[3] - w0 * u[5];
+  out[5] = w0 * u[4] - w1 * u[3];
   return out;
 }
 
-/// (v x*) f without forming the matrix.
+/// (v x*) f without forming the matrix: [w × f_f; w × f_n + l × f_f] for v = [l; w].
 inline Vec6 cross_force(const Vec6 &v, const Vec6 &f) {
+  const double l0 = v[0], l1 = v[1], l2 = v[2], w0 = v[3], w1 = v[4], w2 = v[5];
   Vec6 out;
-  out.head<3>() = v.tail<3>().cross(f.head<3>());
-  out.tail<3>() = v.tail<3>().cross(f.tail<3>()) + v.head<3>().cross(f.head<3>());
+  out[0] = w1 * f[2] - w2 * f[1];
+  out[1] = w2 * f[0] - w0 * f[2];
+  out[2] = w0 * f[1] - w1 * f[0];
+  out[3] = w1 * f[5] - w2 * f[4] + l1 * f[2] - l2 * f[1];
+  out[4] = w2 * f[3] - w0 * f[5] + l2 * f[0] - l0 * f[2];
+  out[5] = w0 * f[4] - w1 * f[3] + l0 * f[1] - l1 * f[0];
   return out;
 }
 

@@ -41,9 +41,11 @@ struct Workspace {
 
   // Recursion buffers (frame 0), size n_B + 1.
   std::vector<Vec6> v, a, f, F, Psi_dot, Psi_ddot, c, p, U;
-  std::vector<Mat6> IC, BC;          // composite inertias I^C_i and composite B_i
-  std::vector<Mat6> IA;              // articulated inertias I^A_i (ABA, M^-1)
-  std::vector<Vec6> SI_row, SB_row;  // S_iᵀ I^C_i, S_iᵀ B^C_i (transposed)
+  std::vector<Mat6> IC;                         // composite inertias I^C_i
+  std::vector<Eigen::Matrix<double, 6, 3>> BC;  // composite B_i, right half (its left is 0)
+  std::vector<Mat6> IA;                         // articulated inertias I^A_i (ABA, M^-1)
+  std::vector<Vec6> SI_row;                     // S_iᵀ I^C_i (transposed)
+  std::vector<Vec3> SB_row;  // S_iᵀ B^C_i, its last 3 entries (the first are 0)
   std::vector<double> D_inv, u;
 
   // External wrenches of the current evaluation (frames.cpp), frame 0, per body.
