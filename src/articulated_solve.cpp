@@ -88,10 +88,8 @@ struct Range {
 Range backward_range(const Model &model, const int *limb, const RhsBlock &b, int i) {
   const int end = model.subtree_end[i];
   switch (b.kind) {
-    case RhsBlock::kPerJoint:  // joint j: rows of the base, j's ancestors and j's subtree
-      return {b.begin + limb[i] - 1, b.begin + end - 1};
-    case RhsBlock::kUnit:  // joint j: row j only
-      return {b.begin + i - 1, b.begin + end - 1};
+    case RhsBlock::kPerJoint:  // joints of i's subtree and of its path from the base
+      return {b.begin + b.width * (limb[i] - 1), b.begin + b.width * (end - 1)};
     case RhsBlock::kAtBody:  // rows of the base and of the path to b.body
       if (i <= b.body && b.body < end) return {b.begin, b.begin + b.count};
       return {b.begin, b.begin};
@@ -106,8 +104,7 @@ Range forward_range(const Model &model, const int *limb, const RhsBlock &b, int 
   const int root = limb[i];
   switch (b.kind) {
     case RhsBlock::kPerJoint:
-    case RhsBlock::kUnit:
-      return {b.begin + root - 1, b.begin + model.subtree_end[root] - 1};
+      return {b.begin + b.width * (root - 1), b.begin + b.width * (model.subtree_end[root] - 1)};
     case RhsBlock::kAtBody:
       if (b.body >= 1 && limb[b.body] == root) return {b.begin, b.begin + b.count};
       return {b.begin, b.begin};
@@ -127,8 +124,8 @@ void fill_zero(double *P, std::ptrdiff_t ld, int lo, int hi) {
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols) {
   const int nb = model.n_B;
-  const std::ptrdiff_t ldx = ws.rhs.cols();      // row stride of X
-  const std::ptrdiff_t ld = cols;  // row stride of the panels: compact, as they are private
+  const std::ptrdiff_t ldx = cols;  // X is compact: n rows of `cols` in ws.rhs's storage
+  const std::ptrdiff_t ld = cols;   // row stride of the panels
   const bool moving = !model.fixed_base;
   double *X = ws.rhs.data();
   auto panel = [&](Workspace::RowMajorMat &Pn, int body) {

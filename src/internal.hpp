@@ -75,10 +75,11 @@ void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0
 void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_gravity, CRefVec r,
               CRefVec tau, RefVec nu_dot, const Vec6 &f0 = Vec6::Zero());
 
-/// X = M⁻¹ R for the first `cols` columns of ws.rhs (overwritten by X), with the articulated-body
-/// factorization left by aba_pass (ws.IA, ws.U, ws.D_inv): O(n) per column, no M⁻¹ formed
-/// (RBDA §7.3 with velocity-free inputs; Carpentier 2018). `blocks` cover [0, cols) and state
-/// the sparsity of R; entries of R outside it must be zero.
+/// X = M⁻¹ R for `cols` right-hand sides stored row-major and compact (n rows of `cols`) at the
+/// start of ws.rhs's storage, overwritten by X, with the articulated-body factorization left
+/// by aba_pass (ws.IA, ws.U, ws.D_inv): O(n) per column, no M⁻¹ formed (RBDA §7.3 with
+/// velocity-free inputs; Carpentier 2018). `blocks` cover [0, cols) and state the sparsity of
+/// R; entries of R outside it must be zero.
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols);
 
@@ -92,9 +93,13 @@ bool force_solve_isa(const char *isa);
 void minv_pass(const Model &model, Workspace &ws, RefMat Minv);
 
 /// RNEA derivative passes after kinematics (Carpentier & Mansard 2018, derived in frame 0).
-/// Writes into blocks of row-major panels (linearize solves with them as right-hand sides).
-using RefMatRM = Eigen::Ref<Workspace::RowMajorMat, 0, Eigen::OuterStride<>>;
+/// Writes the structurally non-zero entries of ∂ID/∂s (n x n_J), ∂ID/∂v (base columns, n x 6,
+/// none for a fixed base) and ∂ID/∂r (n x n_J) into strided views of a row-major panel (linearize
+/// solves with them as right-hand sides); the other entries are left as they are (zero them).
+using StridedMat =
+    Eigen::Map<Workspace::RowMajorMat, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
-                           CRefVec r, CRefVec r_dot, RefMatRM dID_ds, RefMatRM dID_dnu);
+                           CRefVec r, CRefVec r_dot, StridedMat dID_ds, StridedMat dID_dv,
+                           StridedMat dID_dr);
 
 }  // namespace geolin::detail

@@ -5,28 +5,39 @@
 //   F_H = [[0, (Rᵀg)^], [0, 0]] (first 6 rows, zero below),
 //   [F_s, F_v, F_r] = −M⁻¹ [∂ID/∂s, ∂ID/∂ν] at ν̇ = FD,
 // with M⁻¹ applied to all right-hand sides by the articulated-body recursion (minv.cpp).
+#include <algorithm>
+
 #include "internal.hpp"
 
 namespace geolin {
 namespace {
 
-// dst(k, c) = sign · X(k, c) for a row-major X and a column-major dst, in 4 x 4 tiles so that
-// both sides stay in cache lines already loaded.
-void copy_transposed(const double *X, Eigen::Index ldx, int rows, int cols, double sign,
+// dst(k, c) = sign · X(k, step · c) for a row-major X (row stride ldx) and a column-major dst
+// (column stride ld), in tiles of 4 columns so that both sides stay in cache lines already
+// loaded.
+void copy_transposed(const double *X, Eigen::Index ldx, int rows, int cols, int step, double sign,
                      double *dst, Eigen::Index ld) {
   int c0 = 0;
   for (; c0 + 4 <= cols; c0 += 4) {
     for (int k = 0; k < rows; ++k) {
-      const double *x = X + k * ldx + c0;
+      const double *x = X + k * ldx + step * c0;
       double *d = dst + c0 * ld + k;
       d[0] = sign * x[0];
-      d[ld] = sign * x[1];
-      d[2 * ld] = sign * x[2];
-      d[3 * ld] = sign * x[3];
+      d[ld] = sign * x[step];
+      d[2 * ld] = sign * x[2 * step];
+      d[3 * ld] = sign * x[3 * step];
     }
   }
   for (; c0 < cols; ++c0)
-    for (int k = 0; k < rows; ++k) dst[c0 * ld + k] = sign * X[k * ldx + c0];
+    for (int k = 0; k < rows; ++k) dst[c0 * ld + k] = sign * X[k * ldx + step * c0];
+}
+
+// One fill for a contiguous matrix (Eigen zeroes a Ref column by column).
+void set_zero(RefMat M) {
+  if (M.outerStride() == M.rows())
+    std::fill_n(M.data(), M.size(), 0.0);
+  else
+    M.setZero();
 }
 
 void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
@@ -45,24 +56,31 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
   if (moving) a0 += ws.nu_dot.head<6>();
   const bool mixed = moving && ws.ext_active && ws.ext_mixed;
 
-  // Right-hand sides, one column each: [∂ID/∂s | ∂ID/∂ν | S | J_Fᵀ per wrench | E (Mixed)].
-  // Their solutions X = M⁻¹ R give −F_s, −[F_v F_r], M⁻¹S, the wrench columns of B and the
-  // attitude term of F_H, without forming M⁻¹ (O(n) per column instead of a dense n³ product).
-  const int c_nu = nj, c_S = nj + n, c_w = 2 * nj + n, c_E = c_w + 6 * nf;
+  // Right-hand sides, one column each, row-major and compact at the start of ws.rhs: the base
+  // columns of ∂ID/∂ν (moving base), then per joint j the triple [∂ID/∂s_j, ∂ID/∂r_j, S_j]
+  // (they share j's branch sparsity, so the solve sees one contiguous range per body), then
+  // J_Fᵀ per wrench and E (Mixed). Their solutions X = M⁻¹ R give −F_s, −[F_v F_r], M⁻¹S, the
+  // wrench columns of B and the attitude term of F_H without forming M⁻¹ (O(n) per column).
+  const int nv = n - nj;  // base velocity columns: 6, or 0 for a fixed base
+  const int c_J = nv, c_w = nv + 3 * nj, c_E = c_w + 6 * nf;
   const int cols = c_E + (mixed ? 3 : 0);
-  auto R = ws.rhs.leftCols(cols);
+  double *X = ws.rhs.data();
+  Eigen::Map<Workspace::RowMajorMat> R(X, n, cols);
+  R.setZero();
+  using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
   detail::rnea_derivatives_pass(model, ws, v0, a0, r, ws.nu_dot.segment(model.joint_offset(), nj),
-                                R.leftCols(nj), R.middleCols(c_nu, n));
-  R.middleCols(c_S, nj).setZero();
-  for (int i = 1; i <= nj; ++i) R(model.dof(i), c_S + i - 1) = 1.0;
+                                detail::StridedMat(X + c_J, n, nj, Stride(cols, 3)),
+                                detail::StridedMat(X, n, nv, Stride(cols, 1)),
+                                detail::StridedMat(X + c_J + 1, n, nj, Stride(cols, 3)));
+  for (int i = 1; i <= nj; ++i) R(model.dof(i), c_J + 3 * (i - 1) + 2) = 1.0;
   for (int w = 0; w < nf; ++w) {
     // J_Fᵀ = [X; S_iᵀ X (i on the path to the frame's body)], X the wrench's force transform.
-    const Mat6 X = force_transform(detail::wrench_frame0(model, ws, H, ext->frames[w], ext->flags));
+    const Mat6 Xf =
+        force_transform(detail::wrench_frame0(model, ws, H, ext->frames[w], ext->flags));
     auto G = R.middleCols(c_w + 6 * w, 6);
-    G.setZero();
-    if (moving) G.topRows<6>() = X;
+    if (moving) G.topRows<6>() = Xf;
     for (int i = model.frames[ext->frames[w]].body; i >= 1; i = model.parent[i])
-      G.row(model.dof(i)) = ws.S0[i].transpose() * X;
+      G.row(model.dof(i)) = ws.S0[i].transpose() * Xf;
   }
   if (mixed) {
     // Mixed wrenches keep their world directions: ∂FD/∂ω_H = M⁻¹ [EC_0; S_iᵀ EC_i].
@@ -71,36 +89,36 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     for (int i = 1; i <= nj; ++i) G.row(model.dof(i)) = ws.SE_row[i].transpose();
   }
   // The sparsity of each block, so that the solve skips columns that are zero on a branch.
-  using Blk = RhsBlock;
   RhsBlock *blocks = ws.rhs_blocks.data();
   int nblk = 0;
-  blocks[nblk++] = {Blk::kPerJoint, 0, nj};
-  blocks[nblk++] = {Blk::kDense, c_nu, n - nj};  // base columns of ∂ID/∂ν (none if fixed)
-  blocks[nblk++] = {Blk::kPerJoint, c_nu + n - nj, nj};
-  blocks[nblk++] = {Blk::kUnit, c_S, nj};
+  if (nv > 0) blocks[nblk++] = {RhsBlock::kDense, 0, nv};
+  blocks[nblk++] = {RhsBlock::kPerJoint, c_J, 3 * nj, 3};
   for (int w = 0; w < nf; ++w)
-    blocks[nblk++] = {Blk::kAtBody, c_w + 6 * w, 6, model.frames[ext->frames[w]].body};
-  if (mixed) blocks[nblk++] = {Blk::kDense, c_E, 3};
+    blocks[nblk++] = {RhsBlock::kAtBody, c_w + 6 * w, 6, 1, model.frames[ext->frames[w]].body};
+  if (mixed) blocks[nblk++] = {RhsBlock::kDense, c_E, 3};
   detail::articulated_solve(model, ws, blocks, nblk, cols);
 
-  // A and B are column-major: write each column once, the bottom half from the rows of X.
+  // A and B are column-major; the bottom halves come from the rows of X.
   const int s_col = moving ? 6 : 0;  // first column of z_s
-  A.topRows(n).setZero();
+  set_zero(A);
   if (moving) {
     A.topLeftCorner<6, 6>() = -cross_motion(v);  // −ad_v
     A.block<6, 6>(0, n).setIdentity();           // ż_H ← z_v
     A.block(6, n + 6, nj, nj).setIdentity();     // ż_s ← z_r
     // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
-    A.block(n, 0, n, 6).setZero();
     A.block<3, 3>(n, 3) = hat(H.R.transpose() * ws.gravity);
     if (mixed) A.block(n, 3, n, 3) += R.middleCols(c_E, 3);
   } else {
     A.block(0, n, nj, nj).setIdentity();
   }
-  copy_transposed(R.data(), R.outerStride(), n, nj, -1.0, &A(n, s_col), A.outerStride());
-  copy_transposed(R.data() + c_nu, R.outerStride(), n, n, -1.0, &A(n, n), A.outerStride());
-  B.topRows(n).setZero();  // M⁻¹ S, then M⁻¹ J_Fᵀ per wrench
-  copy_transposed(R.data() + c_S, R.outerStride(), n, nj + 6 * nf, 1.0, &B(n, 0), B.outerStride());
+  const Eigen::Index lda = A.outerStride(), ldb = B.outerStride();
+  copy_transposed(X + c_J, cols, n, nj, 3, -1.0, &A(n, s_col), lda);       // F_s
+  copy_transposed(X, cols, n, nv, 1, -1.0, &A(n, n), lda);                 // F_v, base columns
+  copy_transposed(X + c_J + 1, cols, n, nj, 3, -1.0, &A(n, n + nv), lda);  // F_r
+  set_zero(B);
+  copy_transposed(X + c_J + 2, cols, n, nj, 3, 1.0, &B(n, 0), ldb);  // M⁻¹ S
+  copy_transposed(X + c_w, cols, n, 6 * nf, 1, 1.0, B.data() + nj * ldb + n,
+                  ldb);  // M⁻¹ J_Fᵀ per wrench
   ws.ext_active = false;
 }
 

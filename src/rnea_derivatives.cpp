@@ -42,7 +42,8 @@ void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat63 &B) {
 }  // namespace
 
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
-                           CRefVec r, CRefVec r_dot, RefMatRM dID_ds, RefMatRM dID_dnu) {
+                           CRefVec r, CRefVec r_dot, StridedMat dID_ds, StridedMat dID_dv,
+                           StridedMat dID_dr) {
   const int nb = model.n_B;
   const bool moving = !model.fixed_base;
   // Forward pass (RNEA quantities plus Ψ̇, Ψ̈, B_k).
@@ -85,11 +86,8 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     ws.SB_row[i].noalias() = ws.BC[i].transpose() * ws.S0[i];
     if (mixed) ws.SE_row[i].noalias() = ws.EC_ext[i].transpose() * ws.S0[i];
   }
-  dID_ds.setZero();
-  dID_dnu.setZero();
   for (int j = 1; j <= nb; ++j) {
-    const int cj = j - 1;         // column of s_j in dID_ds
-    const int dj = model.dof(j);  // column of r_j in dID_dnu
+    const int cj = j - 1;  // column of s_j and r_j
     const Vec6 &Sj = ws.S0[j], &Pd = ws.Psi_dot[j], &Pdd = ws.Psi_ddot[j];
     // Subtree rows (B^C has a zero left half: only angular parts of Ψ̇_j and S_j enter).
     for (int i = j; i < model.subtree_end[j]; ++i) {
@@ -98,7 +96,7 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
       double ds = SI.dot(Pdd) + SB.dot(Pd.tail<3>());
       if (mixed) ds -= ws.SE_row[i].dot(Sj.tail<3>());
       dID_ds(model.dof(i), cj) = ds;
-      dID_dnu(model.dof(i), dj) = 2.0 * SI.dot(Pd) + SB.dot(Sj.tail<3>());
+      dID_dr(model.dof(i), cj) = 2.0 * SI.dot(Pd) + SB.dot(Sj.tail<3>());
     }
     // Ancestor rows.
     Vec6 Q = cross_force(Sj, ws.F[j]);
@@ -109,11 +107,11 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     W.noalias() += ws.BC[j] * Sj.tail<3>();
     for (int i = model.parent[j]; i >= 1; i = model.parent[i]) {
       dID_ds(model.dof(i), cj) = ws.S0[i].dot(Q);
-      dID_dnu(model.dof(i), dj) = ws.S0[i].dot(W);
+      dID_dr(model.dof(i), cj) = ws.S0[i].dot(W);
     }
     if (moving) {
       dID_ds.block<6, 1>(0, cj) = Q;
-      dID_dnu.block<6, 1>(0, dj) = W;
+      dID_dr.block<6, 1>(0, cj) = W;
     }
   }
   if (moving) {
@@ -121,15 +119,15 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
     // (v×)ᵀ = −(v×*): O(1) per body instead of a 6x6 product.
     for (int i = 1; i <= nb; ++i) {
       const Vec6 row = -cross_force(v0, ws.SI_row[i]);
-      auto out = dID_dnu.block<1, 6>(model.dof(i), 0);
+      auto out = dID_dv.block<1, 6>(model.dof(i), 0);
       out = row.transpose();
       out.tail<3>() += ws.SB_row[i].transpose();
     }
-    dID_dnu.topLeftCorner<6, 6>().noalias() = ws.IC[0] * cross_motion(v0);
-    dID_dnu.block<6, 3>(0, 3) += ws.BC[0];
+    dID_dv.topLeftCorner<6, 6>().noalias() = ws.IC[0] * cross_motion(v0);
+    dID_dv.block<6, 3>(0, 3) += ws.BC[0];
   }
   if (model.joint_damping)  // τ = ID + D r
-    for (int i = 1; i <= nb; ++i) dID_dnu(model.dof(i), model.dof(i)) += model.damping[i];
+    for (int i = 1; i <= nb; ++i) dID_dr(model.dof(i), i - 1) += model.damping[i];
 }
 
 }  // namespace detail
@@ -140,11 +138,19 @@ void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRe
   ws.ext_active = false;
   Vec6 v0, a0;
   detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
-  const int nj = model.n_B, n = model.num_dofs();
+  const int nj = model.n_B, n = model.num_dofs(), nv = n - nj;
+  // [∂ID/∂s | ∂ID/∂v | ∂ID/∂r] side by side in ws.rhs, zeroed first.
+  auto R = ws.rhs.leftCols(nj + n);
+  R.setZero();
+  const Eigen::Index ld = R.outerStride();
+  using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+  double *p = R.data();
   detail::rnea_derivatives_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), nj),
-                                ws.rhs.leftCols(nj), ws.rhs.middleCols(nj, n));
-  dID_ds = ws.rhs.leftCols(nj);
-  dID_dnu = ws.rhs.middleCols(nj, n);
+                                detail::StridedMat(p, n, nj, Stride(ld, 1)),
+                                detail::StridedMat(p + nj, n, nv, Stride(ld, 1)),
+                                detail::StridedMat(p + nj + nv, n, nj, Stride(ld, 1)));
+  dID_ds = R.leftCols(nj);
+  dID_dnu = R.rightCols(n);
 }
 
 }  // namespace geolin

@@ -14,18 +14,18 @@ using VecX = Eigen::VectorXd;
 using MatX = Eigen::MatrixXd;
 
 /// Where the generalized forces of a block of right-hand-side columns can be non-zero, so that
-/// articulated_solve skips the columns that are zero on a branch. Joint j is column
-/// begin + j − 1 of a kPerJoint or kUnit block (count = n_B).
+/// articulated_solve skips the columns that are zero on a branch.
 struct RhsBlock {
   enum Kind {
     kDense,     // any row
-    kPerJoint,  // column of joint j: the base rows and those of j's ancestors and subtree
-    kUnit,      // column of joint j: row dof(j) only
+    kPerJoint,  // `width` columns per joint j, at begin + width (j − 1): rows of the base,
+                // of j's ancestors and of j's subtree (count = width · n_B)
     kAtBody,    // the base rows and those of the joints on the path to `body`
   };
   Kind kind;
   int begin, count;
-  int body = 0;
+  int width = 1;  // kPerJoint
+  int body = 0;   // kAtBody
 };
 
 struct Workspace {
