@@ -121,15 +121,47 @@ void fill_zero(double *P, std::ptrdiff_t ld, int lo, int hi) {
 
 }  // namespace
 
+int solve_stride(int cols) {
+  return (cols + 3) / 4 * 4;
+}
+
+namespace {
+
+// Column ranges are widened to multiples of 4 (whole vectors; the extra columns of R are zero)
+// and merged where they meet, so that the loops run without remainders.
+Range widen(Range r, int ld) {
+  if (r.lo >= r.hi) return r;
+  return {r.lo / 4 * 4, std::min(solve_stride(r.hi), ld)};
+}
+
+// Calls f(lo, hi) on the merged, widened ranges of body i; range(b) gives block b's range.
+template <class RangeOf, class F>
+void for_each_range(int num_blocks, int ld, RangeOf range, F f) {
+  Range cur{0, 0};
+  for (int b = 0; b < num_blocks; ++b) {
+    const Range r = widen(range(b), ld);
+    if (r.lo >= r.hi) continue;
+    if (cur.lo < cur.hi && r.lo <= cur.hi) {
+      cur.hi = std::max(cur.hi, r.hi);
+      continue;
+    }
+    if (cur.lo < cur.hi) f(cur.lo, cur.hi);
+    cur = r;
+  }
+  if (cur.lo < cur.hi) f(cur.lo, cur.hi);
+}
+
+}  // namespace
+
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols) {
   const int nb = model.n_B;
-  const std::ptrdiff_t ldx = cols;  // X is compact: n rows of `cols` in ws.rhs's storage
-  const std::ptrdiff_t ld = cols;   // row stride of the panels
+  const int ld = solve_stride(cols);  // row stride of X (compact in ws.rhs) and of the panels
+  const std::ptrdiff_t ldx = ld;
   const bool moving = !model.fixed_base;
   double *X = ws.rhs.data();
   auto panel = [&](Workspace::RowMajorMat &Pn, int body) {
-    return Pn.data() + 6 * ws.panel_slot[body] * ld;
+    return Pn.data() + 6 * ws.panel_slot[body] * ldx;
   };
   const int *limb = ws.limb_root.data();
   std::fill(ws.touched.begin(), ws.touched.end(), 0);
@@ -142,31 +174,35 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     const BackwardKernel kernel = k.backward[ti][mode];
     double *u = X + model.dof(i) * ldx;  // becomes D⁻¹ u_i
     double *P = panel(ws.P_panel, i), *Pl = panel(ws.P_panel, lam);
-    for (int b = 0; b < num_blocks; ++b) {
-      const Range r = backward_range(model, limb, blocks[b], i);
-      if (r.lo < r.hi)
-        kernel(r.lo, r.hi, ld, u, P, Pl, ws.S0[i].data(), ws.U[i].data(), ws.D_inv[i]);
-      if (mode == 0) {  // first write into P_λ: zero the rest of its range (it contains r)
-        const Range rl = lam == 0 ? Range{blocks[b].begin, blocks[b].begin + blocks[b].count}
-                                  : backward_range(model, limb, blocks[b], lam);
+    if (mode == 0) {  // first write into P_λ: zero its range outside i's (which it contains)
+      for (int b = 0; b < num_blocks; ++b) {
+        const Range r = widen(backward_range(model, limb, blocks[b], i), ld);
+        const Range rl = widen(lam == 0 ? Range{blocks[b].begin, blocks[b].begin + blocks[b].count}
+                                        : backward_range(model, limb, blocks[b], lam),
+                               ld);
         if (r.lo < r.hi) {
-          fill_zero(Pl, ld, rl.lo, r.lo);
-          fill_zero(Pl, ld, r.hi, rl.hi);
+          fill_zero(Pl, ldx, rl.lo, r.lo);
+          fill_zero(Pl, ldx, r.hi, rl.hi);
         } else {
-          fill_zero(Pl, ld, rl.lo, rl.hi);
+          fill_zero(Pl, ldx, rl.lo, rl.hi);
         }
       }
     }
+    for_each_range(
+        num_blocks, ld, [&](int b) { return backward_range(model, limb, blocks[b], i); },
+        [&](int lo, int hi) {
+          kernel(lo, hi, ldx, u, P, Pl, ws.S0[i].data(), ws.U[i].data(), ws.D_inv[i]);
+        });
     if (mode != 2) ws.touched[lam] = 1;
   }
 
   double *A0 = panel(ws.A_panel, 0);
   if (moving) {
     const Mat6 inv = Eigen::LLT<Mat6>(ws.IA[0]).solve(Mat6::Identity());
-    if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ld, 0, cols);  // no joints
-    k.base(cols, ldx, ld, X, ws.P_panel.data(), A0, inv.data());
+    if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);  // no joints
+    k.base(ld, ldx, ldx, X, ws.P_panel.data(), A0, inv.data());
   } else {
-    fill_zero(A0, ld, 0, cols);
+    fill_zero(A0, ldx, 0, ld);
   }
 
   for (int i = 1; i <= nb; ++i) {
@@ -177,13 +213,12 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     double *Ai = panel(ws.A_panel, i);
     const ForwardKernel forward = k.forward[model.children[i].empty() ? 0 : 1];  // leaf: no a_i
     if (moving) {  // a_0 couples every column to every body
-      forward(0, cols, ld, x, Al, Ai, ws.S0[i].data(), DU.data());
+      forward(0, ld, ldx, x, Al, Ai, ws.S0[i].data(), DU.data());
       continue;
     }
-    for (int b = 0; b < num_blocks; ++b) {
-      const Range r = forward_range(model, limb, blocks[b], i);
-      if (r.lo < r.hi) forward(r.lo, r.hi, ld, x, Al, Ai, ws.S0[i].data(), DU.data());
-    }
+    for_each_range(
+        num_blocks, ld, [&](int b) { return forward_range(model, limb, blocks[b], i); },
+        [&](int lo, int hi) { forward(lo, hi, ldx, x, Al, Ai, ws.S0[i].data(), DU.data()); });
   }
 }
 

@@ -75,8 +75,12 @@ void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0
 void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_gravity, CRefVec r,
               CRefVec tau, RefVec nu_dot, const Vec6 &f0 = Vec6::Zero());
 
-/// X = M⁻¹ R for `cols` right-hand sides stored row-major and compact (n rows of `cols`) at the
-/// start of ws.rhs's storage, overwritten by X, with the articulated-body factorization left
+/// The row stride of articulated_solve's right-hand sides for `cols` columns: `cols` rounded up
+/// to whole vectors (the extra columns must be zero).
+int solve_stride(int cols);
+
+/// X = M⁻¹ R for `cols` right-hand sides stored row-major (n rows of stride solve_stride(cols))
+/// at the start of ws.rhs's storage, overwritten by X, with the articulated-body factorization left
 /// by aba_pass (ws.IA, ws.U, ws.D_inv): O(n) per column, no M⁻¹ formed (RBDA §7.3 with
 /// velocity-free inputs; Carpentier 2018). `blocks` cover [0, cols) and state the sparsity of
 /// R; entries of R outside it must be zero.

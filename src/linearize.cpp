@@ -64,14 +64,16 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
   const int nv = n - nj;  // base velocity columns: 6, or 0 for a fixed base
   const int c_J = nv, c_w = nv + 3 * nj, c_E = c_w + 6 * nf;
   const int cols = c_E + (mixed ? 3 : 0);
+  const int ldx = detail::solve_stride(cols);  // row stride of R and X
   double *X = ws.rhs.data();
-  Eigen::Map<Workspace::RowMajorMat> R(X, n, cols);
-  R.setZero();
+  std::fill_n(X, n * ldx, 0.0);
+  Eigen::Map<Workspace::RowMajorMat, 0, Eigen::OuterStride<>> R(X, n, cols,
+                                                                Eigen::OuterStride<>(ldx));
   using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
   detail::rnea_derivatives_pass(model, ws, v0, a0, r, ws.nu_dot.segment(model.joint_offset(), nj),
-                                detail::StridedMat(X + c_J, n, nj, Stride(cols, 3)),
-                                detail::StridedMat(X, n, nv, Stride(cols, 1)),
-                                detail::StridedMat(X + c_J + 1, n, nj, Stride(cols, 3)));
+                                detail::StridedMat(X + c_J, n, nj, Stride(ldx, 3)),
+                                detail::StridedMat(X, n, nv, Stride(ldx, 1)),
+                                detail::StridedMat(X + c_J + 1, n, nj, Stride(ldx, 3)));
   for (int i = 1; i <= nj; ++i) R(model.dof(i), c_J + 3 * (i - 1) + 2) = 1.0;
   for (int w = 0; w < nf; ++w) {
     // J_Fᵀ = [X; S_iᵀ X (i on the path to the frame's body)], X the wrench's force transform.
@@ -112,12 +114,12 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     A.block(0, n, nj, nj).setIdentity();
   }
   const Eigen::Index lda = A.outerStride(), ldb = B.outerStride();
-  copy_transposed(X + c_J, cols, n, nj, 3, -1.0, &A(n, s_col), lda);       // F_s
-  copy_transposed(X, cols, n, nv, 1, -1.0, &A(n, n), lda);                 // F_v, base columns
-  copy_transposed(X + c_J + 1, cols, n, nj, 3, -1.0, &A(n, n + nv), lda);  // F_r
+  copy_transposed(X + c_J, ldx, n, nj, 3, -1.0, &A(n, s_col), lda);       // F_s
+  copy_transposed(X, ldx, n, nv, 1, -1.0, &A(n, n), lda);                 // F_v, base columns
+  copy_transposed(X + c_J + 1, ldx, n, nj, 3, -1.0, &A(n, n + nv), lda);  // F_r
   set_zero(B);
-  copy_transposed(X + c_J + 2, cols, n, nj, 3, 1.0, &B(n, 0), ldb);  // M⁻¹ S
-  copy_transposed(X + c_w, cols, n, 6 * nf, 1, 1.0, B.data() + nj * ldb + n,
+  copy_transposed(X + c_J + 2, ldx, n, nj, 3, 1.0, &B(n, 0), ldb);  // M⁻¹ S
+  copy_transposed(X + c_w, ldx, n, 6 * nf, 1, 1.0, B.data() + nj * ldb + n,
                   ldb);  // M⁻¹ J_Fᵀ per wrench
   ws.ext_active = false;
 }

@@ -20,6 +20,7 @@ Workspace::Workspace(const Model &model) {
   // Right-hand sides of linearize: dID/ds (n_J), dID/dν (n), S (n_J), 6 per external wrench (at
   // most one per frame on average) and 3 for the attitude dependence of Mixed wrenches.
   max_rhs = 2 * nj + n + 6 * static_cast<int>(model.frames.size()) + 3;
+  max_rhs = (max_rhs + 3) / 4 * 4;  // articulated_solve's stride: whole vectors
   rhs.setZero(n, max_rhs);
   touched.assign(nb, 0);
   // Panel slots of the solver (articulated_solve.cpp): a body with one child hands its block
