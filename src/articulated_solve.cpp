@@ -73,7 +73,10 @@ std::atomic<int> g_isa_override{-1};
 
 const SolveKernels &solve_kernels() {
 #ifdef GEOLIN_AVX2_KERNELS
-  static const bool has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool has_avx2 = [] {
+    __builtin_cpu_init();  // in case this runs before the runtime's constructors
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
   const int forced = g_isa_override.load(std::memory_order_relaxed);
   if (forced == 1 || (forced < 0 && has_avx2)) return avx2::kSolveKernels;
 #endif
@@ -236,6 +239,7 @@ bool force_solve_isa(const char *isa) {
     return true;
   }
 #ifdef GEOLIN_AVX2_KERNELS
+  __builtin_cpu_init();
   if (std::string_view(isa) == "avx2+fma" && __builtin_cpu_supports("avx2") &&
       __builtin_cpu_supports("fma")) {
     g_isa_override = 1;
