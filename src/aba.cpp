@@ -12,13 +12,22 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
               CRefVec tau, RefVec nu_dot, const Vec6 &f0) {
   ws.v[0] = v0;
   ws.IA[0] = ws.I0[0];  // articulated inertias I^A_i
-  ws.p[0] = cross_force(v0, ws.I0[0] * v0);
+  // Ψ̇_i = v_λ × S_i and the momenta h_i = M_i v_i are kept for the RNEA derivatives that
+  // linearize runs next at the same state.
+  const Vec6 h0 = ws.I0[0] * v0;
+  ws.h[0] = h0;
+  ws.p[0] = cross_force(v0, h0);
   for (int i = 1; i <= model.n_B; ++i) {
     const int lam = model.parent[i];
-    ws.v[i] = ws.v[lam] + ws.S0[i] * r[i - 1];
-    ws.c[i] = cross_motion(ws.v[lam], ws.S0[i]) * r[i - 1];  // velocity-product acceleration
+    const Vec6 v = ws.v[lam] + ws.S0[i] * r[i - 1];
+    const Vec6 psi_dot = cross_motion(ws.v[lam], ws.S0[i]);
+    const Vec6 h = ws.I0[i] * v;
+    ws.v[i] = v;
+    ws.Psi_dot[i] = psi_dot;
+    ws.c[i] = psi_dot * r[i - 1];  // velocity-product acceleration
     ws.IA[i] = ws.I0[i];
-    ws.p[i] = cross_force(ws.v[i], ws.I0[i] * ws.v[i]);  // bias force
+    ws.h[i] = h;
+    ws.p[i] = cross_force(v, h);  // bias force
   }
   if (ws.ext_active)  // external wrenches enter the bias forces (RBDA Table 7.1: p_i − f^x_i)
     for (int i = 0; i <= model.n_B; ++i) ws.p[i] -= ws.f_ext[i];

@@ -100,10 +100,11 @@ void minv_pass(const Model &model, Workspace &ws, RefMat Minv);
 /// Writes the structurally non-zero entries of ∂ID/∂s (n x n_J), ∂ID/∂v (base columns, n x 6,
 /// none for a fixed base) and ∂ID/∂r (n x n_J) into strided views of a row-major panel (linearize
 /// solves with them as right-hand sides); the other entries are left as they are (zero them).
+/// after_aba: aba_pass just ran at this state and left v, a, Ψ̇ and h in the workspace.
 using StridedMat =
     Eigen::Map<Workspace::RowMajorMat, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, StridedMat dID_ds, StridedMat dID_dv,
-                           StridedMat dID_dr);
+                           StridedMat dID_dr, bool after_aba);
 
 }  // namespace geolin::detail

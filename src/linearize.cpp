@@ -73,7 +73,8 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
   detail::rnea_derivatives_pass(model, ws, v0, a0, r, ws.nu_dot.segment(model.joint_offset(), nj),
                                 detail::StridedMat(X + c_J, n, nj, Stride(ldx, 3)),
                                 detail::StridedMat(X, n, nv, Stride(ldx, 1)),
-                                detail::StridedMat(X + c_J + 1, n, nj, Stride(ldx, 3)));
+                                detail::StridedMat(X + c_J + 1, n, nj, Stride(ldx, 3)),
+                                /*after_aba=*/true);
   for (int i = 1; i <= nj; ++i) R(model.dof(i), c_J + 3 * (i - 1) + 2) = 1.0;
   for (int w = 0; w < nf; ++w) {
     // J_Fᵀ = [X; S_iᵀ X (i on the path to the frame's body)], X the wrench's force transform.

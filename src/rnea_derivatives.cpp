@@ -43,23 +43,28 @@ void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat63 &B) {
 
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, StridedMat dID_ds, StridedMat dID_dv,
-                           StridedMat dID_dr) {
+                           StridedMat dID_dr, bool after_aba) {
   const int nb = model.n_B;
   const bool moving = !model.fixed_base;
-  // Forward pass (RNEA quantities plus Ψ̇, Ψ̈, B_k).
+  // Forward pass (RNEA quantities plus Ψ̇, Ψ̈, B_k). After aba_pass at the same state, v_k,
+  // a_k, Ψ̇_k and h_k = M_k v_k are already in the workspace (ABA's accelerations are those of
+  // RNEA at ν̇ = FD).
   ws.v[0] = v0;
   ws.a[0] = a0;
   for (int k = 0; k <= nb; ++k) {
     if (k > 0) {
       const int lam = model.parent[k];
       const Vec6 &S = ws.S0[k];
-      ws.Psi_dot[k] = cross_motion(ws.v[lam], S);
+      if (!after_aba) {
+        ws.Psi_dot[k] = cross_motion(ws.v[lam], S);
+        ws.v[k] = ws.v[lam] + S * r[k - 1];
+        ws.a[k] = ws.a[lam] + S * r_dot[k - 1] + ws.Psi_dot[k] * r[k - 1];
+      }
       ws.Psi_ddot[k] = cross_motion(ws.a[lam], S) + cross_motion(ws.v[lam], ws.Psi_dot[k]);
-      ws.v[k] = ws.v[lam] + S * r[k - 1];
-      ws.a[k] = ws.a[lam] + S * r_dot[k - 1] + ws.Psi_dot[k] * r[k - 1];
     }
     const Mat6 &I = ws.I0[k];
-    const Vec6 h = I * ws.v[k];
+    if (!after_aba) ws.h[k] = I * ws.v[k];
+    const Vec6 &h = ws.h[k];
     ws.F[k].noalias() = I * ws.a[k];
     ws.F[k] += cross_force(ws.v[k], h);
     ws.IC[k] = I;
@@ -148,7 +153,7 @@ void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRe
   detail::rnea_derivatives_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), nj),
                                 detail::StridedMat(p, n, nj, Stride(ld, 1)),
                                 detail::StridedMat(p + nj, n, nv, Stride(ld, 1)),
-                                detail::StridedMat(p + nj + nv, n, nj, Stride(ld, 1)));
+                                detail::StridedMat(p + nj + nv, n, nj, Stride(ld, 1)), false);
   dID_ds = R.leftCols(nj);
   dID_dnu = R.rightCols(n);
 }

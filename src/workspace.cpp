@@ -12,7 +12,8 @@ Workspace::Workspace(const Model &model) {
   H0.resize(nb);
   S0.assign(nb, Vec6::Zero());
   I0.assign(nb, Mat6::Zero());
-  for (auto *vec : {&v, &a, &f, &F, &Psi_dot, &Psi_ddot, &c, &p, &U}) vec->assign(nb, Vec6::Zero());
+  for (auto *vec : {&v, &a, &f, &F, &Psi_dot, &Psi_ddot, &c, &p, &U, &h})
+    vec->assign(nb, Vec6::Zero());
   IC.assign(nb, Mat6::Zero());
   IA.assign(nb, Mat6::Zero());
   SI_row.assign(nb, Vec6::Zero());

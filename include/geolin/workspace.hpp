@@ -40,7 +40,7 @@ struct Workspace {
   std::vector<Mat6> I0;       // M_i expressed in frame 0
 
   // Recursion buffers (frame 0), size n_B + 1.
-  std::vector<Vec6> v, a, f, F, Psi_dot, Psi_ddot, c, p, U;
+  std::vector<Vec6> v, a, f, F, Psi_dot, Psi_ddot, c, p, U, h;
   std::vector<Mat6> IC;                         // composite inertias I^C_i
   std::vector<Eigen::Matrix<double, 6, 3>> BC;  // composite B_i, right half (its left is 0)
   std::vector<Mat6> IA;                         // articulated inertias I^A_i (ABA, M^-1)
