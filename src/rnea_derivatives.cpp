@@ -28,15 +28,31 @@ namespace {
 // l^ c^ + c^ l^ = c lᵀ + l cᵀ − 2 (l·c) 1. Writes the right half.
 using Mat63 = Eigen::Matrix<double, 6, 3>;
 void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat63 &B) {
-  const Vec3 mc = vee(M.bottomLeftCorner<3, 3>());  // m c
-  const Vec3 l = v.head<3>();
-  const Mat3 WI = hat(v.tail<3>()) * M.bottomRightCorner<3, 3>();
-  B.topRows<3>() = -2.0 * hat(h.head<3>());
-  auto Bn = B.bottomRows<3>();
-  Bn = WI + WI.transpose() - hat(h.tail<3>());
-  Bn.noalias() -= mc * l.transpose();
-  Bn.noalias() -= l * mc.transpose();
-  Bn.diagonal().array() += 2.0 * l.dot(mc);
+  // m c = vee of the bottom-left block; Ī the bottom-right block (symmetric).
+  const double c0 = M(5, 1), c1 = M(3, 2), c2 = M(4, 0);
+  const double l0 = v[0], l1 = v[1], l2 = v[2], w0 = v[3], w1 = v[4], w2 = v[5];
+  auto I = [&](int r, int c) { return M(3 + r, 3 + c); };
+  // P = w^ Ī, row by row.
+  double P[3][3];
+  for (int c = 0; c < 3; ++c) {
+    P[0][c] = w1 * I(2, c) - w2 * I(1, c);
+    P[1][c] = w2 * I(0, c) - w0 * I(2, c);
+    P[2][c] = w0 * I(1, c) - w1 * I(0, c);
+  }
+  const double lc = 2.0 * (l0 * c0 + l1 * c1 + l2 * c2);
+  const double l[3] = {l0, l1, l2}, mc[3] = {c0, c1, c2};
+  const double hf0 = h[0], hf1 = h[1], hf2 = h[2], hn0 = h[3], hn1 = h[4], hn2 = h[5];
+  // Top: −2 h_f^.
+  B(0, 0) = 0.0, B(0, 1) = 2.0 * hf2, B(0, 2) = -2.0 * hf1;
+  B(1, 0) = -2.0 * hf2, B(1, 1) = 0.0, B(1, 2) = 2.0 * hf0;
+  B(2, 0) = 2.0 * hf1, B(2, 1) = -2.0 * hf0, B(2, 2) = 0.0;
+  // Bottom: P + Pᵀ − (m c lᵀ + l m cᵀ) + 2 (l·m c) 1 − h_n^.
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c)
+      B(3 + r, c) = P[r][c] + P[c][r] - mc[r] * l[c] - l[r] * mc[c] + (r == c ? lc : 0.0);
+  B(3, 1) += hn2, B(3, 2) -= hn1;
+  B(4, 0) -= hn2, B(4, 2) += hn0;
+  B(5, 0) += hn1, B(5, 1) -= hn0;
 }
 
 }  // namespace
