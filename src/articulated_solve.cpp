@@ -10,9 +10,9 @@
 // P_i — those of the joints in i's subtree or on its path from the base. With depth-first
 // numbering these are contiguous ranges, nested from child to parent.
 // Panels are row-major, so each step is a contiguous loop over columns that compilers vectorize.
-// The loops (solve_kernels.inc) are compiled twice, for the baseline instruction set and for
-// AVX2+FMA, and the second is chosen at run time where the processor has it: the binary stays
-// portable (no -march=native) and uses 4-wide fused multiply-adds where it can.
+// The loops (solve_kernels.inc) are compiled three times, for the baseline instruction set, for
+// AVX2+FMA and for AVX-512, and the widest the processor has is chosen at run time: the binary
+// stays portable (no -march=native) and uses 4- or 8-wide fused multiply-adds where it can.
 #include <Eigen/Cholesky>
 #include <atomic>
 #include <string_view>
@@ -69,18 +69,56 @@ namespace avx2 {
 #endif
 #endif
 
+#ifdef GEOLIN_AVX2_KERNELS
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma,prefer-vector-width=512")
+#endif
+namespace avx512 {
+#include "solve_kernels.inc"
+}  // namespace avx512
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+
+// -1: automatic; else an index into kIsaNames.
 std::atomic<int> g_isa_override{-1};
+constexpr const char *kIsaNames[] = {"baseline", "avx2+fma", "avx512"};
+
+#ifdef GEOLIN_AVX2_KERNELS
+bool cpu_has(int isa) {
+  __builtin_cpu_init();  // in case this runs before the runtime's constructors
+  if (isa == 0) return true;
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (isa == 1) return avx2;
+  return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq");
+}
+#else
+bool cpu_has(int isa) {
+  return isa == 0;
+}
+#endif
 
 const SolveKernels &solve_kernels() {
-#ifdef GEOLIN_AVX2_KERNELS
-  static const bool has_avx2 = [] {
-    __builtin_cpu_init();  // in case this runs before the runtime's constructors
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
+  static const int best = cpu_has(2) ? 2 : cpu_has(1) ? 1 : 0;
   const int forced = g_isa_override.load(std::memory_order_relaxed);
-  if (forced == 1 || (forced < 0 && has_avx2)) return avx2::kSolveKernels;
+  switch (forced >= 0 ? forced : best) {
+#ifdef GEOLIN_AVX2_KERNELS
+    case 2:
+      return avx512::kSolveKernels;
+    case 1:
+      return avx2::kSolveKernels;
 #endif
-  return baseline::kSolveKernels;
+    default:
+      return baseline::kSolveKernels;
+  }
 }
 
 struct Range {
@@ -226,7 +264,13 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
 }
 
 const char *solve_isa() {
-  return &solve_kernels() == &baseline::kSolveKernels ? "baseline" : "avx2+fma";
+  const SolveKernels *k = &solve_kernels();
+#ifdef GEOLIN_AVX2_KERNELS
+  if (k == &avx512::kSolveKernels) return kIsaNames[2];
+  if (k == &avx2::kSolveKernels) return kIsaNames[1];
+#endif
+  (void)k;
+  return kIsaNames[0];
 }
 
 bool force_solve_isa(const char *isa) {
@@ -234,18 +278,12 @@ bool force_solve_isa(const char *isa) {
     g_isa_override = -1;
     return true;
   }
-  if (std::string_view(isa) == "baseline") {
-    g_isa_override = 0;
-    return true;
+  for (int i = 0; i < 3; ++i) {
+    if (std::string_view(isa) == kIsaNames[i] && cpu_has(i)) {
+      g_isa_override = i;
+      return true;
+    }
   }
-#ifdef GEOLIN_AVX2_KERNELS
-  __builtin_cpu_init();
-  if (std::string_view(isa) == "avx2+fma" && __builtin_cpu_supports("avx2") &&
-      __builtin_cpu_supports("fma")) {
-    g_isa_override = 1;
-    return true;
-  }
-#endif
   return false;
 }
 

@@ -87,9 +87,9 @@ int solve_stride(int cols);
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols);
 
-/// The instruction set of articulated_solve's column loops: "baseline" or "avx2+fma" (chosen at
-/// run time). force_solve_isa selects one for tests ("baseline", "avx2+fma" where the processor
-/// has it; nullptr restores the automatic choice) and says whether it could.
+/// The instruction set of articulated_solve's column loops: "baseline", "avx2+fma" or "avx512"
+/// (the widest the processor has, chosen at run time). force_solve_isa selects one for tests
+/// (where the processor has it; nullptr restores the automatic choice) and says whether it could.
 const char *solve_isa();
 bool force_solve_isa(const char *isa);
 
