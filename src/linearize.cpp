@@ -4,7 +4,8 @@
 //   A = [[−v×, 0, 1_6, 0], [0, 0, 0, 1], [F_H, F_s, F_v, F_r]],  B = [0; 0; M⁻¹ S],
 //   F_H = [[0, (Rᵀg)^], [0, 0]] (first 6 rows, zero below),
 //   [F_s, F_v, F_r] = −M⁻¹ [∂ID/∂s, ∂ID/∂ν] at ν̇ = FD,
-// with M⁻¹ applied to all right-hand sides by the articulated-body recursion (minv.cpp).
+// with M⁻¹ applied to all right-hand sides by the articulated-body recursion
+// (articulated_solve.cpp).
 #include <algorithm>
 
 #include "internal.hpp"
