@@ -604,14 +604,15 @@ static int linearize_common(const char *fn, geolin_workspace *ws, const double *
     auto Bv = ws->B.leftCols(nj);
     const geolin::Transform T = base_transform(model, H);
     const geolin::Vec6 v0 = base_twist(model, v);
-    if (finite_difference) {
-      geolin::linearize_finite_difference(model, ws->ws, T, joint_vector(s, nj), v0,
-                                          joint_vector(r, nj), joint_vector(tau, nj), eps, ws->A,
-                                          Bv);
-    } else {
-      geolin::linearize(model, ws->ws, T, joint_vector(s, nj), v0, joint_vector(r, nj),
-                        joint_vector(tau, nj), ws->A, Bv);
+    if (!finite_difference) {  // straight into the caller's arrays, checked before writing
+      Eigen::Map<Eigen::MatrixXd> Am(A, N, N), Bm(B, N, nj);
+      if (!geolin::linearize_if_finite(model, ws->ws, T, joint_vector(s, nj), v0,
+                                       joint_vector(r, nj), joint_vector(tau, nj), Am, Bm))
+        return numeric_failure(fn, "A");
+      return GEOLIN_OK;
     }
+    geolin::linearize_finite_difference(model, ws->ws, T, joint_vector(s, nj), v0,
+                                        joint_vector(r, nj), joint_vector(tau, nj), eps, ws->A, Bv);
     if (!all_finite(ws->A)) return numeric_failure(fn, "A");
     if (!all_finite(Bv)) return numeric_failure(fn, "B");
     copy_out(ws->A, A);
@@ -826,14 +827,12 @@ GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const
   if (int st = check_output(fn, "B", B, N * (nj + 6 * nf))) return st;
   try {
     const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
-    auto Bv = ws->B.leftCols(nj + 6 * nf);
-    geolin::linearize(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
-                      base_twist(model, v), joint_vector(r, nj), joint_vector(tau, nj), ext, ws->A,
-                      Bv);
-    if (!all_finite(ws->A)) return numeric_failure(fn, "A");
-    if (!all_finite(Bv)) return numeric_failure(fn, "B");
-    copy_out(ws->A, A);
-    copy_out(Bv, B);
+    // Straight into the caller's arrays, checked before anything is written.
+    Eigen::Map<Eigen::MatrixXd> Am(A, N, N), Bm(B, N, nj + 6 * nf);
+    if (!geolin::linearize_if_finite(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
+                                     base_twist(model, v), joint_vector(r, nj),
+                                     joint_vector(tau, nj), ext, Am, Bm))
+      return numeric_failure(fn, "A");
     return GEOLIN_OK;
   } catch (...) {
     return handle_exception(fn);

@@ -4,9 +4,25 @@
 // inertial frame plays in RBDA's fixed-base algorithms.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
+
 #include "geolin/algorithms.hpp"
 
 namespace geolin::detail {
+
+/// Whether no entry of p[0..count) is NaN or ±Inf (exponent bits not all ones), in a loop that
+/// compilers vectorize.
+inline bool all_finite(const double *p, std::ptrdiff_t count) {
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ull;
+  std::uint64_t bad = 0;
+  for (std::ptrdiff_t i = 0; i < count; ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, p + i, sizeof bits);
+    bad |= static_cast<std::uint64_t>((bits & kExponent) == kExponent);
+  }
+  return bad == 0;
+}
 
 /// Gravity as a fictitious base acceleration in frame 0: a_g = [-R^T g; 0] (dynamics.md §3),
 /// with R the rotation of H (moving base) or of model.H_A_0 (fixed base).

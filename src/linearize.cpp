@@ -41,8 +41,10 @@ void set_zero(RefMat M) {
     M.setZero();
 }
 
-void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-                    CRefVec r, CRefVec tau, const ExternalWrenches *ext, RefMat A, RefMat B) {
+// only_if_finite: leave A and B untouched and return false if the solution is not finite.
+bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                    CRefVec r, CRefVec tau, const ExternalWrenches *ext, RefMat A, RefMat B,
+                    bool only_if_finite = false) {
   const int nj = model.n_B;
   const int n = model.num_dofs();
   const bool moving = !model.fixed_base;
@@ -101,6 +103,11 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     blocks[nblk++] = {RhsBlock::kAtBody, c_w + 6 * w, 6, 1, model.frames[ext->frames[w]].body};
   if (mixed) blocks[nblk++] = {RhsBlock::kDense, c_E, 3};
   detail::articulated_solve(model, ws, blocks, nblk, cols);
+  // Every entry of A and B that depends on the state beyond (v, R, g) comes from X.
+  if (only_if_finite && !detail::all_finite(X, static_cast<std::ptrdiff_t>(n) * ldx)) {
+    ws.ext_active = false;
+    return false;
+  }
 
   // A and B are column-major; the bottom halves come from the rows of X.
   const int s_col = moving ? 6 : 0;  // first column of z_s
@@ -124,6 +131,7 @@ void linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
   copy_transposed(X + c_w, ldx, n, 6 * nf, 1, 1.0, B.data() + nj * ldb + n,
                   ldb);  // M⁻¹ J_Fᵀ per wrench
   ws.ext_active = false;
+  return true;
 }
 
 }  // namespace
@@ -136,6 +144,17 @@ void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
 void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
                CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefMat A, RefMat B) {
   linearize_impl(model, ws, H, s, v, r, tau, &ext, A, B);
+}
+
+bool linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                         const Vec6 &v, CRefVec r, CRefVec tau, RefMat A, RefMat B) {
+  return linearize_impl(model, ws, H, s, v, r, tau, nullptr, A, B, true);
+}
+
+bool linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                         const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
+                         RefMat A, RefMat B) {
+  return linearize_impl(model, ws, H, s, v, r, tau, &ext, A, B, true);
 }
 
 }  // namespace geolin

@@ -85,6 +85,16 @@ void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
 void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
                CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefMat A, RefMat B);
 
+/// As linearize, for callers that must not see a partial result (the C API): A and B are
+/// written only if the result is finite, checked on the solution before A and B are assembled
+/// (no staging copy). Returns false, with A and B untouched, when the dynamics is numerically
+/// singular at this state. The inputs must be finite.
+bool linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                         const Vec6 &v, CRefVec r, CRefVec tau, RefMat A, RefMat B);
+bool linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                         const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
+                         RefMat A, RefMat B);
+
 /// The geometric central finite difference of dynamics.md §5 with step eps. linearize_fd.cpp
 void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                                  const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A,

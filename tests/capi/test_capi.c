@@ -1637,7 +1637,45 @@ static void test_misuse_ext(const char *label, const geolin_model *m) {
  * main
  * ------------------------------------------------------------------------------------------- */
 
+/* Finite inputs whose result overflows (joint rates of 1e200, which square to 1e400 wherever a
+ * rate enters the dynamics quadratically): linearize and linearize_ext return
+ * GEOLIN_ERR_NUMERIC, name the output, and write nothing (A and B are written straight into the
+ * caller's arrays, only after the result was checked). A model whose dynamics has no such term
+ * (one joint on a fixed base) returns a finite result instead; main() checks that the numeric
+ * failure was seen on some model. */
+static int numeric_failures_seen = 0;
+static void check_numeric_failure_writes_nothing(const char *label, const geolin_model *m) {
+  const int nj = geolin_model_num_joints(m), N = geolin_model_state_dim(m);
+  static double A[4 * MAXN * MAXN], B[2 * MAXN * (MAXN + 6)];
+  const int frame = 0;
+  const double w[6] = {1, 2, 3, 4, 5, 6};
+  geolin_workspace *ws = NULL;
+  State x;
+  int i, k, st, intact = 1;
+  if (nj == 0 || geolin_workspace_new(m, &ws) != GEOLIN_OK) return;
+  random_state(&x, nj);
+  for (i = 0; i < nj; ++i) x.r[i] = 1e200;
+  for (k = 0; k < 2; ++k) {
+    for (i = 0; i < N * N; ++i) A[i] = -7.0;
+    for (i = 0; i < N * (nj + 6); ++i) B[i] = -7.0;
+    st = k == 0 ? geolin_linearize(ws, x.H, x.s, x.v, x.r, x.tau, A, B)
+                : geolin_linearize_ext(ws, x.H, x.s, x.v, x.r, x.tau, 1, &frame, w,
+                                       GEOLIN_WRENCH_LOCAL, A, B);
+    CHECK(st == GEOLIN_OK || st == GEOLIN_ERR_NUMERIC, "%s: linearize%s at r = 1e200 -> %d", label,
+          k ? "_ext" : "", st);
+    if (st != GEOLIN_ERR_NUMERIC) continue;
+    ++numeric_failures_seen;
+    CHECK(strstr(geolin_last_error(), "nothing was written") != NULL, "%s: message '%s'", label,
+          geolin_last_error());
+    for (i = 0; i < N * N; ++i) intact &= A[i] == -7.0;
+    for (i = 0; i < N * (nj + 6); ++i) intact &= B[i] == -7.0;
+    CHECK(intact, "%s: A and B untouched after GEOLIN_ERR_NUMERIC", label);
+  }
+  geolin_workspace_free(ws);
+}
+
 static void run_model(const char *label, const geolin_model *m) {
+  check_numeric_failure_writes_nothing(label, m);
   check_dynamics(label, m);
   test_misuse(label, m);
   test_frames(label, m);
@@ -1693,6 +1731,9 @@ int main(int argc, char **argv) {
     check_step("tree (damping)", m);
     geolin_model_free(m);
   }
+
+  CHECK(numeric_failures_seen > 0, "GEOLIN_ERR_NUMERIC from linearize on the tree (%d)",
+        numeric_failures_seen);
 
   /* the example models of the repository, when present */
   if (models_dir != NULL) {
