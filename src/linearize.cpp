@@ -123,11 +123,11 @@ bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     A.block(0, n, nj, nj).setIdentity();
   }
   const Eigen::Index lda = A.outerStride(), ldb = B.outerStride();
-  copy_transposed(X + c_J, ldx, n, nj, 3, -1.0, &A(n, s_col), lda);       // F_s
-  copy_transposed(X, ldx, n, nv, 1, -1.0, &A(n, n), lda);                 // F_v, base columns
-  copy_transposed(X + c_J + 1, ldx, n, nj, 3, -1.0, &A(n, n + nv), lda);  // F_r
+  copy_transposed(X + c_J, ldx, n, nj, 3, -1.0, A.data() + s_col * lda + n, lda);  // F_s
+  copy_transposed(X, ldx, n, nv, 1, -1.0, A.data() + n * lda + n, lda);  // F_v, base columns
+  copy_transposed(X + c_J + 1, ldx, n, nj, 3, -1.0, A.data() + (n + nv) * lda + n, lda);  // F_r
   set_zero(B);
-  copy_transposed(X + c_J + 2, ldx, n, nj, 3, 1.0, &B(n, 0), ldb);  // M⁻¹ S
+  copy_transposed(X + c_J + 2, ldx, n, nj, 3, 1.0, B.data() + n, ldb);  // M⁻¹ S
   copy_transposed(X + c_w, ldx, n, 6 * nf, 1, 1.0, B.data() + nj * ldb + n,
                   ldb);  // M⁻¹ J_Fᵀ per wrench
   ws.ext_active = false;
