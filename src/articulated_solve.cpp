@@ -53,38 +53,30 @@ namespace baseline {
 }  // namespace baseline
 
 #ifdef GEOLIN_AVX2_KERNELS
+// Compile the loops between BEGIN and END for another instruction set (target strings: G for
+// GCC, C for Clang).
+#define GEOLIN_PRAGMA(x) _Pragma(#x)
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#define GEOLIN_TARGET_BEGIN(G, C) \
+  GEOLIN_PRAGMA(clang attribute push(__attribute__((target(C))), apply_to = function))
+#define GEOLIN_TARGET_END _Pragma("clang attribute pop")
 #else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+#define GEOLIN_TARGET_BEGIN(G, C) _Pragma("GCC push_options") GEOLIN_PRAGMA(GCC target(G))
+#define GEOLIN_TARGET_END _Pragma("GCC pop_options")
 #endif
+
+GEOLIN_TARGET_BEGIN("avx2,fma", "avx2,fma")
 namespace avx2 {
 #include "solve_kernels.inc"
 }  // namespace avx2
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
-#endif
+GEOLIN_TARGET_END
 
-#ifdef GEOLIN_AVX2_KERNELS
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma,prefer-vector-width=512")
-#endif
+GEOLIN_TARGET_BEGIN("avx512f,avx512vl,avx512dq,avx2,fma,prefer-vector-width=512",
+                    "avx512f,avx512vl,avx512dq,avx2,fma")
 namespace avx512 {
 #include "solve_kernels.inc"
 }  // namespace avx512
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+GEOLIN_TARGET_END
 #endif
 
 // -1: automatic; else an index into kIsaNames.
