@@ -47,7 +47,8 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
     ws.a[0] = a_gravity;
   } else {
     // I^A_0 a_0 + p_0 = f_0 (the wrench on the base); a_0 includes the fictitious gravity.
-    ws.a[0] = Eigen::LLT<Mat6>(ws.IA[0]).solve(f0 - ws.p[0]);
+    ws.IA0_llt.compute(ws.IA[0]);  // kept: articulated_solve reuses the factorization
+    ws.a[0] = ws.IA0_llt.solve(f0 - ws.p[0]);
     nu_dot.head<6>() = ws.a[0] - a_gravity;
   }
   for (int i = 1; i <= model.n_B; ++i) {

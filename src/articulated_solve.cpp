@@ -1,7 +1,7 @@
 // X = M⁻¹ R for many right-hand sides at once, with the articulated-body factorization left by
-// aba_pass (ws.IA, ws.U, ws.D_inv): ABA's recursion (RBDA Table 7.1, §9.3 for the moving base)
-// with zero velocities and gravity, one column per right-hand side (Carpentier 2018 applies the
-// same recursion to the unit columns of M⁻¹):
+// aba_pass (ws.IA, ws.U, ws.D_inv, ws.IA0_llt): ABA's recursion (RBDA Table 7.1, §9.3 for the
+// moving base) with zero velocities and gravity, one column per right-hand side (Carpentier 2018
+// applies the same recursion to the unit columns of M⁻¹):
 //   backward  u_i = R_i − S_iᵀ P_i,  P_λ(i) += P_i + U_i D_i⁻¹ u_i,
 //   base      a_0 = (I^A_0)⁻¹ (R_0 − P_0)            (a_0 = 0 for a fixed base),
 //   forward   x_i = D_i⁻¹ u_i − (D_i⁻¹ U_i)ᵀ a_λ(i),  a_i = a_λ(i) + S_i x_i.
@@ -231,7 +231,7 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
 
   double *A0 = panel(ws.A_panel, 0);
   if (moving) {
-    const Mat6 inv = Eigen::LLT<Mat6>(ws.IA[0]).solve(Mat6::Identity());
+    const Mat6 inv = ws.IA0_llt.solve(Mat6::Identity());           // factorized by aba_pass
     if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);  // no joints
     k.base(ld, ldx, ldx, X, ws.P_panel.data(), A0, inv.data());
   } else {

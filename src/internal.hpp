@@ -97,7 +97,7 @@ int solve_stride(int cols);
 
 /// X = M⁻¹ R for `cols` right-hand sides stored row-major (n rows of stride solve_stride(cols))
 /// at the start of ws.rhs's storage, overwritten by X, with the articulated-body factorization left
-/// by aba_pass (ws.IA, ws.U, ws.D_inv): O(n) per column, no M⁻¹ formed (RBDA §7.3 with
+/// by aba_pass (ws.IA, ws.U, ws.D_inv, ws.IA0_llt): O(n) per column, no M⁻¹ formed (RBDA §7.3 with
 /// velocity-free inputs; Carpentier 2018). `blocks` cover [0, cols) and state the sparsity of
 /// R; entries of R outside it must be zero.
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,

@@ -2,6 +2,7 @@
 // needs, sized once from the model. Algorithms never allocate. Gravity lives here.
 #pragma once
 
+#include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <vector>
 
@@ -44,7 +45,8 @@ struct Workspace {
   std::vector<Mat6> IC;                         // composite inertias I^C_i
   std::vector<Eigen::Matrix<double, 6, 3>> BC;  // composite B_i, right half (its left is 0)
   std::vector<Mat6> IA;                         // articulated inertias I^A_i (ABA, M^-1)
-  std::vector<Vec6> SI_row;                     // S_iᵀ I^C_i (transposed)
+  Eigen::LLT<Mat6> IA0_llt;  // Cholesky factor of I^A_0 (moving base), by aba_pass
+  std::vector<Vec6> SI_row;  // S_iᵀ I^C_i (transposed)
   std::vector<Vec3> SB_row;  // S_iᵀ B^C_i, its last 3 entries (the first are 0)
   std::vector<double> D_inv, u;
 
