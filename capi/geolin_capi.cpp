@@ -234,6 +234,22 @@ void copy_out(const Eigen::VectorXd &X, double *out) noexcept {
   for (Eigen::Index i = 0; i < count; ++i) out[i] = p[i];
 }
 
+// The shape of every single-output evaluation call: compute (which fills `staged`), then copy
+// `staged` to the caller's `out` only if it is finite; no exception crosses the boundary and
+// nothing is written on failure.
+template <class Compute, class Staged>
+int compute_into(const char *fn, const char *name, const Staged &staged, double *out,
+                 Compute compute) noexcept {
+  try {
+    compute();
+    if (!all_finite(staged)) return numeric_failure(fn, name);
+    copy_out(staged, out);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
 // Views of the caller's arrays. The data pointer may be NULL only when the size is 0; Eigen
 // accepts (nullptr, 0).
 using CMap = Eigen::Map<const Eigen::VectorXd>;
@@ -510,15 +526,10 @@ GEOLIN_API int geolin_forward_dynamics(geolin_workspace *ws, const double *H, co
   if (int st = check_state(fn, ws, H, s, v, r)) return st;
   if (int st = check_array(fn, "tau", tau, nj)) return st;
   if (int st = check_output(fn, "nu_dot", nu_dot, n)) return st;
-  try {
+  return compute_into(fn, "nu_dot", ws->vec, nu_dot, [&] {
     geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                 joint_vector(r, nj), joint_vector(tau, nj), ws->vec);
-    if (!all_finite(ws->vec)) return numeric_failure(fn, "nu_dot");
-    copy_out(ws->vec, nu_dot);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(fn);
-  }
+  });
 }
 
 GEOLIN_API int geolin_inverse_dynamics(geolin_workspace *ws, const double *H, const double *s,
@@ -532,15 +543,10 @@ GEOLIN_API int geolin_inverse_dynamics(geolin_workspace *ws, const double *H, co
   if (int st = check_state(fn, ws, H, s, v, r)) return st;
   if (int st = check_array(fn, "nu_dot", nu_dot, n)) return st;
   if (int st = check_output(fn, "generalized_force", generalized_force, n)) return st;
-  try {
+  return compute_into(fn, "generalized_force", ws->vec, generalized_force, [&] {
     geolin::rnea(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                  joint_vector(r, nj), CMap(n > 0 ? nu_dot : nullptr, n), ws->vec);
-    if (!all_finite(ws->vec)) return numeric_failure(fn, "generalized_force");
-    copy_out(ws->vec, generalized_force);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(fn);
-  }
+  });
 }
 
 GEOLIN_API int geolin_mass_matrix(geolin_workspace *ws, const double *s, double *M) {
@@ -551,14 +557,8 @@ GEOLIN_API int geolin_mass_matrix(geolin_workspace *ws, const double *s, double 
   const int n = model.num_dofs();
   if (int st = check_array(fn, "s", s, nj)) return st;
   if (int st = check_output(fn, "M", M, n * n)) return st;
-  try {
-    geolin::crba(model, ws->ws, joint_vector(s, nj), ws->mat);
-    if (!all_finite(ws->mat)) return numeric_failure(fn, "M");
-    copy_out(ws->mat, M);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(fn);
-  }
+  return compute_into(fn, "M", ws->mat, M,
+                      [&] { geolin::crba(model, ws->ws, joint_vector(s, nj), ws->mat); });
 }
 
 GEOLIN_API int geolin_mass_matrix_inverse(geolin_workspace *ws, const double *s, double *Minv) {
@@ -569,14 +569,9 @@ GEOLIN_API int geolin_mass_matrix_inverse(geolin_workspace *ws, const double *s,
   const int n = model.num_dofs();
   if (int st = check_array(fn, "s", s, nj)) return st;
   if (int st = check_output(fn, "Minv", Minv, n * n)) return st;
-  try {
+  return compute_into(fn, "Minv", ws->mat, Minv, [&] {
     geolin::mass_matrix_inverse(model, ws->ws, joint_vector(s, nj), ws->mat);
-    if (!all_finite(ws->mat)) return numeric_failure(fn, "Minv");
-    copy_out(ws->mat, Minv);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(fn);
-  }
+  });
 }
 
 // ============================================================================================
@@ -775,15 +770,10 @@ GEOLIN_API int geolin_frame_jacobian(geolin_workspace *ws, const double *H, cons
   if (int st = check_array(fn, "s", s, nj)) return st;
   if (!frame_in_range(fn, model, frame)) return GEOLIN_ERR_INVALID_ARGUMENT;
   if (int st = check_output(fn, "J", J, 6 * model.num_dofs())) return st;
-  try {
+  return compute_into(fn, "J", ws->J, J, [&] {
     geolin::frame_jacobian(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame,
                            ws->J);
-    if (!all_finite(ws->J)) return numeric_failure(fn, "J");
-    copy_out(ws->J, J);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(fn);
-  }
+  });
 }
 
 GEOLIN_API int geolin_forward_dynamics_ext(geolin_workspace *ws, const double *H, const double *s,
@@ -799,16 +789,11 @@ GEOLIN_API int geolin_forward_dynamics_ext(geolin_workspace *ws, const double *H
   if (int st = check_array(fn, "tau", tau, nj)) return st;
   if (int st = check_wrenches(fn, model, nf, frames, wrenches, wrench_flags)) return st;
   if (int st = check_output(fn, "nu_dot", nu_dot, n)) return st;
-  try {
+  return compute_into(fn, "nu_dot", ws->vec, nu_dot, [&] {
     const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
     geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                 joint_vector(r, nj), joint_vector(tau, nj), ext, ws->vec);
-    if (!all_finite(ws->vec)) return numeric_failure(fn, "nu_dot");
-    copy_out(ws->vec, nu_dot);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(fn);
-  }
+  });
 }
 
 GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const double *s,
