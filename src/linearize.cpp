@@ -13,32 +13,31 @@
 namespace geolin {
 namespace {
 
-// dst(k, c) = sign · X(k, step · c) for a row-major X (row stride ldx) and a column-major dst
-// (column stride ld), in tiles of 4 columns so that both sides stay in cache lines already
-// loaded.
-void copy_transposed(const double *X, Eigen::Index ldx, int rows, int cols, int step, double sign,
-                     double *dst, Eigen::Index ld) {
+// Writes columns [0, cols) of a column-major dst (column stride ld) whole, one after the other:
+// rows [0, top) zero, then dst(top + k, c) = sign · X(k, step · c) for the rows k < rows of a
+// row-major X (row stride ldx). Tiles of 4 columns keep both sides in cache lines already loaded,
+// and each line of dst is written once (A and B together exceed L1: zeroing them first and
+// filling in later would fetch every line twice).
+void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int step, double sign,
+                   double *dst, Eigen::Index ld, int top) {
   int c0 = 0;
   for (; c0 + 4 <= cols; c0 += 4) {
+    double *d = dst + c0 * ld;
+    for (int t = 0; t < 4; ++t) std::fill_n(d + t * ld, top, 0.0);
+    d += top;
     for (int k = 0; k < rows; ++k) {
       const double *x = X + k * ldx + step * c0;
-      double *d = dst + c0 * ld + k;
-      d[0] = sign * x[0];
-      d[ld] = sign * x[step];
-      d[2 * ld] = sign * x[2 * step];
-      d[3 * ld] = sign * x[3 * step];
+      d[k] = sign * x[0];
+      d[ld + k] = sign * x[step];
+      d[2 * ld + k] = sign * x[2 * step];
+      d[3 * ld + k] = sign * x[3 * step];
     }
   }
-  for (; c0 < cols; ++c0)
-    for (int k = 0; k < rows; ++k) dst[c0 * ld + k] = sign * X[k * ldx + step * c0];
-}
-
-// One fill for a contiguous matrix (Eigen zeroes a Ref column by column).
-void set_zero(RefMat M) {
-  if (M.outerStride() == M.rows())
-    std::fill_n(M.data(), M.size(), 0.0);
-  else
-    M.setZero();
+  for (; c0 < cols; ++c0) {
+    double *d = dst + c0 * ld;
+    std::fill_n(d, top, 0.0);
+    for (int k = 0; k < rows; ++k) d[top + k] = sign * X[k * ldx + step * c0];
+  }
 }
 
 // only_if_finite: leave A and B untouched and return false if the solution is not finite.
@@ -109,27 +108,28 @@ bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     return false;
   }
 
-  // A and B are column-major; the bottom halves come from the rows of X.
-  const int s_col = moving ? 6 : 0;  // first column of z_s
-  set_zero(A);
+  // A and B are column-major, written column by column: z_H's columns (zero but for F_H), then
+  // per block the zero top half and the bottom half from the rows of X, then the few non-zeros
+  // of the top halves.
+  const Eigen::Index lda = A.outerStride(), ldb = B.outerStride();
+  double *a = A.data();
+  if (moving)
+    for (int c = 0; c < 6; ++c) std::fill_n(a + c * lda, 2 * n, 0.0);
+  const int s_col = moving ? 6 : 0;                                      // first column of z_s
+  write_columns(X + c_J, ldx, n, nj, 3, -1.0, a + s_col * lda, lda, n);  // F_s
+  write_columns(X, ldx, n, nv, 1, -1.0, a + n * lda, lda, n);            // F_v, base
+  write_columns(X + c_J + 1, ldx, n, nj, 3, -1.0, a + (n + nv) * lda, lda, n);  // F_r
+  write_columns(X + c_J + 2, ldx, n, nj, 3, 1.0, B.data(), ldb, n);             // M⁻¹ S
+  write_columns(X + c_w, ldx, n, 6 * nf, 1, 1.0, B.data() + nj * ldb, ldb, n);  // M⁻¹ J_Fᵀ
   if (moving) {
-    A.topLeftCorner<6, 6>() = -cross_motion(v);  // −ad_v
-    A.block<6, 6>(0, n).setIdentity();           // ż_H ← z_v
-    A.block(6, n + 6, nj, nj).setIdentity();     // ż_s ← z_r
+    A.topLeftCorner<6, 6>() = -cross_motion(v);     // −ad_v
+    for (int k = 0; k < n; ++k) A(k, n + k) = 1.0;  // ż_H ← z_v, ż_s ← z_r
     // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
     A.block<3, 3>(n, 3) = hat(H.R.transpose() * ws.gravity);
     if (mixed) A.block(n, 3, n, 3) += R.middleCols(c_E, 3);
   } else {
-    A.block(0, n, nj, nj).setIdentity();
+    for (int k = 0; k < nj; ++k) A(k, n + k) = 1.0;  // ż_s ← z_r
   }
-  const Eigen::Index lda = A.outerStride(), ldb = B.outerStride();
-  copy_transposed(X + c_J, ldx, n, nj, 3, -1.0, A.data() + s_col * lda + n, lda);  // F_s
-  copy_transposed(X, ldx, n, nv, 1, -1.0, A.data() + n * lda + n, lda);  // F_v, base columns
-  copy_transposed(X + c_J + 1, ldx, n, nj, 3, -1.0, A.data() + (n + nv) * lda + n, lda);  // F_r
-  set_zero(B);
-  copy_transposed(X + c_J + 2, ldx, n, nj, 3, 1.0, B.data() + n, ldb);  // M⁻¹ S
-  copy_transposed(X + c_w, ldx, n, 6 * nf, 1, 1.0, B.data() + nj * ldb + n,
-                  ldb);  // M⁻¹ J_Fᵀ per wrench
   ws.ext_active = false;
   return true;
 }
