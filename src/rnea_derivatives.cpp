@@ -76,13 +76,14 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
         ws.v[k] = ws.v[lam] + S * r[k - 1];
         ws.a[k] = ws.a[lam] + S * r_dot[k - 1] + ws.Psi_dot[k] * r[k - 1];
       }
-      ws.Psi_ddot[k] = cross_motion(ws.a[lam], S) + cross_motion(ws.v[lam], ws.Psi_dot[k]);
+      cross_motion_to(ws.a[lam], S, ws.Psi_ddot[k]);
+      cross_motion_to<true>(ws.v[lam], ws.Psi_dot[k], ws.Psi_ddot[k]);
     }
     const Mat6 &I = ws.I0[k];
     if (!after_aba) ws.h[k] = I * ws.v[k];
     const Vec6 &h = ws.h[k];
     ws.F[k].noalias() = I * ws.a[k];
-    ws.F[k] += cross_force(ws.v[k], h);
+    cross_force_to<true>(ws.v[k], h, ws.F[k]);
     ws.IC[k] = I;
     body_B(I, ws.v[k], h, ws.BC[k]);
   }
@@ -120,9 +121,10 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
       dID_dr(model.dof(i), cj) = 2.0 * SI.dot(Pd) + SB.dot(Sj.tail<3>());
     }
     // Ancestor rows.
-    Vec6 Q = cross_force(Sj, ws.F[j]);
-    Q.noalias() += ws.IC[j] * Pdd;
+    Vec6 Q;
+    Q.noalias() = ws.IC[j] * Pdd;
     Q.noalias() += ws.BC[j] * Pd.tail<3>();
+    cross_force_to<true>(Sj, ws.F[j], Q);
     if (mixed) Q.noalias() -= ws.EC_ext[j] * Sj.tail<3>();
     Vec6 W = ws.IC[j] * (2.0 * Pd);
     W.noalias() += ws.BC[j] * Sj.tail<3>();
@@ -138,11 +140,12 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
   if (moving) {
     // ∂τ_i/∂v = S_iᵀ (B^C_i + I^C_i (v_0×)) = [0, S_iᵀ B^C_i] − ((v_0 ×*) I^C_i S_i)ᵀ, using
     // (v×)ᵀ = −(v×*): O(1) per body instead of a 6x6 product.
+    const Vec6 minus_v0 = -v0;
     for (int i = 1; i <= nb; ++i) {
-      const Vec6 row = -cross_force(v0, ws.SI_row[i]);
-      auto out = dID_dv.block<1, 6>(model.dof(i), 0);
-      out = row.transpose();
-      out.tail<3>() += ws.SB_row[i].transpose();
+      auto row = dID_dv.block<1, 6>(model.dof(i), 0);
+      row.head<3>().setZero();
+      row.tail<3>() = ws.SB_row[i].transpose();
+      cross_force_to<true>(minus_v0, ws.SI_row[i], row);
     }
     dID_dv.topLeftCorner<6, 6>().noalias() = ws.IC[0] * cross_motion(v0);
     dID_dv.block<6, 3>(0, 3) += ws.BC[0];

@@ -8,6 +8,14 @@
 #include <algorithm>
 #include <cmath>
 
+// For the few operations in every inner loop: a call would return its Vec6 through memory, to be
+// read back as packed pairs right after the scalar stores (a store-forwarding stall each time).
+#if defined(__GNUC__) || defined(__clang__)
+#define GEOLIN_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define GEOLIN_ALWAYS_INLINE inline
+#endif
+
 namespace geolin {
 
 using Vec3 = Eigen::Vector3d;
@@ -245,30 +253,56 @@ inline Mat6 cross_force(const Vec6 &v) {
   return X;
 }
 
-/// (v x) u without forming the matrix: [w × u_l + l × u_w; w × u_w] for v = [l; w]. Written
-/// in scalars: it sits in every inner loop and stays small enough to be inlined.
-inline Vec6 cross_motion(const Vec6 &v, const Vec6 &u) {
+/// out = (v x) u (or out += (v x) u with kAdd) without forming the matrix:
+/// [w × u_l + l × u_w; w × u_w] for v = [l; w]. Written in scalars: it sits in every inner loop.
+/// The accumulating form lets a caller add it to a vector just computed with packed
+/// instructions without a Vec6 temporary in between. out: any 6-vector expression (a Vec6, a
+/// row of a matrix).
+template <bool kAdd = false, class Out>
+GEOLIN_ALWAYS_INLINE void cross_motion_to(const Vec6 &v, const Vec6 &u, Out &&out) {
   const double l0 = v[0], l1 = v[1], l2 = v[2], w0 = v[3], w1 = v[4], w2 = v[5];
+  const double t0 = w1 * u[2] - w2 * u[1] + l1 * u[5] - l2 * u[4];
+  const double t1 = w2 * u[0] - w0 * u[2] + l2 * u[3] - l0 * u[5];
+  const double t2 = w0 * u[1] - w1 * u[0] + l0 * u[4] - l1 * u[3];
+  const double t3 = w1 * u[5] - w2 * u[4];
+  const double t4 = w2 * u[3] - w0 * u[5];
+  const double t5 = w0 * u[4] - w1 * u[3];
+  if (kAdd) {
+    out[0] += t0, out[1] += t1, out[2] += t2, out[3] += t3, out[4] += t4, out[5] += t5;
+  } else {
+    out[0] = t0, out[1] = t1, out[2] = t2, out[3] = t3, out[4] = t4, out[5] = t5;
+  }
+}
+
+/// out = (v x*) f (or out += with kAdd) without forming the matrix:
+/// [w × f_f; w × f_n + l × f_f] for v = [l; w].
+template <bool kAdd = false, class Out>
+GEOLIN_ALWAYS_INLINE void cross_force_to(const Vec6 &v, const Vec6 &f, Out &&out) {
+  const double l0 = v[0], l1 = v[1], l2 = v[2], w0 = v[3], w1 = v[4], w2 = v[5];
+  const double t0 = w1 * f[2] - w2 * f[1];
+  const double t1 = w2 * f[0] - w0 * f[2];
+  const double t2 = w0 * f[1] - w1 * f[0];
+  const double t3 = w1 * f[5] - w2 * f[4] + l1 * f[2] - l2 * f[1];
+  const double t4 = w2 * f[3] - w0 * f[5] + l2 * f[0] - l0 * f[2];
+  const double t5 = w0 * f[4] - w1 * f[3] + l0 * f[1] - l1 * f[0];
+  if (kAdd) {
+    out[0] += t0, out[1] += t1, out[2] += t2, out[3] += t3, out[4] += t4, out[5] += t5;
+  } else {
+    out[0] = t0, out[1] = t1, out[2] = t2, out[3] = t3, out[4] = t4, out[5] = t5;
+  }
+}
+
+/// (v x) u without forming the matrix (cross_motion_to).
+GEOLIN_ALWAYS_INLINE Vec6 cross_motion(const Vec6 &v, const Vec6 &u) {
   Vec6 out;
-  out[0] = w1 * u[2] - w2 * u[1] + l1 * u[5] - l2 * u[4];
-  out[1] = w2 * u[0] - w0 * u[2] + l2 * u[3] - l0 * u[5];
-  out[2] = w0 * u[1] - w1 * u[0] + l0 * u[4] - l1 * u[3];
-  out[3] = w1 * u[5] - w2 * u[4];
-  out[4] = w2 * u[3] - w0 * u[5];
-  out[5] = w0 * u[4] - w1 * u[3];
+  cross_motion_to(v, u, out);
   return out;
 }
 
-/// (v x*) f without forming the matrix: [w × f_f; w × f_n + l × f_f] for v = [l; w].
-inline Vec6 cross_force(const Vec6 &v, const Vec6 &f) {
-  const double l0 = v[0], l1 = v[1], l2 = v[2], w0 = v[3], w1 = v[4], w2 = v[5];
+/// (v x*) f without forming the matrix (cross_force_to).
+GEOLIN_ALWAYS_INLINE Vec6 cross_force(const Vec6 &v, const Vec6 &f) {
   Vec6 out;
-  out[0] = w1 * f[2] - w2 * f[1];
-  out[1] = w2 * f[0] - w0 * f[2];
-  out[2] = w0 * f[1] - w1 * f[0];
-  out[3] = w1 * f[5] - w2 * f[4] + l1 * f[2] - l2 * f[1];
-  out[4] = w2 * f[3] - w0 * f[5] + l2 * f[0] - l0 * f[2];
-  out[5] = w0 * f[4] - w1 * f[3] + l0 * f[1] - l1 * f[0];
+  cross_force_to(v, f, out);
   return out;
 }
 
