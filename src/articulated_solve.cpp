@@ -193,7 +193,7 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
   const std::ptrdiff_t ldx = ld;
   const bool moving = !model.fixed_base;
   double *X = ws.rhs.data();
-  auto panel = [&](Workspace::RowMajorMat &Pn, int body) {
+  auto panel = [&](LineAlignedBuffer &Pn, int body) {
     return Pn.data() + 6 * ws.panel_slot[body] * ldx;
   };
   const int *limb = ws.limb_root.data();

@@ -164,7 +164,8 @@ void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRe
   detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
   const int nj = model.n_B, n = model.num_dofs(), nv = n - nj;
   // [∂ID/∂s | ∂ID/∂v | ∂ID/∂r] side by side in ws.rhs, zeroed first.
-  auto R = ws.rhs.leftCols(nj + n);
+  Eigen::Map<Workspace::RowMajorMat, 0, Eigen::OuterStride<>> R(ws.rhs.data(), n, nj + n,
+                                                                Eigen::OuterStride<>(ws.max_rhs));
   R.setZero();
   const Eigen::Index ld = R.outerStride();
   using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;

@@ -22,7 +22,7 @@ Workspace::Workspace(const Model &model) {
   // most one per frame on average) and 3 for the attitude dependence of Mixed wrenches.
   max_rhs = 2 * nj + n + 6 * static_cast<int>(model.frames.size()) + 3;
   max_rhs = (max_rhs + 3) / 4 * 4;  // articulated_solve's stride: whole vectors
-  rhs.setZero(n, max_rhs);
+  rhs.assign(static_cast<std::size_t>(n) * max_rhs);
   touched.assign(nb, 0);
   // Panel slots of the solver (articulated_solve.cpp): a body with one child hands its block
   // to that child, the next body visited, so it takes one of two slots alternating with depth;
@@ -44,8 +44,8 @@ Workspace::Workspace(const Model &model) {
     }
   }
   rhs_blocks.resize(5 + model.frames.size());
-  P_panel.setZero(6 * slots, max_rhs);
-  A_panel.setZero(6 * slots, max_rhs);
+  P_panel.assign(static_cast<std::size_t>(6 * slots) * max_rhs);
+  A_panel.assign(static_cast<std::size_t>(6 * slots) * max_rhs);
   BC.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
   D_inv.assign(nb, 0.0);
   u.assign(nb, 0.0);

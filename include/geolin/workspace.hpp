@@ -4,6 +4,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <cstdint>
 #include <vector>
 
 #include "geolin/model.hpp"
@@ -27,6 +28,34 @@ struct RhsBlock {
   int begin, count;
   int width = 1;  // kPerJoint
   int body = 0;   // kAtBody
+};
+
+/// Scratch doubles starting on a 64-byte boundary (a cache line, one AVX-512 vector): the solver's
+/// column loops load and store whole vectors, and a vector straddling two lines costs two
+/// accesses. Contents are scratch: a copy keeps the size, not the values.
+class LineAlignedBuffer {
+ public:
+  LineAlignedBuffer() = default;
+  LineAlignedBuffer(const LineAlignedBuffer &other) { assign(other.size()); }
+  LineAlignedBuffer &operator=(const LineAlignedBuffer &other) {
+    if (this != &other) assign(other.size());
+    return *this;
+  }
+  LineAlignedBuffer(LineAlignedBuffer &&) = default;
+  LineAlignedBuffer &operator=(LineAlignedBuffer &&) = default;
+
+  void assign(std::size_t n) { store_.assign(n + kPad, 0.0); }
+  std::size_t size() const { return store_.empty() ? 0 : store_.size() - kPad; }
+  double *data() { return aligned(store_.data()); }
+  const double *data() const { return aligned(const_cast<double *>(store_.data())); }
+
+ private:
+  static constexpr std::size_t kPad = 7;  // malloc gives 16-byte alignment at least
+  static double *aligned(double *p) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    return reinterpret_cast<double *>((a + 63) & ~std::uintptr_t{63});
+  }
+  std::vector<double> store_;
 };
 
 struct Workspace {
@@ -60,9 +89,9 @@ struct Workspace {
   // M⁻¹ applied to many right-hand sides at once (articulated_solve.cpp): row-major
   // panels, 6 rows per body slot, one column per right-hand side.
   using RowMajorMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  RowMajorMat rhs;                   // n x max_rhs: right-hand sides, overwritten by the solution
-  RowMajorMat P_panel;               // 6 rows per slot x max_rhs: articulated bias forces
-  RowMajorMat A_panel;               // 6 rows per slot x max_rhs: accelerations
+  LineAlignedBuffer rhs;             // n x max_rhs: right-hand sides, overwritten by the solution
+  LineAlignedBuffer P_panel;         // 6 rows per slot x max_rhs: articulated bias forces
+  LineAlignedBuffer A_panel;         // 6 rows per slot x max_rhs: accelerations
   std::vector<char> touched;         // P_panel block of a body initialized in this pass
   std::vector<int> limb_root;        // first joint on the path from the base to body i
   std::vector<int> panel_slot;       // 6-row block of P_panel and A_panel used by body i
