@@ -113,9 +113,7 @@ const SolveKernels &solve_kernels() {
   }
 }
 
-struct Range {
-  int lo, hi;
-};
+using Range = ColumnRange;
 
 // Columns of block b that can be non-zero in P_i and in row i of R (backward pass); i ≥ 1.
 Range backward_range(const Model &model, const int *limb, const RhsBlock &b, int i) {
@@ -186,6 +184,59 @@ void for_each_range(int num_blocks, int ld, RangeOf range, F f) {
 
 }  // namespace
 
+namespace {
+
+bool same_layout(const Workspace &ws, const RhsBlock *blocks, int num_blocks, int cols) {
+  if (ws.plan_cols != cols || static_cast<int>(ws.plan_blocks.size()) != num_blocks) return false;
+  for (int b = 0; b < num_blocks; ++b) {
+    const RhsBlock &p = ws.plan_blocks[b], &q = blocks[b];
+    if (p.kind != q.kind || p.begin != q.begin || p.count != q.count || p.width != q.width ||
+        p.body != q.body)
+      return false;
+  }
+  return true;
+}
+
+// The column ranges of every body for this block layout, kept in the workspace: MPC calls
+// linearize with the same layout every time, and the range arithmetic cost as much as a tenth of
+// the solve. Per body i, in ws.plan_ranges from ws.plan_offsets[3 i]: the merged backward
+// ranges, the ranges of P_λ outside them (zeroed by λ's first child), the forward ranges.
+void make_plan(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
+               int cols) {
+  const int nb = model.n_B, ld = solve_stride(cols);
+  const int *limb = ws.limb_root.data();
+  ws.plan_blocks.assign(blocks, blocks + num_blocks);  // within the capacity reserved
+  ws.plan_cols = cols;
+  ws.plan_ranges.clear();
+  auto push = [&](int lo, int hi) { ws.plan_ranges.push_back({lo, hi}); };
+  for (int i = 0; i <= nb; ++i) {
+    ws.plan_offsets[3 * i] = static_cast<int>(ws.plan_ranges.size());
+    if (i >= 1)
+      for_each_range(
+          num_blocks, ld, [&](int b) { return backward_range(model, limb, blocks[b], i); }, push);
+    ws.plan_offsets[3 * i + 1] = static_cast<int>(ws.plan_ranges.size());
+    for (int b = 0; i >= 1 && b < num_blocks; ++b) {
+      const int lam = model.parent[i];
+      const Range r = widen(backward_range(model, limb, blocks[b], i), ld);
+      const Range rl = widen(lam == 0 ? Range{blocks[b].begin, blocks[b].begin + blocks[b].count}
+                                      : backward_range(model, limb, blocks[b], lam),
+                             ld);
+      const int cut_lo = r.lo < r.hi ? r.lo : rl.hi, cut_hi = r.lo < r.hi ? r.hi : rl.hi;
+      if (rl.lo < cut_lo) push(rl.lo, cut_lo);
+      if (cut_hi < rl.hi) push(cut_hi, rl.hi);
+    }
+    ws.plan_offsets[3 * i + 2] = static_cast<int>(ws.plan_ranges.size());
+    if (i >= 1 && model.fixed_base)
+      for_each_range(
+          num_blocks, ld, [&](int b) { return forward_range(model, limb, blocks[b], i); }, push);
+    else if (i >= 1)
+      push(0, ld);  // a moving base's a_0 couples every column to every body
+  }
+  ws.plan_offsets[3 * (nb + 1)] = static_cast<int>(ws.plan_ranges.size());
+}
+
+}  // namespace
+
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols) {
   const int nb = model.n_B;
@@ -196,7 +247,9 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
   auto panel = [&](LineAlignedBuffer &Pn, int body) {
     return Pn.data() + 6 * ws.panel_slot[body] * ldx;
   };
-  const int *limb = ws.limb_root.data();
+  if (!same_layout(ws, blocks, num_blocks, cols)) make_plan(model, ws, blocks, num_blocks, cols);
+  const Range *ranges = ws.plan_ranges.data();
+  const int *offsets = ws.plan_offsets.data();
   std::fill(ws.touched.begin(), ws.touched.end(), 0);
 
   const SolveKernels &k = solve_kernels();
@@ -207,25 +260,12 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     const BackwardKernel kernel = k.backward[ti][mode];
     double *u = X + model.dof(i) * ldx;  // becomes D⁻¹ u_i
     double *P = panel(ws.P_panel, i), *Pl = panel(ws.P_panel, lam);
-    if (mode == 0) {  // first write into P_λ: zero its range outside i's (which it contains)
-      for (int b = 0; b < num_blocks; ++b) {
-        const Range r = widen(backward_range(model, limb, blocks[b], i), ld);
-        const Range rl = widen(lam == 0 ? Range{blocks[b].begin, blocks[b].begin + blocks[b].count}
-                                        : backward_range(model, limb, blocks[b], lam),
-                               ld);
-        if (r.lo < r.hi) {
-          fill_zero(Pl, ldx, rl.lo, r.lo);
-          fill_zero(Pl, ldx, r.hi, rl.hi);
-        } else {
-          fill_zero(Pl, ldx, rl.lo, rl.hi);
-        }
-      }
-    }
-    for_each_range(
-        num_blocks, ld, [&](int b) { return backward_range(model, limb, blocks[b], i); },
-        [&](int lo, int hi) {
-          kernel(lo, hi, ldx, u, P, Pl, ws.S0[i].data(), ws.U[i].data(), ws.D_inv[i]);
-        });
+    const int *o = offsets + 3 * i;
+    if (mode == 0)  // first write into P_λ: zero its range outside i's (which it contains)
+      for (int r = o[1]; r < o[2]; ++r) fill_zero(Pl, ldx, ranges[r].lo, ranges[r].hi);
+    for (int r = o[0]; r < o[1]; ++r)
+      kernel(ranges[r].lo, ranges[r].hi, ldx, u, P, Pl, ws.S0[i].data(), ws.U[i].data(),
+             ws.D_inv[i]);
     if (mode != 2) ws.touched[lam] = 1;
   }
 
@@ -245,13 +285,8 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     const double *Al = panel(ws.A_panel, lam);
     double *Ai = panel(ws.A_panel, i);
     const ForwardKernel forward = k.forward[model.children[i].empty() ? 0 : 1];  // leaf: no a_i
-    if (moving) {  // a_0 couples every column to every body
-      forward(0, ld, ldx, x, Al, Ai, ws.S0[i].data(), DU.data());
-      continue;
-    }
-    for_each_range(
-        num_blocks, ld, [&](int b) { return forward_range(model, limb, blocks[b], i); },
-        [&](int lo, int hi) { forward(lo, hi, ldx, x, Al, Ai, ws.S0[i].data(), DU.data()); });
+    for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
+      forward(ranges[r].lo, ranges[r].hi, ldx, x, Al, Ai, ws.S0[i].data(), DU.data());
   }
 }
 

@@ -97,6 +97,28 @@ TEST_P(Frames, WrenchInputsLinearizationMatchesFiniteDifferences) {
   }
 }
 
+TEST_P(Frames, OneWorkspaceFollowsChangingWrenchLayouts) {
+  // The solver keeps its column ranges for the last layout of right-hand sides in the workspace:
+  // switching between wrench sets on one workspace must give what a fresh workspace gives.
+  const int N = model_.state_dim(), nj = model_.num_joints();
+  const std::vector<int> frames = some_frames(model_);
+  const State x = random_state(model_, rng_);
+  const VecX w = 20.0 * VecX::Random(6 * frames.size());
+  for (int round = 0; round < 2; ++round) {
+    for (int nf = static_cast<int>(frames.size()); nf >= 0; --nf) {
+      for (unsigned flags : {unsigned(kWrenchLocal), unsigned(kWrenchMixed)}) {
+        const ExternalWrenches ext{nf, frames.data() + (frames.size() - nf), w.data(), flags};
+        MatX A(N, N), B(N, nj + 6 * nf), A_fresh(N, N), B_fresh(N, nj + 6 * nf);
+        linearize(model_, *ws_, x.H, x.s, x.v, x.r, x.tau, ext, A, B);
+        Workspace fresh(model_);
+        linearize(model_, fresh, x.H, x.s, x.v, x.r, x.tau, ext, A_fresh, B_fresh);
+        EXPECT_EQ(A, A_fresh) << nf << " wrenches, round " << round;
+        EXPECT_EQ(B, B_fresh) << nf << " wrenches, round " << round;
+      }
+    }
+  }
+}
+
 TEST_P(Frames, WrenchEntersAsJacobianTranspose) {
   // M ν̇_f − M ν̇_0 = J_Fᵀ f for a Local wrench f at frame F (the definition of the input).
   const int n = model_.num_dofs();

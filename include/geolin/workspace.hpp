@@ -58,6 +58,11 @@ class LineAlignedBuffer {
   std::vector<double> store_;
 };
 
+/// Columns [lo, hi) of the solver's panels.
+struct ColumnRange {
+  int lo, hi;
+};
+
 struct Workspace {
   explicit Workspace(const Model &model);
 
@@ -96,6 +101,11 @@ struct Workspace {
   std::vector<int> limb_root;        // first joint on the path from the base to body i
   std::vector<int> panel_slot;       // 6-row block of P_panel and A_panel used by body i
   std::vector<RhsBlock> rhs_blocks;  // sparsity of the right-hand sides, per block
+  // The column ranges of each body for the last block layout solved (articulated_solve.cpp).
+  std::vector<RhsBlock> plan_blocks;
+  int plan_cols = -1;
+  std::vector<ColumnRange> plan_ranges;
+  std::vector<int> plan_offsets;  // 3 per body and 1: backward, fill, forward ranges
   int max_rhs = 0;
 
   // Dense scratch.
