@@ -42,10 +42,18 @@ using ForwardKernel = void (*)(int, int, std::ptrdiff_t, double *, const double 
                                const double *, const double *);
 using BaseKernel = void (*)(int, std::ptrdiff_t, std::ptrdiff_t, double *, const double *, double *,
                             const double *);
+using BackwardPairKernel = void (*)(int, int, std::ptrdiff_t, double *, double *, const double *,
+                                    double *, const double *, const double *, double,
+                                    const double *, const double *, double);
+using ForwardPairKernel = void (*)(int, int, std::ptrdiff_t, double *, double *, const double *,
+                                   double *, const double *, const double *, const double *,
+                                   const double *);
 struct SolveKernels {
   BackwardKernel backward[2][3];  // [P_i holds data][assign, accumulate, skip P_λ]
   ForwardKernel forward[2];       // [a_i needed by children]
   BaseKernel base;
+  BackwardPairKernel backward_pair[2][3];  // a chain link (child, parent) at once
+  ForwardPairKernel forward_pair[2];       // [a of the second body needed by its children]
 };
 
 namespace baseline {
@@ -186,6 +194,9 @@ void for_each_range(int num_blocks, int ld, RangeOf range, F f) {
 
 namespace {
 
+// ws.plan_link[p]: p and its only child p + 1 run as one backward / forward step.
+constexpr char kLinkBackward = 1, kLinkForward = 2;
+
 bool same_layout(const Workspace &ws, const RhsBlock *blocks, int num_blocks, int cols) {
   if (ws.plan_cols != cols || static_cast<int>(ws.plan_blocks.size()) != num_blocks) return false;
   for (int b = 0; b < num_blocks; ++b) {
@@ -233,6 +244,25 @@ void make_plan(const Model &model, Workspace &ws, const RhsBlock *blocks, int nu
       push(0, ld);  // a moving base's a_0 couples every column to every body
   }
   ws.plan_offsets[3 * (nb + 1)] = static_cast<int>(ws.plan_ranges.size());
+  // Chain links (p, c = p + 1, c the only child of p) whose ranges coincide run as one step.
+  auto same = [&](int list_a, int list_b) {
+    const int *o = ws.plan_offsets.data();
+    const int na = o[list_a + 1] - o[list_a], nb_ = o[list_b + 1] - o[list_b];
+    if (na != nb_) return false;
+    for (int k = 0; k < na; ++k) {
+      const Range &x = ws.plan_ranges[o[list_a] + k], &y = ws.plan_ranges[o[list_b] + k];
+      if (x.lo != y.lo || x.hi != y.hi) return false;
+    }
+    return true;
+  };
+  for (int p = 0; p <= nb; ++p) ws.plan_link[p] = 0;
+  for (int p = 1; p < nb; ++p) {
+    if (model.children[p].size() != 1) continue;
+    const int c = p + 1;  // depth-first numbering: the only child comes next
+    const bool no_fill = ws.plan_offsets[3 * c + 1] == ws.plan_offsets[3 * c + 2];
+    if (same(3 * c, 3 * p) && no_fill) ws.plan_link[p] |= kLinkBackward;
+    if (same(3 * c + 2, 3 * p + 2)) ws.plan_link[p] |= kLinkForward;
+  }
 }
 
 }  // namespace
@@ -253,20 +283,34 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
   std::fill(ws.touched.begin(), ws.touched.end(), 0);
 
   const SolveKernels &k = solve_kernels();
+  auto write_mode = [&](int body) {  // how body's step writes into its parent's P block
+    const int lam = model.parent[body];
+    return (lam == 0 && !moving) ? 2 : (ws.touched[lam] ? 1 : 0);
+  };
   for (int i = nb; i >= 1; --i) {
     const int lam = model.parent[i];
-    const bool ti = ws.touched[i], tl = ws.touched[lam];
-    const int mode = (lam == 0 && !moving) ? 2 : (tl ? 1 : 0);
-    const BackwardKernel kernel = k.backward[ti][mode];
-    double *u = X + model.dof(i) * ldx;  // becomes D⁻¹ u_i
-    double *P = panel(ws.P_panel, i), *Pl = panel(ws.P_panel, lam);
-    const int *o = offsets + 3 * i;
-    if (mode == 0)  // first write into P_λ: zero its range outside i's (which it contains)
+    const bool link = lam >= 1 && (ws.plan_link[lam] & kLinkBackward);
+    const int top = link ? lam : i;  // the body whose step writes into P_λ(top)
+    const int mode = write_mode(top);
+    double *P = panel(ws.P_panel, i), *Pl = panel(ws.P_panel, model.parent[top]);
+    const int *o = offsets + 3 * top;
+    if (mode == 0)  // first write into P_λ: zero its range outside top's (which it contains)
       for (int r = o[1]; r < o[2]; ++r) fill_zero(Pl, ldx, ranges[r].lo, ranges[r].hi);
-    for (int r = o[0]; r < o[1]; ++r)
-      kernel(ranges[r].lo, ranges[r].hi, ldx, u, P, Pl, ws.S0[i].data(), ws.U[i].data(),
-             ws.D_inv[i]);
-    if (mode != 2) ws.touched[lam] = 1;
+    double *u = X + model.dof(i) * ldx;  // becomes D⁻¹ u_i
+    if (link) {
+      const BackwardPairKernel kernel = k.backward_pair[ws.touched[i] != 0][mode];
+      double *ul = X + model.dof(lam) * ldx;
+      for (int r = o[0]; r < o[1]; ++r)
+        kernel(ranges[r].lo, ranges[r].hi, ldx, u, ul, P, Pl, ws.S0[i].data(), ws.U[i].data(),
+               ws.D_inv[i], ws.S0[lam].data(), ws.U[lam].data(), ws.D_inv[lam]);
+      --i;  // lam done
+    } else {
+      const BackwardKernel kernel = k.backward[ws.touched[i] != 0][mode];
+      for (int r = o[0]; r < o[1]; ++r)
+        kernel(ranges[r].lo, ranges[r].hi, ldx, u, P, Pl, ws.S0[i].data(), ws.U[i].data(),
+               ws.D_inv[i]);
+    }
+    if (mode != 2) ws.touched[model.parent[top]] = 1;
   }
 
   double *A0 = panel(ws.A_panel, 0);
@@ -283,6 +327,17 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     const Vec6 DU = ws.D_inv[i] * ws.U[i];
     double *x = X + model.dof(i) * ldx;
     const double *Al = panel(ws.A_panel, lam);
+    if (ws.plan_link[i] & kLinkForward) {
+      const int c = i + 1;
+      const Vec6 DUc = ws.D_inv[c] * ws.U[c];
+      const ForwardPairKernel forward = k.forward_pair[model.children[c].empty() ? 0 : 1];
+      double *xc = X + model.dof(c) * ldx, *Ac = panel(ws.A_panel, c);
+      for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
+        forward(ranges[r].lo, ranges[r].hi, ldx, x, xc, Al, Ac, ws.S0[i].data(), DU.data(),
+                ws.S0[c].data(), DUc.data());
+      ++i;  // c done
+      continue;
+    }
     double *Ai = panel(ws.A_panel, i);
     const ForwardKernel forward = k.forward[model.children[i].empty() ? 0 : 1];  // leaf: no a_i
     for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)

@@ -25,22 +25,24 @@ Workspace::Workspace(const Model &model) {
   rhs.assign(static_cast<std::size_t>(n) * max_rhs);
   touched.assign(nb, 0);
   // Panel slots of the solver (articulated_solve.cpp): a body with one child hands its block
-  // to that child, the next body visited, so it takes one of two slots alternating with depth;
-  // a body with several children keeps its block while they are visited, in a slot of its
-  // branching depth. The working set stays in the L1 cache whatever the number of bodies.
+  // to that child, the next body visited, so it takes one of three slots cycling with depth
+  // (three, not two: a chain link solved in one step reads the block of depth d + 1 and writes
+  // that of depth d − 1, which must differ); a body with several children keeps its block while
+  // they are visited, in a slot of its branching depth. The working set stays in the L1 cache
+  // whatever the number of bodies.
   limb_root.assign(nb, 0);
   panel_slot.assign(nb, 0);
   std::vector<int> branch_depth(nb, 0);  // branching bodies among the proper ancestors
-  int slots = 3;
+  int slots = 4;
   for (int i = 1; i < nb; ++i) {
     const int lam = model.parent[i];
     limb_root[i] = lam == 0 ? i : limb_root[lam];
     branch_depth[i] = branch_depth[lam] + (lam > 0 && model.children[lam].size() >= 2);
     if (model.children[i].size() >= 2) {
-      panel_slot[i] = 3 + branch_depth[i];
+      panel_slot[i] = 4 + branch_depth[i];
       slots = std::max(slots, panel_slot[i] + 1);
     } else {
-      panel_slot[i] = 1 + model.depth[i] % 2;
+      panel_slot[i] = 1 + model.depth[i] % 3;
     }
   }
   rhs_blocks.resize(5 + model.frames.size());
@@ -49,6 +51,7 @@ Workspace::Workspace(const Model &model) {
   plan_blocks.reserve(rhs_blocks.size());
   plan_ranges.reserve(4 * rhs_blocks.size() * nb);
   plan_offsets.assign(3 * nb + 1, 0);
+  plan_link.assign(nb, 0);
   P_panel.assign(static_cast<std::size_t>(6 * slots) * max_rhs);
   A_panel.assign(static_cast<std::size_t>(6 * slots) * max_rhs);
   BC.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());

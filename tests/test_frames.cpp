@@ -119,6 +119,25 @@ TEST_P(Frames, OneWorkspaceFollowsChangingWrenchLayouts) {
   }
 }
 
+TEST_P(Frames, ChainLinksSolvedInOneStepMatchSeparateSteps) {
+  // The solver runs a body and its only child as one step where their column ranges coincide
+  // (ws.plan_link); turning that off must not change a bit of A and B, with wrenches at frames
+  // along the chains (they make neighbouring ranges differ).
+  const int N = model_.state_dim(), nj = model_.num_joints();
+  const State x = random_state(model_, rng_);
+  const std::vector<int> frames = some_frames(model_);
+  const VecX w = 20.0 * VecX::Random(6 * frames.size());
+  for (int count = 0; count <= static_cast<int>(frames.size()); ++count) {
+    const ExternalWrenches ext{count, frames.data(), w.data(), kWrenchLocal};
+    MatX A(N, N), B(N, nj + 6 * count), A1(N, N), B1(N, nj + 6 * count);
+    linearize(model_, *ws_, x.H, x.s, x.v, x.r, x.tau, ext, A, B);
+    std::fill(ws_->plan_link.begin(), ws_->plan_link.end(), 0);  // same layout: plan kept
+    linearize(model_, *ws_, x.H, x.s, x.v, x.r, x.tau, ext, A1, B1);
+    EXPECT_EQ(A, A1) << count << " wrenches";
+    EXPECT_EQ(B, B1) << count << " wrenches";
+  }
+}
+
 TEST_P(Frames, WrenchEntersAsJacobianTranspose) {
   // M ν̇_f − M ν̇_0 = J_Fᵀ f for a Local wrench f at frame F (the definition of the input).
   const int n = model_.num_dofs();

@@ -106,6 +106,7 @@ struct Workspace {
   int plan_cols = -1;
   std::vector<ColumnRange> plan_ranges;
   std::vector<int> plan_offsets;  // 3 per body and 1: backward, fill, forward ranges
+  std::vector<char> plan_link;    // body and its only child solved as one step (bit flags)
   int max_rhs = 0;
 
   // Dense scratch.
