@@ -194,6 +194,29 @@ void for_each_range(int num_blocks, int ld, RangeOf range, F f) {
 
 namespace {
 
+// (L Lᵀ)⁻¹ = L⁻ᵀ L⁻¹ from the lower factor L: L⁻¹ by forward substitution, then the symmetric
+// product, in scalars (Eigen's solve with a 6x6 right-hand side takes its general
+// triangular-matrix path, with packing, at twice the cost).
+Mat6 inverse_from_cholesky(const Mat6 &L) {
+  double Li[6][6] = {};  // L⁻¹, lower triangular
+  for (int j = 0; j < 6; ++j) {
+    Li[j][j] = 1.0 / L(j, j);
+    for (int i = j + 1; i < 6; ++i) {
+      double s = 0.0;
+      for (int k = j; k < i; ++k) s -= L(i, k) * Li[k][j];
+      Li[i][j] = s / L(i, i);
+    }
+  }
+  Mat6 inv;
+  for (int r = 0; r < 6; ++r)
+    for (int c = r; c < 6; ++c) {
+      double s = 0.0;
+      for (int k = c; k < 6; ++k) s += Li[k][r] * Li[k][c];
+      inv(r, c) = inv(c, r) = s;
+    }
+  return inv;
+}
+
 // ws.plan_link[p]: p and its only child p + 1 run as one backward / forward step.
 constexpr char kLinkBackward = 1, kLinkForward = 2;
 
@@ -315,8 +338,8 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
 
   double *A0 = panel(ws.A_panel, 0);
   if (moving) {
-    const Mat6 inv = ws.IA0_llt.solve(Mat6::Identity());           // factorized by aba_pass
-    if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);  // no joints
+    const Mat6 inv = inverse_from_cholesky(ws.IA0_llt.matrixLLT());  // factorized by aba_pass
+    if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);    // no joints
     k.base(ld, ldx, ldx, X, ws.P_panel.data(), A0, inv.data());
   } else {
     fill_zero(A0, ldx, 0, ld);
