@@ -23,6 +23,11 @@ void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int st
   int c0 = 0;
   for (; c0 + 4 <= cols; c0 += 4) {
     double *d = dst + c0 * ld;
+#if defined(__GNUC__) || defined(__clang__)
+    // The caller's lines are rarely in L1: ask for the next tile's while writing this one.
+    if (c0 + 8 <= cols)
+      for (Eigen::Index t = 4 * ld; t < 8 * ld; t += 8) __builtin_prefetch(d + t, 1);
+#endif
     for (int t = 0; t < 4; ++t) std::fill_n(d + t * ld, top, 0.0);
     d += top;
     for (int k = 0; k < rows; ++k) {
