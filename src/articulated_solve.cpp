@@ -217,13 +217,15 @@ Mat6 inverse_from_cholesky(const Mat6 &L) {
   return inv;
 }
 
-// ws.plan_link[p]: p and its only child p + 1 run as one backward / forward step.
+// SolvePlan::link[p]: p and its only child p + 1 run as one backward / forward step.
 constexpr char kLinkBackward = 1, kLinkForward = 2;
 
-bool same_layout(const Workspace &ws, const RhsBlock *blocks, int num_blocks, int cols) {
-  if (ws.plan_cols != cols || static_cast<int>(ws.plan_blocks.size()) != num_blocks) return false;
+using SolvePlan = Workspace::SolvePlan;
+
+bool same_layout(const SolvePlan &plan, const RhsBlock *blocks, int num_blocks, int cols) {
+  if (plan.cols != cols || static_cast<int>(plan.blocks.size()) != num_blocks) return false;
   for (int b = 0; b < num_blocks; ++b) {
-    const RhsBlock &p = ws.plan_blocks[b], &q = blocks[b];
+    const RhsBlock &p = plan.blocks[b], &q = blocks[b];
     if (p.kind != q.kind || p.begin != q.begin || p.count != q.count || p.width != q.width ||
         p.body != q.body)
       return false;
@@ -233,22 +235,22 @@ bool same_layout(const Workspace &ws, const RhsBlock *blocks, int num_blocks, in
 
 // The column ranges of every body for this block layout, kept in the workspace: MPC calls
 // linearize with the same layout every time, and the range arithmetic cost as much as a tenth of
-// the solve. Per body i, in ws.plan_ranges from ws.plan_offsets[3 i]: the merged backward
+// the solve. Per body i, in plan.ranges from plan.offsets[3 i]: the merged backward
 // ranges, the ranges of P_λ outside them (zeroed by λ's first child), the forward ranges.
-void make_plan(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
-               int cols) {
+void make_plan(const Model &model, const Workspace &ws, SolvePlan &plan, const RhsBlock *blocks,
+               int num_blocks, int cols) {
   const int nb = model.n_B, ld = solve_stride(cols);
   const int *limb = ws.limb_root.data();
-  ws.plan_blocks.assign(blocks, blocks + num_blocks);  // within the capacity reserved
-  ws.plan_cols = cols;
-  ws.plan_ranges.clear();
-  auto push = [&](int lo, int hi) { ws.plan_ranges.push_back({lo, hi}); };
+  plan.blocks.assign(blocks, blocks + num_blocks);  // within the capacity reserved
+  plan.cols = cols;
+  plan.ranges.clear();
+  auto push = [&](int lo, int hi) { plan.ranges.push_back({lo, hi}); };
   for (int i = 0; i <= nb; ++i) {
-    ws.plan_offsets[3 * i] = static_cast<int>(ws.plan_ranges.size());
+    plan.offsets[3 * i] = static_cast<int>(plan.ranges.size());
     if (i >= 1)
       for_each_range(
           num_blocks, ld, [&](int b) { return backward_range(model, limb, blocks[b], i); }, push);
-    ws.plan_offsets[3 * i + 1] = static_cast<int>(ws.plan_ranges.size());
+    plan.offsets[3 * i + 1] = static_cast<int>(plan.ranges.size());
     for (int b = 0; i >= 1 && b < num_blocks; ++b) {
       const int lam = model.parent[i];
       const Range r = widen(backward_range(model, limb, blocks[b], i), ld);
@@ -259,32 +261,32 @@ void make_plan(const Model &model, Workspace &ws, const RhsBlock *blocks, int nu
       if (rl.lo < cut_lo) push(rl.lo, cut_lo);
       if (cut_hi < rl.hi) push(cut_hi, rl.hi);
     }
-    ws.plan_offsets[3 * i + 2] = static_cast<int>(ws.plan_ranges.size());
+    plan.offsets[3 * i + 2] = static_cast<int>(plan.ranges.size());
     if (i >= 1 && model.fixed_base)
       for_each_range(
           num_blocks, ld, [&](int b) { return forward_range(model, limb, blocks[b], i); }, push);
     else if (i >= 1)
       push(0, ld);  // a moving base's a_0 couples every column to every body
   }
-  ws.plan_offsets[3 * (nb + 1)] = static_cast<int>(ws.plan_ranges.size());
+  plan.offsets[3 * (nb + 1)] = static_cast<int>(plan.ranges.size());
   // Chain links (p, c = p + 1, c the only child of p) whose ranges coincide run as one step.
   auto same = [&](int list_a, int list_b) {
-    const int *o = ws.plan_offsets.data();
+    const int *o = plan.offsets.data();
     const int na = o[list_a + 1] - o[list_a], nb_ = o[list_b + 1] - o[list_b];
     if (na != nb_) return false;
     for (int k = 0; k < na; ++k) {
-      const Range &x = ws.plan_ranges[o[list_a] + k], &y = ws.plan_ranges[o[list_b] + k];
+      const Range &x = plan.ranges[o[list_a] + k], &y = plan.ranges[o[list_b] + k];
       if (x.lo != y.lo || x.hi != y.hi) return false;
     }
     return true;
   };
-  for (int p = 0; p <= nb; ++p) ws.plan_link[p] = 0;
+  for (int p = 0; p <= nb; ++p) plan.link[p] = 0;
   for (int p = 1; p < nb; ++p) {
     if (model.children[p].size() != 1) continue;
     const int c = p + 1;  // depth-first numbering: the only child comes next
-    const bool no_fill = ws.plan_offsets[3 * c + 1] == ws.plan_offsets[3 * c + 2];
-    if (same(3 * c, 3 * p) && no_fill) ws.plan_link[p] |= kLinkBackward;
-    if (same(3 * c + 2, 3 * p + 2)) ws.plan_link[p] |= kLinkForward;
+    const bool no_fill = plan.offsets[3 * c + 1] == plan.offsets[3 * c + 2];
+    if (same(3 * c, 3 * p) && no_fill) plan.link[p] |= kLinkBackward;
+    if (same(3 * c + 2, 3 * p + 2)) plan.link[p] |= kLinkForward;
   }
 }
 
@@ -300,9 +302,14 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
   auto panel = [&](LineAlignedBuffer &Pn, int body) {
     return Pn.data() + 6 * ws.panel_slot[body] * ldx;
   };
-  if (!same_layout(ws, blocks, num_blocks, cols)) make_plan(model, ws, blocks, num_blocks, cols);
-  const Range *ranges = ws.plan_ranges.data();
-  const int *offsets = ws.plan_offsets.data();
+  if (!same_layout(ws.plans[ws.last_plan], blocks, num_blocks, cols)) {
+    ws.last_plan = 1 - ws.last_plan;  // the other plan, or the older one rebuilt
+    if (!same_layout(ws.plans[ws.last_plan], blocks, num_blocks, cols))
+      make_plan(model, ws, ws.plans[ws.last_plan], blocks, num_blocks, cols);
+  }
+  const SolvePlan &plan = ws.plans[ws.last_plan];
+  const Range *ranges = plan.ranges.data();
+  const int *offsets = plan.offsets.data();
   std::fill(ws.touched.begin(), ws.touched.end(), 0);
 
   const SolveKernels &k = solve_kernels();
@@ -312,7 +319,7 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
   };
   for (int i = nb; i >= 1; --i) {
     const int lam = model.parent[i];
-    const bool link = lam >= 1 && (ws.plan_link[lam] & kLinkBackward);
+    const bool link = lam >= 1 && (plan.link[lam] & kLinkBackward);
     const int top = link ? lam : i;  // the body whose step writes into P_λ(top)
     const int mode = write_mode(top);
     double *P = panel(ws.P_panel, i), *Pl = panel(ws.P_panel, model.parent[top]);
@@ -350,7 +357,7 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     const Vec6 DU = ws.D_inv[i] * ws.U[i];
     double *x = X + model.dof(i) * ldx;
     const double *Al = panel(ws.A_panel, lam);
-    if (ws.plan_link[i] & kLinkForward) {
+    if (plan.link[i] & kLinkForward) {
       const int c = i + 1;
       const Vec6 DUc = ws.D_inv[c] * ws.U[c];
       const ForwardPairKernel forward = k.forward_pair[model.children[c].empty() ? 0 : 1];

@@ -1,9 +1,9 @@
-// M(s)^{-1} by an ABA-like recursion, without forming or factorizing M (J. Carpentier,
-// "Analytical inverse of the joint space inertia matrix", 2018), in frame-0 coordinates with the
-// moving base as a 6-DoF root body (RBDA §9.3). Column c of M^{-1} is the acceleration produced
-// by a unit generalized force e_c at zero velocity and zero gravity; all n columns are carried
-// at once, and each body only touches the columns of its subtree (DFS numbering makes them
-// contiguous).
+// M(s)^{-1} without forming or factorizing M: column c of M^{-1} is the acceleration produced by
+// a unit generalized force e_c at zero velocity and zero gravity (J. Carpentier, "Analytical
+// inverse of the joint space inertia matrix", 2018), i.e. ABA's recursion (RBDA Table 7.1, the
+// moving base as a 6-DoF root body, RBDA §9.3) applied to the n unit columns at once. The
+// articulated inertias come first; the columns then go through articulated_solve, which visits
+// per body only the columns a branch can make non-zero and vectorizes over columns.
 #include <Eigen/Cholesky>
 
 #include "internal.hpp"
@@ -12,47 +12,31 @@ namespace geolin {
 namespace detail {
 
 void minv_pass(const Model &model, Workspace &ws, RefMat Minv) {
-  const int n = model.num_dofs();
-  for (int i = 0; i <= model.n_B; ++i) ws.IA[i] = ws.I0[i];
-  ws.Fcols.setZero();
-  Minv.setZero();
-  // Backward pass: articulated inertias and the bias forces F_i (6 x n) of the unit torques.
-  for (int i = model.n_B; i >= 1; --i) {
-    const int lam = model.parent[i];
+  const int n = model.num_dofs(), nj = model.n_B, nv = n - nj;
+  // Articulated inertias I^A_i, U_i = I^A_i S_i and D_i⁻¹ (RBDA Table 7.1, velocity-free part).
+  for (int i = 0; i <= nj; ++i) ws.IA[i] = ws.I0[i];
+  for (int i = nj; i >= 1; --i) {
     const Vec6 &S = ws.S0[i];
     ws.U[i].noalias() = ws.IA[i] * S;
     ws.D_inv[i] = 1.0 / S.dot(ws.U[i]);
-    const int k = model.dof(i);
-    const int len = model.subtree_end[i] - i;  // columns of the subtree: k .. k + len - 1
-    auto Fi = ws.Fcols.block(6 * i, k, 6, len);
-    // Row k of M^-1 holds D^-1 (e_i - S^T F_i) for now (u_i / D_i of RBDA Table 7.1).
-    Minv.row(k).segment(k, len).noalias() = -ws.D_inv[i] * (S.transpose() * Fi);
-    Minv(k, k) += ws.D_inv[i];
-    ws.Fcols.block(6 * lam, k, 6, len) += Fi;
-    ws.Fcols.block(6 * lam, k, 6, len).noalias() += ws.U[i] * Minv.row(k).segment(k, len);
     Mat6 Ia = ws.IA[i];
     Ia.noalias() -= ws.D_inv[i] * ws.U[i] * ws.U[i].transpose();
-    ws.IA[lam] += Ia;
+    ws.IA[model.parent[i]] += Ia;
   }
-  // The base: a_0 = (I^A_0)^-1 ([1_6 0] - F_0); these are the base rows of M^-1.
-  if (model.fixed_base) {
-    ws.Acols.topRows<6>().setZero();
-  } else {
-    Eigen::LLT<Mat6> llt(ws.IA[0]);
-    ws.Acols.topRows<6>() = -ws.Fcols.topRows<6>();
-    ws.Acols.topLeftCorner<6, 6>() += Mat6::Identity();
-    llt.solveInPlace(ws.Acols.topRows<6>());
-    Minv.topRows<6>() = ws.Acols.topRows<6>();
-  }
-  // Forward pass: r_dot_i = D^-1 (u_i - U_i^T a_λ), a_i = a_λ + S_i r_dot_i, for all columns.
-  for (int i = 1; i <= model.n_B; ++i) {
-    const int lam = model.parent[i];
-    const int k = model.dof(i);
-    Minv.row(k).noalias() -= (ws.D_inv[i] * ws.U[i].transpose()) * ws.Acols.middleRows<6>(6 * lam);
-    ws.Acols.middleRows<6>(6 * i) = ws.Acols.middleRows<6>(6 * lam);
-    ws.Acols.middleRows<6>(6 * i).noalias() += ws.S0[i] * Minv.row(k);
-  }
-  (void)n;
+  if (!model.fixed_base) ws.IA0_llt.compute(ws.IA[0]);
+  // The unit columns: a base column is non-zero in the base rows only (kAtBody of body 0), joint
+  // column j in row j only (within what kPerJoint allows).
+  const int ldx = solve_stride(n);
+  double *X = ws.rhs.data();
+  std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldx, 0.0);
+  for (int c = 0; c < n; ++c) X[c * ldx + c] = 1.0;
+  RhsBlock *blocks = ws.rhs_blocks.data();
+  int nblk = 0;
+  if (nv > 0) blocks[nblk++] = {RhsBlock::kAtBody, 0, nv, 1, 0};
+  blocks[nblk++] = {RhsBlock::kPerJoint, nv, nj, 1};
+  articulated_solve(model, ws, blocks, nblk, n);
+  Minv = Eigen::Map<const Workspace::RowMajorMat, 0, Eigen::OuterStride<>>(
+      X, n, n, Eigen::OuterStride<>(ldx));
 }
 
 }  // namespace detail

@@ -48,10 +48,12 @@ Workspace::Workspace(const Model &model) {
   rhs_blocks.resize(5 + model.frames.size());
   // At most 4 ranges per block and body (articulated_solve.cpp, make_plan): reserved here so
   // that a new block layout never allocates.
-  plan_blocks.reserve(rhs_blocks.size());
-  plan_ranges.reserve(4 * rhs_blocks.size() * nb);
-  plan_offsets.assign(3 * nb + 1, 0);
-  plan_link.assign(nb, 0);
+  for (SolvePlan &plan : plans) {
+    plan.blocks.reserve(rhs_blocks.size());
+    plan.ranges.reserve(4 * rhs_blocks.size() * nb);
+    plan.offsets.assign(3 * nb + 1, 0);
+    plan.link.assign(nb, 0);
+  }
   P_panel.assign(static_cast<std::size_t>(6 * slots) * max_rhs);
   A_panel.assign(static_cast<std::size_t>(6 * slots) * max_rhs);
   BC.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
@@ -66,8 +68,6 @@ Workspace::Workspace(const Model &model) {
   Minv.setZero(n, n);
   dID_ds.setZero(n, nj);
   dID_dnu.setZero(n, n);
-  Fcols.setZero(6 * nb, n);
-  Acols.setZero(6 * nb, n);
   FD_y.setZero(n, nj + n);
   nu_dot.setZero(n);
   tau_full.setZero(n);

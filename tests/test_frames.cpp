@@ -121,8 +121,8 @@ TEST_P(Frames, OneWorkspaceFollowsChangingWrenchLayouts) {
 
 TEST_P(Frames, ChainLinksSolvedInOneStepMatchSeparateSteps) {
   // The solver runs a body and its only child as one step where their column ranges coincide
-  // (ws.plan_link); turning that off must not change a bit of A and B, with wrenches at frames
-  // along the chains (they make neighbouring ranges differ).
+  // (Workspace::SolvePlan::link); turning that off must not change a bit of A and B, with wrenches
+  // at frames along the chains (they make neighbouring ranges differ).
   const int N = model_.state_dim(), nj = model_.num_joints();
   const State x = random_state(model_, rng_);
   const std::vector<int> frames = some_frames(model_);
@@ -131,7 +131,8 @@ TEST_P(Frames, ChainLinksSolvedInOneStepMatchSeparateSteps) {
     const ExternalWrenches ext{count, frames.data(), w.data(), kWrenchLocal};
     MatX A(N, N), B(N, nj + 6 * count), A1(N, N), B1(N, nj + 6 * count);
     linearize(model_, *ws_, x.H, x.s, x.v, x.r, x.tau, ext, A, B);
-    std::fill(ws_->plan_link.begin(), ws_->plan_link.end(), 0);  // same layout: plan kept
+    for (auto &plan : ws_->plans)  // same layout: the plan is kept
+      std::fill(plan.link.begin(), plan.link.end(), 0);
     linearize(model_, *ws_, x.H, x.s, x.v, x.r, x.tau, ext, A1, B1);
     EXPECT_EQ(A, A1) << count << " wrenches";
     EXPECT_EQ(B, B1) << count << " wrenches";

@@ -101,20 +101,23 @@ struct Workspace {
   std::vector<int> limb_root;        // first joint on the path from the base to body i
   std::vector<int> panel_slot;       // 6-row block of P_panel and A_panel used by body i
   std::vector<RhsBlock> rhs_blocks;  // sparsity of the right-hand sides, per block
-  // The column ranges of each body for the last block layout solved (articulated_solve.cpp).
-  std::vector<RhsBlock> plan_blocks;
-  int plan_cols = -1;
-  std::vector<ColumnRange> plan_ranges;
-  std::vector<int> plan_offsets;  // 3 per body and 1: backward, fill, forward ranges
-  std::vector<char> plan_link;    // body and its only child solved as one step (bit flags)
+  // The column ranges of each body for the last two block layouts solved (articulated_solve.cpp:
+  // linearize's, and mass_matrix_inverse's when a caller alternates them).
+  struct SolvePlan {
+    std::vector<RhsBlock> blocks;
+    int cols = -1;
+    std::vector<ColumnRange> ranges;
+    std::vector<int> offsets;  // 3 per body and 1: backward, fill, forward ranges
+    std::vector<char> link;    // body and its only child solved as one step (bit flags)
+  };
+  SolvePlan plans[2];
+  int last_plan = 0;
   int max_rhs = 0;
 
   // Dense scratch.
   MatX M, Minv;                          // n x n
   MatX dID_ds;                           // n x n_J
   MatX dID_dnu;                          // n x n
-  MatX Fcols;                            // 6 x n per body, stacked: 6 (n_B+1) x n (M^-1 recursion)
-  MatX Acols;                            // 6 (n_B+1) x n (M^-1 forward pass)
   MatX FD_y;                             // n x (n_J + n): -M^-1 dID/d(s, nu)
   VecX nu_dot, tau_full, tmp_n, tmp_n2;  // n
   VecX s_pert, r_pert, tau_pert;         // n_J
