@@ -1,4 +1,4 @@
-// The C API of geolin (capi.md): thin, exception-free wrappers around the C++ core.
+// The C API of geolin (docs/c-api.md): thin, exception-free wrappers around the C++ core.
 //
 // Every entry point catches every exception and maps it to a status code plus a thread-local
 // message. Evaluation functions check their inputs before touching any output, compute into

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the multi-threaded C API test with ThreadSanitizer in its own build directory and runs
-# it: one model shared by four threads, each with its own workspace (capi.md rule 2).
+# it: one model shared by four threads, each with its own workspace (docs/c-api.md rule 2).
 # usage: bash cmake/tsan.sh <build dir>      (default: <source>/build-tsan)
 set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -1,4 +1,4 @@
-// Energies and momentum, used as test oracles (dynamics.md §3, §6 item 6).
+// Energies and momentum, used as test oracles (docs/dynamics.md §3, §6 item 6).
 #include "internal.hpp"
 
 namespace geolin {

@@ -1,6 +1,6 @@
 // Synthetic URDF models for scaling tests and benchmarks (generate.hpp).
 // Every link is a solid cylinder or box with positive mass and a full (positive definite)
-// inertia, so no joint is structurally singular (dynamics.md §2).
+// inertia, so no joint is structurally singular (docs/dynamics.md §2).
 #include "geolin/generate.hpp"
 
 #include <fmt/format.h>

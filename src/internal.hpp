@@ -1,6 +1,6 @@
 // Internal passes shared by the algorithms (not installed). Every pass runs in base-frame
 // coordinates after forward_kinematics has filled ws.H0, ws.S0, ws.I0: M and C depend on s only
-// and H enters through gravity alone (dynamics.md §3), so frame 0 plays the role that the
+// and H enters through gravity alone (docs/dynamics.md §3), so frame 0 plays the role that the
 // inertial frame plays in RBDA's fixed-base algorithms.
 #pragma once
 
@@ -24,7 +24,7 @@ inline bool all_finite(const double *p, std::ptrdiff_t count) {
   return bad == 0;
 }
 
-/// Gravity as a fictitious base acceleration in frame 0: a_g = [-R^T g; 0] (dynamics.md §3),
+/// Gravity as a fictitious base acceleration in frame 0: a_g = [-R^T g; 0] (docs/dynamics.md §3),
 /// with R the rotation of H (moving base) or of model.H_A_0 (fixed base).
 inline Vec6 gravity_base_acceleration(const Model &model, const Workspace &ws, const Transform &H) {
   const Mat3 &R = model.fixed_base ? model.H_A_0.R : H.R;
@@ -45,7 +45,7 @@ inline void base_motion(const Model &model, const Workspace &ws, const Transform
   }
 }
 
-/// The joint transform ^{λ(i)|i} H_i(q) = exp(q S_i^) (dynamics.md §2).
+/// The joint transform ^{λ(i)|i} H_i(q) = exp(q S_i^) (docs/dynamics.md §2).
 inline Transform joint_motion(const Model &model, int i, double q) {
   Transform T;
   if (model.joint_type[i] == JointType::Prismatic) {

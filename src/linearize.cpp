@@ -1,5 +1,5 @@
 // The exact left-trivialized linearization ż = A z + B w of ẋ = x λ(x, τ) on
-// G = SE(3) × R^nJ × R^6 × R^nJ (Bos et al. 2022, §3; Saccon et al. 2013; dynamics.md §4):
+// G = SE(3) × R^nJ × R^6 × R^nJ (Bos et al. 2022, §3; Saccon et al. 2013; docs/dynamics.md §4):
 //   A = D_x λ · T_e L_x − ad_λ,  B = D_τ λ, with
 //   A = [[−v×, 0, 1_6, 0], [0, 0, 0, 1], [F_H, F_s, F_v, F_r]],  B = [0; 0; M⁻¹ S],
 //   F_H = [[0, (Rᵀg)^], [0, 0]] (first 6 rows, zero below),

@@ -1,4 +1,4 @@
-// The tree model: derived data and validation (dynamics.md §2; Bos et al. 2022, §2.1).
+// The tree model: derived data and validation (docs/dynamics.md §2; Bos et al. 2022, §2.1).
 #include "geolin/model.hpp"
 
 #include <fmt/format.h>
@@ -56,12 +56,12 @@ void check_size(const V &v, size_t expected, const char *what) {
                                            what, v.size(), expected));
 }
 
-// Relative threshold of the structural singularity test (dynamics.md §2).
+// Relative threshold of the structural singularity test (docs/dynamics.md §2).
 constexpr double kSingularTolerance = 1e-9;
 
 }  // namespace
 
-// dynamics.md §2. Fills children, subtree_end, depth, S and inertia; checks λ(i) < i, the
+// docs/dynamics.md §2. Fills children, subtree_end, depth, S and inertia; checks λ(i) < i, the
 // depth-first numbering, finite joint and inertia data, a positive base mass (moving base) and
 // the structural singularity test: for each joint k, d_k = S_kᵀ IC_k S_k (= M_kk at s = 0),
 // where IC_k is the composite inertia of the subtree of k in frame k at s = 0 (RBDA §6.2).
@@ -177,7 +177,7 @@ void finalize_model(Model &model) {
                             "is welded to the world)",
                             model.body_name[0]));
 
-  // --- structural singularity test at s = 0 (dynamics.md §2) ---
+  // --- structural singularity test at s = 0 (docs/dynamics.md §2) ---
   // Composite inertias as (mass m, first moment h = m c, rotational inertia I_O about the frame
   // origin): for ^C H_D = (R, o), h' = R h + m o and
   // I_O' = R I_O R^T + 2 (o . Rh) 1 - (Rh o^T + o (Rh)^T) + m (|o|^2 1 - o o^T)

@@ -17,7 +17,7 @@ void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0
     ws.v[i] = ws.v[lam] + S * r[i - 1];
     // a_i = a_λ + S_i r_dot_i + (v_λ x S_i) r_i   (frame-0 coordinates)
     ws.a[i] = ws.a[lam] + S * r_dot[i - 1] + cross_motion(ws.v[lam], S) * r[i - 1];
-    // f_i = M_i a_i + v_i x* M_i v_i   (Newton-Euler, dynamics.md §1)
+    // f_i = M_i a_i + v_i x* M_i v_i   (Newton-Euler, docs/dynamics.md §1)
     ws.f[i].noalias() = ws.I0[i] * ws.a[i];
     ws.f[i] += cross_force(ws.v[i], ws.I0[i] * ws.v[i]);
   }

@@ -2,8 +2,8 @@
 //
 // After J. Carpentier and N. Mansard, "Analytical derivatives of rigid body dynamics algorithms"
 // (RSS 2018), written here in frame-0 coordinates (the moving base plays the role of their
-// inertial frame; dynamics.md §3–4). With Ψ̇_j = v_λ(j) × S_j, Ψ̈_j = a_λ(j) × S_j + v_λ(j) × Ψ̇_j,
-// h_k = M_k v_k and B_k = (v_k ×*) M_k − M_k (v_k ×) + Ξ(h_k), where Ξ(h) u = u ×* h, a change
+// inertial frame; docs/dynamics.md §3–4). With Ψ̇_j = v_λ(j) × S_j, Ψ̈_j = a_λ(j) × S_j + v_λ(j) ×
+// Ψ̇_j, h_k = M_k v_k and B_k = (v_k ×*) M_k − M_k (v_k ×) + Ξ(h_k), where Ξ(h) u = u ×* h, a change
 // of s_j moves the subtree of j rigidly by exp(ε S_j^), which gives for the body wrenches
 //   ∂f_k/∂s_j = S_j ×* f_k + M_k Ψ̈_j + B_k Ψ̇_j,     ∂f_k/∂r_j = 2 M_k Ψ̇_j + B_k S_j,
 //   ∂f_k/∂v   = B_k + M_k (v_0 ×)                       (k in the subtree of j; all k for v).

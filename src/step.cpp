@@ -1,4 +1,4 @@
-// One integration step on the Lie group G = SE(3) × R^nJ × R^6 × R^nJ (dynamics.md §4):
+// One integration step on the Lie group G = SE(3) × R^nJ × R^6 × R^nJ (docs/dynamics.md §4):
 // semi-implicit Euler, and the Runge–Kutta–Munthe-Kaas method of order 4 (H. Munthe-Kaas,
 // "Runge-Kutta methods on Lie groups", BIT 1998; A. Iserles, H. Munthe-Kaas, S. Nørsett,
 // A. Zanna, "Lie-group methods", Acta Numerica 2000, §5.2).
@@ -91,7 +91,7 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
 //  (1) a right-perturbed retraction x exp(z) exp(θ + δθ) = x exp(θ) exp(ζ) with, on the SE(3)
 //      block, ζ = Ad_{exp(−θ)} z + J_r(θ) δθ (and ζ = z + δθ on the vector blocks);
 //  (2) the derivative of λ in left-trivialized coordinates is A + ad_λ = A with its top-left
-//      6x6 block (−v×) set to zero (dynamics.md §4), and ∂λ/∂τ = B.
+//      6x6 block (−v×) set to zero (docs/dynamics.md §4), and ∂λ/∂τ = B.
 namespace {
 
 // Z = P(θ) [1 0] + J(θ) Dθ with P = blockdiag(Ad_{exp(−θ_H)}, 1), J = blockdiag(J_r(θ_H), 1).

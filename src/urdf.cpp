@@ -1,5 +1,5 @@
 // URDF loader: urdfdom parses the file, geolin checks it and builds the tree model of
-// dynamics.md §2 (Bos et al. 2022, §2.1), merging fixed joints.
+// docs/dynamics.md §2 (Bos et al. 2022, §2.1), merging fixed joints.
 //
 // urdfdom stores links and joints in std::map (sorted by name), so it loses the order in which
 // joints appear in the file, and it refuses duplicates, several roots and unknown links with
@@ -395,7 +395,7 @@ void check_finite_attribute(const XmlElement *e, const char *key, const char *ki
   }
 }
 
-// Build the file structure and check it is a tree (dynamics.md §2). Throws Status::Model for
+// Build the file structure and check it is a tree (docs/dynamics.md §2). Throws Status::Model for
 // duplicate names, unknown links, several or no roots, cycles and non-finite numbers, and
 // Status::Unsupported for planar and floating joints, Status::Parse when a link or joint lacks
 // a required attribute. Returns false when there is no link (left to urdfdom's message).
@@ -632,7 +632,7 @@ void link_inertia(const std::string &name, const urdf::Inertial *in, bool strict
   const Transform T = to_transform(in->origin);
   m = in->mass;
   c = T.o;
-  I_c = T.R * I * T.R.transpose();  // dynamics.md §1: I_c = R_rpy I_urdf R_rpy^T
+  I_c = T.R * I * T.R.transpose();  // docs/dynamics.md §1: I_c = R_rpy I_urdf R_rpy^T
 }
 
 JointType moving_joint_type(const urdf::Joint &joint) {
@@ -679,7 +679,7 @@ struct InertiaSum {
   }
 };
 
-// Build the Model from urdfdom's values and the file structure (dynamics.md §2). Bodies are
+// Build the Model from urdfdom's values and the file structure (docs/dynamics.md §2). Bodies are
 // numbered in depth-first pre-order of the links, children in file order; a link reached
 // through a fixed joint joins its parent's body (its frame, its inertia and its children).
 Model build_model(const urdf::ModelInterface &urdf_model, const ScanRobot &scan, unsigned flags) {

@@ -1,4 +1,4 @@
-// The oracle of dynamics.md §6, items 1-4 and 6, on every bundled model (moving and fixed
+// The oracle of docs/dynamics.md §6, items 1-4 and 6, on every bundled model (moving and fixed
 // base) and on random trees, at many random states.
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -26,7 +26,7 @@ class Dynamics : public testing::TestWithParam<ModelCase> {
 };
 
 TEST_P(Dynamics, AbaInvertsRnea) {
-  // ABA(H, s, ν, RNEA(H, s, ν, ν̇)) = ν̇   (dynamics.md §6 item 1)
+  // ABA(H, s, ν, RNEA(H, s, ν, ν̇)) = ν̇   (docs/dynamics.md §6 item 1)
   double worst = 0.0;
   for (int k = 0; k < kSamples; ++k) {
     const State x = random_state(model_, rng_);
@@ -74,7 +74,7 @@ TEST_P(Dynamics, MassMatrixIsSymmetricPositiveDefiniteAndInverted) {
 }
 
 TEST_P(Dynamics, MassMatrixSplitsRnea) {
-  // M ν̇ + RNEA(ν̇ = 0) = RNEA(ν̇)   (dynamics.md §6 item 2)
+  // M ν̇ + RNEA(ν̇ = 0) = RNEA(ν̇)   (docs/dynamics.md §6 item 2)
   double worst = 0.0;
   for (int k = 0; k < kSamples; ++k) {
     const State x = random_state(model_, rng_);

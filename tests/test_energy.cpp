@@ -1,4 +1,4 @@
-// Conservation laws as oracles (dynamics.md §6 items 4 and 6): the free rigid body obeys the
+// Conservation laws as oracles (docs/dynamics.md §6 items 4 and 6): the free rigid body obeys the
 // Euler–Poincaré equations; with τ = 0 a Lie-group RK4 conserves energy to 4th order, and without
 // gravity the total spatial momentum in the inertial frame.
 #include <memory>
@@ -139,7 +139,7 @@ TEST(Humanoid, MomentumDriftsAtEachMethodsOrderWithoutGravity) {
 }
 
 TEST(FreeBody, ForwardDynamicsEqualsEulerPoincare) {
-  // v̇ = −M⁻¹ (v ×* M v) + [Rᵀ g; 0]  (dynamics.md §6 item 4), for the bundled free body and a
+  // v̇ = −M⁻¹ (v ×* M v) + [Rᵀ g; 0]  (docs/dynamics.md §6 item 4), for the bundled free body and a
   // hand-built one.
   std::vector<Model> bodies;
   bodies.push_back(load_urdf_file(model_path("free_body.urdf")));

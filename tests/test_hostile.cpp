@@ -1,6 +1,6 @@
 // The hostile URDF corpus (tests/data/hostile/): every file is loaded and must end with the
-// status documented in MANIFEST.tsv (capi.md: IO, PARSE, MODEL, UNSUPPORTED, or success), with a
-// message naming the offending element, and without printing anything. The fuzzer
+// status documented in MANIFEST.tsv (docs/c-api.md: IO, PARSE, MODEL, UNSUPPORTED, or success),
+// with a message naming the offending element, and without printing anything. The fuzzer
 // (tests/fuzz/) adds its crash regressions to the same folder.
 //
 // MANIFEST.tsv: one line per file, tab-separated:

@@ -1,4 +1,4 @@
-// The exact linearization (dynamics.md §4) against its independent oracle, the geometric
+// The exact linearization (docs/dynamics.md §4) against its independent oracle, the geometric
 // central finite difference of §5, and the RNEA derivatives against finite differences of RNEA.
 #include <memory>
 

@@ -61,7 +61,7 @@ TEST(Robustness, NearSingularModelsGiveFiniteResultsThatPassTheCheck) {
       try {
         model = load_urdf_string(xml, flags);
       } catch (const Error &e) {
-        // Finger inertia below the loader's structural threshold (dynamics.md §2): refused up
+        // Finger inertia below the loader's structural threshold (docs/dynamics.md §2): refused up
         // front with MODEL naming the joint, rather than NaN later. Also a clear outcome.
         EXPECT_EQ(e.status(), Status::Model);
         EXPECT_NE(std::string(e.what()).find("finger"), std::string::npos) << e.what();

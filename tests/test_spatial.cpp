@@ -1,4 +1,4 @@
-// Identities of the spatial algebra (EG notation; dynamics.md §1).
+// Identities of the spatial algebra (EG notation; docs/dynamics.md §1).
 #include "test_util.hpp"
 
 namespace geolin::test {

@@ -1,4 +1,4 @@
-// Textbook models against closed forms derived by hand with Euler–Lagrange (dynamics.md §6.5;
+// Textbook models against closed forms derived by hand with Euler–Lagrange (docs/dynamics.md §6.5;
 // models/README.md gives the parameters). The oracles below use no part of the library's
 // kinematics: positions and velocities are written out for each model.
 #include "test_util.hpp"

@@ -290,7 +290,7 @@ TEST(UrdfLoad, JointOriginRpyIsFixedAxisRollPitchYaw) {
 }
 
 TEST(UrdfLoad, InertialRpyRotatesTheTensor) {
-  // I_c = R I_urdf R^T with R = Rz(y) Ry(p) Rx(r) (dynamics.md §1).
+  // I_c = R I_urdf R^T with R = Rz(y) Ry(p) Rx(r) (docs/dynamics.md §1).
   const std::string I = "ixx=\"0.1\" ixy=\"0.01\" ixz=\"0\" iyy=\"0.2\" iyz=\"-0.02\" izz=\"0.25\"";
   const Model m = load_urdf_string(robot(link("a", 2.0, "0.1 0.2 0.3", "0.4 0.5 -0.6", I)));
   Mat3 Iu;

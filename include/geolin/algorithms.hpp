@@ -1,5 +1,5 @@
-// The algorithms of dynamics.md §3–5, as free functions f(const Model&, Workspace&, inputs...).
-// One source file each. Inputs are not checked here (the C API checks them); sizes are:
+// The algorithms of docs/dynamics.md §3–5, as free functions f(const Model&, Workspace&,
+// inputs...). One source file each. Inputs are not checked here (the C API checks them); sizes are:
 //   s, r, tau: n_J;  v: base body twist (ignored for a fixed base);  nu, nu_dot: n;
 //   H: ^A H_0 (ignored for a fixed base, which uses model.H_A_0).
 // None of them allocates.
@@ -63,7 +63,7 @@ void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const
          CRefVec tau, const ExternalWrenches &ext, RefVec nu_dot);
 
 /// ABAmb with a wrench f_0 (frame 0) applied to the moving base as well: the inverse of the full
-/// RNEAmb map, ABA(RNEA(ν̇)) = ν̇ (dynamics.md §6 item 1). f_0 is ignored for a fixed base.
+/// RNEAmb map, ABA(RNEA(ν̇)) = ν̇ (docs/dynamics.md §6 item 1). f_0 is ignored for a fixed base.
 void aba_with_base_wrench(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                           const Vec6 &v, CRefVec r, CRefVec tau, const Vec6 &f0, RefVec nu_dot);
 
@@ -75,7 +75,7 @@ void mass_matrix_inverse(const Model &model, Workspace &ws, CRefVec s, RefMat Mi
 void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                       const Vec6 &v, CRefVec r, CRefVec nu_dot, RefMat dID_ds, RefMat dID_dnu);
 
-/// The exact left-trivialized linearization (dynamics.md §4): A (N x N), B (N x n_J).
+/// The exact left-trivialized linearization (docs/dynamics.md §4): A (N x N), B (N x n_J).
 /// linearize.cpp
 void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
                CRefVec r, CRefVec tau, RefMat A, RefMat B);
@@ -95,7 +95,7 @@ bool linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, 
                          const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
                          RefMat A, RefMat B);
 
-/// The geometric central finite difference of dynamics.md §5 with step eps. linearize_fd.cpp
+/// The geometric central finite difference of docs/dynamics.md §5 with step eps. linearize_fd.cpp
 void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                                  const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A,
                                  RefMat B);

@@ -1,4 +1,4 @@
-// The immutable tree model of dynamics.md §2 (Bos et al. 2022, §2.1; EG notation).
+// The immutable tree model of docs/dynamics.md §2 (Bos et al. 2022, §2.1; EG notation).
 //
 // Bodies are numbered 0..n_B; body 0 is the base (the URDF root after merging fixed joints).
 // Numbering is depth-first from the root with children visited in URDF order, so λ(i) < i and
@@ -80,7 +80,7 @@ struct Model {
 };
 
 /// Derived data and validation: fills children, subtree_end, depth, S and inertia from the
-/// rest, and checks the model (dynamics.md §2). Throws Error(Status::Model) naming the joint
+/// rest, and checks the model (docs/dynamics.md §2). Throws Error(Status::Model) naming the joint
 /// or body at fault. Called by the URDF loader and by code that builds a Model by hand.
 void finalize_model(Model &model);
 

@@ -351,7 +351,7 @@ inline Mat6 right_jacobian_se3(const Vec6 &u) {
   return left_jacobian_se3(-u);
 }
 
-/// Spatial inertia M = [[m 1, -m c^], [m c^, I_c - m c^ c^]] (EG notation; dynamics.md §1),
+/// Spatial inertia M = [[m 1, -m c^], [m c^, I_c - m c^ c^]] (EG notation; docs/dynamics.md §1),
 /// from the mass m, the centre of mass c and the rotational inertia I_c about c, all in the
 /// frame in which M is expressed.
 inline Mat6 spatial_inertia(double m, const Vec3 &c, const Mat3 &I_c) {

@@ -1,5 +1,5 @@
 // Status codes and the exception the C++ core throws; the C API maps it to a status code and
-// the thread-local last error (capi.md rule 3).
+// the thread-local last error (docs/c-api.md rule 3).
 #pragma once
 
 #include <stdexcept>

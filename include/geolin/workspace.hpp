@@ -69,7 +69,7 @@ struct Workspace {
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);  // g in the inertial frame A
 
   // Kinematics in base-frame coordinates (all recursions below run in frame 0: M and C depend
-  // on s only, H enters through gravity alone; dynamics.md §3). Size n_B + 1.
+  // on s only, H enters through gravity alone; docs/dynamics.md §3). Size n_B + 1.
   std::vector<Transform> H0;  // ^0 H_i
   std::vector<Vec6> S0;       // S_i expressed in frame 0
   std::vector<Mat6> I0;       // M_i expressed in frame 0

@@ -98,7 +98,7 @@ extern const char *const kDefaultModelName;
 
 // --- state ----------------------------------------------------------------------------------
 
-/// A state x = (H, s, v, r) and input tau (dynamics.md §4), plus gravity.
+/// A state x = (H, s, v, r) and input tau (docs/dynamics.md §4), plus gravity.
 struct State {
   Transform H;
   Vec6 v = Vec6::Zero();

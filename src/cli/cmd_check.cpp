@@ -1,5 +1,5 @@
-// geolin check: the analytical A, B against geometric finite differences (dynamics.md §5, §6.7)
-// over several states, including pitch ±90° and large velocities. Exit status 1 above --tol.
+// geolin check: the analytical A, B against geometric finite differences (docs/dynamics.md §5,
+// §6.7) over several states, including pitch ±90° and large velocities. Exit status 1 above --tol.
 #include <fmt/format.h>
 
 #include <algorithm>

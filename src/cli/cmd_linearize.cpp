@@ -1,5 +1,5 @@
-// geolin linearize: A and B of z_dot = A z + B w (dynamics.md §4) at a state, exact by default,
-// geometric finite differences with --fd EPS.
+// geolin linearize: A and B of z_dot = A z + B w (docs/dynamics.md §4) at a state, exact by
+// default, geometric finite differences with --fd EPS.
 #include <fmt/format.h>
 
 #include <chrono>

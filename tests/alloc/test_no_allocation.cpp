@@ -1,6 +1,6 @@
-// Proof that the evaluation functions allocate nothing once the workspace exists (capi.md rule 4;
-// brief: real-time safe). This binary replaces malloc, calloc, realloc and operator new with
-// counting versions (glibc's __libc_* underneath) and runs every evaluation function with the
+// Proof that the evaluation functions allocate nothing once the workspace exists (docs/c-api.md
+// rule 4; brief: real-time safe). This binary replaces malloc, calloc, realloc and operator new
+// with counting versions (glibc's __libc_* underneath) and runs every evaluation function with the
 // counter armed. Not built under sanitizers, which interpose malloc themselves.
 #include <gtest/gtest.h>
 

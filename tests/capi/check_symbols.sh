@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The ABI check of libgeolin.so (capi.md rule 7):
+# The ABI check of libgeolin.so (docs/c-api.md rule 7):
 #  1. every exported (dynamic, defined) symbol is geolin_*;
 #  2. the SONAME is libgeolin.so.<ABI>;
 #  3. geolin.h includes only <stddef.h>;
@@ -43,7 +43,7 @@ if nm -D --defined-only --with-symbol-versions "$lib" >/dev/null 2>&1; then
   fi
 fi
 
-# The header includes nothing beyond <stddef.h> (capi.md rule 1).
+# The header includes nothing beyond <stddef.h> (docs/c-api.md rule 1).
 if grep -E '^[[:space:]]*#[[:space:]]*include' "$header" | grep -qv '<stddef.h>'; then
   echo "FAIL: geolin.h includes more than <stddef.h>:"
   grep -E '^[[:space:]]*#[[:space:]]*include' "$header" | sed 's/^/  /'

@@ -1,4 +1,4 @@
-/* capi.md rule 4: evaluation calls do not allocate. This program replaces the C library's
+/* docs/c-api.md rule 4: evaluation calls do not allocate. This program replaces the C library's
  * malloc family (glibc supports replacing malloc by defining these functions in the program;
  * the shared libraries, libstdc++'s operator new included, then use them) with a counting bump
  * allocator, and checks that no evaluation call allocates once the model and the workspace

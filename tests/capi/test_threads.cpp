@@ -1,6 +1,6 @@
 // Four threads share one model; each has its own workspace and its own gravity and linearizes
-// its own states. The results must equal the single-threaded ones bit for bit (capi.md rule 2).
-// Run under ThreadSanitizer by cmake/tsan.sh.
+// its own states. The results must equal the single-threaded ones bit for bit (docs/c-api.md rule
+// 2). Run under ThreadSanitizer by cmake/tsan.sh.
 //
 // usage: test_threads <robot.urdf>
 #include <cmath>

@@ -1,4 +1,4 @@
-// libFuzzer target for the URDF loader through the C API (capi.md rule 3): any input must end
+// libFuzzer target for the URDF loader through the C API (docs/c-api.md rule 3): any input must end
 // in GEOLIN_OK or a documented load status with a non-empty message; never a crash, a hang, a
 // leak, an escaped exception or GEOLIN_ERR_INTERNAL. Built by cmake/ci_fuzz.sh with
 // clang++ -fsanitize=fuzzer,address,undefined.

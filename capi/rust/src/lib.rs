@@ -390,7 +390,7 @@ pub struct Model {
 }
 
 // SAFETY: the C API guarantees that a model is immutable after loading and may be used from
-// many threads at once (capi.md rule 2).
+// many threads at once (docs/c-api.md rule 2).
 unsafe impl Send for Model {}
 unsafe impl Sync for Model {}
 
