@@ -61,7 +61,8 @@ enum {
   GEOLIN_ERR_UNSUPPORTED = 5,      /* a URDF feature the library does not model (mimic, ...)  */
   GEOLIN_ERR_NONFINITE = 6,        /* NaN or Inf in an input                                  */
   GEOLIN_ERR_NUMERIC = 7,          /* numerically singular at this state                      */
-  GEOLIN_ERR_INTERNAL = 8          /* a bug: please report                                    */
+  GEOLIN_ERR_INTERNAL = 8,         /* a bug: please report                                    */
+  GEOLIN_ERR_MEMORY = 9            /* out of memory; the message says how many bytes          */
 };
 
 /* The message of the last failure on the calling thread: what went wrong and where (argument

@@ -66,6 +66,8 @@ static_assert(GEOLIN_ERR_NUMERIC == static_cast<int>(geolin::Status::Numeric),
               "status codes out of sync");
 static_assert(GEOLIN_ERR_INTERNAL == static_cast<int>(geolin::Status::Internal),
               "status codes out of sync");
+static_assert(GEOLIN_ERR_MEMORY == static_cast<int>(geolin::Status::Memory),
+              "status codes out of sync");
 static_assert(GEOLIN_FIXED_BASE == geolin::kFixedBase, "load flags out of sync");
 static_assert(GEOLIN_JOINT_DAMPING == geolin::kJointDamping, "load flags out of sync");
 
@@ -110,9 +112,9 @@ int handle_exception(const char *function) noexcept {
     } catch (...) {
       set_error_string(e.what());
     }
-    return (status > GEOLIN_OK && status <= GEOLIN_ERR_INTERNAL) ? status : GEOLIN_ERR_INTERNAL;
+    return (status > GEOLIN_OK && status <= GEOLIN_ERR_MEMORY) ? status : GEOLIN_ERR_INTERNAL;
   } catch (const std::bad_alloc &) {
-    return fail(GEOLIN_ERR_INTERNAL, "%s: out of memory", function);
+    return fail(GEOLIN_ERR_MEMORY, "%s: out of memory", function);
   } catch (const std::exception &e) {
     return fail(GEOLIN_ERR_INTERNAL, "%s: internal error (please report): %s", function, e.what());
   } catch (...) {
@@ -343,6 +345,8 @@ GEOLIN_API const char *geolin_status_string(int status) {
       return "GEOLIN_ERR_NUMERIC: numerically singular at this state";
     case GEOLIN_ERR_INTERNAL:
       return "GEOLIN_ERR_INTERNAL: internal error (please report)";
+    case GEOLIN_ERR_MEMORY:
+      return "GEOLIN_ERR_MEMORY: out of memory";
     default:
       return "unknown status";
   }

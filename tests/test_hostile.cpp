@@ -106,6 +106,8 @@ const char *status_name(Status s) {
       return "numeric";
     case Status::Internal:
       return "internal";
+    case Status::Memory:
+      return "memory";
   }
   return "unknown";
 }

@@ -18,6 +18,7 @@ enum class Status : int {
   NonFinite = 6,
   Numeric = 7,
   Internal = 8,
+  Memory = 9,  // allocation failed: the message says how much was needed
 };
 
 /// The error every fallible C++ function throws: a status and a message that names what is

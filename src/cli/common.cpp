@@ -33,6 +33,8 @@ const char *status_name(Status status) {
       return "GEOLIN_ERR_NUMERIC";
     case Status::Internal:
       return "GEOLIN_ERR_INTERNAL";
+    case Status::Memory:
+      return "GEOLIN_ERR_MEMORY";
   }
   return "GEOLIN_ERR_UNKNOWN";
 }
