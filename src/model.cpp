@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "geolin/algorithms.hpp"
 #include "geolin/status.hpp"
+#include "geolin/workspace.hpp"
+#include "internal.hpp"
 
 namespace geolin {
 
@@ -58,6 +61,71 @@ void check_size(const V &v, size_t expected, const char *what) {
 
 // Relative threshold of the structural singularity test (docs/dynamics.md §2).
 constexpr double kSingularTolerance = 1e-9;
+
+// The smallest mass of the heaviest body (kg): below it, inverse masses approach overflow.
+constexpr double kMinModelMass = 1e-30;
+
+// Configurations of the generic-singularity test: M singular at all of them means singular for
+// every s (the singular set of a mass matrix that is regular somewhere has measure zero).
+constexpr int kGenericSamples = 3;
+
+// The joints that move with joint k's null motion: the null vector of the mass matrix of k's
+// subtree (λ(k) held, the block of M on the subtree's joints) at the configuration s, its
+// entries above a tenth of the largest. Empty for models too large for a dense eigensolver.
+std::vector<int> null_motion_joints(const Model &model, Workspace &ws, const VecX &s, int k) {
+  const int count = model.subtree_end[k] - k;
+  std::vector<int> joints;
+  if (k < 1 || count > 300 || model.num_dofs() > 1000) return joints;
+  MatX M(model.num_dofs(), model.num_dofs());
+  crba(model, ws, s, M);
+  const MatX block = M.block(model.dof(k), model.dof(k), count, count);
+  const Eigen::SelfAdjointEigenSolver<MatX> eig(block);
+  const VecX x = eig.eigenvectors().col(0).cwiseAbs();
+  for (int i = 0; i < count; ++i)
+    if (x[i] >= 0.1 * x.maxCoeff()) joints.push_back(k + i);
+  return joints;
+}
+
+// The generic-singularity test: the articulated-body pivots (the runtime test of
+// docs/dynamics.md §3) at kGenericSamples pseudo-random configurations. Throws Status::Model
+// naming the joint (and the joints that move with it) or the base when every sample fails.
+void check_generic_regularity(const Model &model) {
+  Workspace ws(model, kWorkspaceDynamics, 0);
+  VecX s(model.n_B);
+  int body = -1;
+  for (int sample = 0; sample < kGenericSamples; ++sample) {
+    for (int k = 0; k < model.n_B; ++k) {
+      // Weyl sequence in [-1, 1): well spread, reproducible, never a multiple of pi/2.
+      const double u =
+          2.0 * std::fmod(0.5 + (k + 1) * 0.6180339887498949 * (sample + 1.3), 1.0) - 1.0;
+      s[k] = model.joint_type[k + 1] == JointType::Prismatic ? 0.2 * u : 2.9 * u;
+    }
+    forward_kinematics(model, ws, s);
+    detail::articulated_inertias(model, ws);
+    if (ws.singular < 0) return;
+    body = ws.singular;
+  }
+  if (body == 0)
+    throw Error(Status::Model,
+                fmt::format("base link '{}': the mass matrix is singular at every configuration: "
+                            "the base's articulated inertia vanishes (a base without mass or "
+                            "inertia along a direction in which its joints let the whole robot "
+                            "move freely, e.g. a massless base with a single revolute child)",
+                            model.body_name[0]));
+  std::vector<std::string> names;
+  for (int j : null_motion_joints(model, ws, s, body))
+    names.push_back("'" + model.joint_name[j] + "'");
+  std::string with;
+  for (size_t i = 0; i < names.size() && i < 6; ++i) with += (i ? ", " : "") + names[i];
+  throw Error(Status::Model,
+              fmt::format("joint '{}': the mass matrix is singular at every configuration: the "
+                          "joint moves its subtree as other joints do ({}), e.g. coincident "
+                          "joint axes joined by massless links; give those links mass or merge "
+                          "the joints",
+                          model.joint_name[body],
+                          names.size() > 1 ? "the null motion moves joints " + with
+                                           : "through massless links"));
+}
 
 }  // namespace
 
@@ -170,12 +238,13 @@ void finalize_model(Model &model) {
     scale_rot = std::max(scale_rot, 0.5 * I_O.trace());
     scale_lin = std::max(scale_lin, m);
   }
-  if (!model.fixed_base && !(model.mass[0] > 0.0))
+  // Masses so small that 1/m overflows make every evaluation fail (denormal masses load as
+  // positive numbers): refuse a model whose heaviest body is below kMinModelMass.
+  if (scale_lin > 0.0 && scale_lin < kMinModelMass)
     throw Error(Status::Model,
-                fmt::format("base link '{}' has no mass (after merging the links fixed to it): "
-                            "a moving base needs a positive mass (load it as a fixed base if it "
-                            "is welded to the world)",
-                            model.body_name[0]));
+                fmt::format("the heaviest body weighs {:g} kg: geolin needs at least one body of "
+                            "{:g} kg or more (smaller masses overflow the dynamics)",
+                            scale_lin, kMinModelMass));
 
   // --- structural singularity test at s = 0 (docs/dynamics.md §2) ---
   // Composite inertias as (mass m, first moment h = m c, rotational inertia I_O about the frame
@@ -218,7 +287,13 @@ void finalize_model(Model &model) {
                                     model.joint_name[k]));
   }
   if (!model.fixed_base) {
-    const Vec3 c = ch[0] / cm[0];  // cm[0] >= mass[0] > 0
+    if (!(cm[0] > 0.0))
+      throw Error(Status::Model,
+                  fmt::format("base link '{}': the robot has no mass at all (base and every "
+                              "link): a moving base needs mass (load it as a fixed base if it is "
+                              "welded to the world)",
+                              model.body_name[0]));
+    const Vec3 c = ch[0] / cm[0];
     Mat3 I_c = cI[0] - cm[0] * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());
     I_c = 0.5 * (I_c + I_c.transpose()).eval();
     const Eigen::SelfAdjointEigenSolver<Mat3> eig(I_c, Eigen::EigenvaluesOnly);
@@ -229,6 +304,7 @@ void finalize_model(Model &model) {
                               "matrix would be singular",
                               model.body_name[0]));
   }
+  check_generic_regularity(model);
 }
 
 }  // namespace geolin

@@ -126,6 +126,67 @@ TEST(ModelFinalize, MovingBaseNeedsBaseMassFixedBaseDoesNot) {
   EXPECT_EQ(status_of(m), Status::Ok);
 }
 
+TEST(ModelFinalize, MasslessBaseWithARegularTreeLoads) {
+  // The base link has no mass, but two limbs on non-parallel axes give the whole tree a regular
+  // mass matrix: what matters is the base's articulated inertia, not its own.
+  Model m = make_model({-1, 0, 0});
+  m.mass[0] = 0.0;
+  m.com[0].setZero();
+  m.inertia_com[0].setZero();
+  m.joint_axis[2] = Vec3::UnitX();
+  EXPECT_EQ(status_of(m), Status::Ok) << message_of(m);
+  // With both limbs turning about parallel axes the base's articulated inertia about them is
+  // zero at every configuration: refused, naming the base.
+  m.joint_axis[2] = Vec3::UnitZ();
+  EXPECT_EQ(status_of(m), Status::Model);
+  EXPECT_NE(message_of(m).find("every configuration"), std::string::npos) << message_of(m);
+}
+
+TEST(ModelFinalize, CoincidentAxesJoinedByAMasslessLinkAreRefusedNamingTheJoints) {
+  // j1 and j2 turn about the same line (z through the same point) with a massless body 1
+  // between them: M is singular at every s; the structural test at s = 0 does not see it
+  // (each subtree has inertia about its axis), the articulated pivots do.
+  Model m = make_model({-1, 0, 1});
+  m.mass[1] = 0.0;
+  m.com[1].setZero();
+  m.inertia_com[1].setZero();
+  m.H_parent_joint[2].o.setZero();
+  const std::string msg = message_of(m);
+  EXPECT_EQ(status_of(m), Status::Model);
+  EXPECT_NE(msg.find("joint 'j1'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'j2'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("every configuration"), std::string::npos) << msg;
+  // Offset the second axis by 5 cm: the two joints move the mass differently, accepted.
+  m.H_parent_joint[2].o = Vec3(0.05, 0, 0);
+  EXPECT_EQ(status_of(m), Status::Ok) << message_of(m);
+}
+
+TEST(ModelFinalize, AxesThatAlignAtOneAngleOnlyLoad) {
+  // A gimbal z, y, x through massless rings: singular at s_2 = π/2 only (the runtime pivot test
+  // reports that state), regular elsewhere: the model loads.
+  Model m = make_model({-1, 0, 1, 2});
+  for (int i : {1, 2}) {
+    m.mass[i] = 0.0;
+    m.com[i].setZero();
+    m.inertia_com[i].setZero();
+  }
+  m.joint_axis[2] = Vec3::UnitY();
+  m.joint_axis[3] = Vec3::UnitX();
+  for (int i : {2, 3}) m.H_parent_joint[i].o.setZero();
+  m.com[3].setZero();
+  EXPECT_EQ(status_of(m), Status::Ok) << message_of(m);
+}
+
+TEST(ModelFinalize, DenormalMassesAreRefused) {
+  Model m = make_model({-1, 0, 1});
+  for (int i = 0; i <= 2; ++i) {
+    m.mass[i] = 4e-310;  // positive, subnormal
+    m.inertia_com[i] *= 1e-308;
+  }
+  EXPECT_EQ(status_of(m), Status::Model);
+  EXPECT_NE(message_of(m).find("kg"), std::string::npos) << message_of(m);
+}
+
 TEST(ModelFinalize, PointMassOnTheAxisIsStructurallySingular) {
   // Body 1: a point mass with its centre of mass on the z joint axis: d_1 = 0.
   Model m = make_model({-1, 0});
