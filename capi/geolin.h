@@ -23,7 +23,13 @@
  *     (fixed base: z = [z_s; z_r]).
  *   - A pointer to an array of length 0 (e.g. s for a model without joints) may be NULL.
  *   - Evaluation functions check their inputs (NULL, NaN/Inf, H rigid) and on any failure
- *     write nothing to their outputs. They neither allocate memory nor take locks.
+ *     write nothing to their outputs. They neither allocate memory nor take locks. Outputs may
+ *     alias inputs, but the outputs of one call must not overlap each other
+ *     (GEOLIN_ERR_INVALID_ARGUMENT).
+ *   - GEOLIN_ERR_NUMERIC means the result cannot be trusted and was not written: either the mass
+ *     matrix is singular to working precision at this state (an articulated-body pivot of a
+ *     joint, or of the base, is below 1e-10 of its round-off scale; the message names the
+ *     joint), or a result overflowed although every input was finite (the message says which).
  *   - Units are SI; angles are in radians.
  *
  * Threads: a geolin_model is immutable after loading and may be shared by any number of
@@ -172,9 +178,42 @@ GEOLIN_API int geolin_model_frame_index(const geolin_model *model, const char *n
  * outlive the workspace. */
 typedef struct geolin_workspace geolin_workspace;
 
-/* Create a workspace for model, gravity [0, 0, -9.81]. out receives it (free it with
- * geolin_workspace_free); set to NULL on failure. Neither pointer may be NULL. */
+/* What a workspace is sized for (bitwise or). Forward and inverse dynamics, frames and Jacobians,
+ * geolin_forward_dynamics_ext and geolin_step need only O(n) memory and always work; each
+ * feature below adds the buffers of its functions (N = 2 n):
+ *   MASS_MATRIX        geolin_mass_matrix, geolin_mass_matrix_inverse       ~2 n^2 doubles
+ *   LINEARIZE          geolin_linearize, geolin_linearize_ext               ~3 n^2 doubles
+ *   FINITE_DIFFERENCE  geolin_linearize_finite_difference                   ~N^2 doubles
+ *   STEP_LINEARIZE     geolin_step_linearize (includes LINEARIZE)           ~13 N^2 doubles
+ *   CONTACTS           geolin_contact_dynamics; with LINEARIZE also geolin_contact_linearize
+ * A function whose feature the workspace lacks returns GEOLIN_ERR_INVALID_ARGUMENT. */
+#define GEOLIN_WORKSPACE_DYNAMICS 0u
+#define GEOLIN_WORKSPACE_MASS_MATRIX 1u
+#define GEOLIN_WORKSPACE_LINEARIZE 2u
+#define GEOLIN_WORKSPACE_FINITE_DIFFERENCE 4u
+#define GEOLIN_WORKSPACE_STEP_LINEARIZE 8u
+#define GEOLIN_WORKSPACE_CONTACTS 16u
+#define GEOLIN_WORKSPACE_ALL 31u
+
+/* Create a workspace for model with every feature (GEOLIN_WORKSPACE_ALL) and room for one
+ * external wrench or contact per frame, gravity [0, 0, -9.81]. out receives it (free it with
+ * geolin_workspace_free); set to NULL on failure. Neither pointer may be NULL.
+ * Errors: INVALID_ARGUMENT; MEMORY when the memory is not there (the message says how many
+ * bytes were needed; a workspace larger than the machine's physical memory is refused before
+ * anything is allocated): for large models use geolin_workspace_new_ex. */
 GEOLIN_API int geolin_workspace_new(const geolin_model *model, geolin_workspace **out);
+
+/* Create a workspace sized for the given features only (GEOLIN_WORKSPACE_* bits; 0 = dynamics
+ * only) and for at most max_wrenches wrenches per geolin_linearize_ext call and contacts per
+ * geolin_contact_* call (0 <= max_wrenches <= 2^20). Otherwise as geolin_workspace_new. */
+GEOLIN_API int geolin_workspace_new_ex(const geolin_model *model, unsigned features,
+                                       int max_wrenches, geolin_workspace **out);
+
+/* The bytes of memory geolin_workspace_new_ex(model, features, max_wrenches, ...) would
+ * allocate (to within a few kilobytes; SIZE_MAX if that does not fit in a size_t). 0, with the
+ * last error set, if model is NULL or an argument is out of range. */
+GEOLIN_API size_t geolin_workspace_bytes(const geolin_model *model, unsigned features,
+                                         int max_wrenches);
 
 /* Free a workspace. NULL is a no-op. */
 GEOLIN_API void geolin_workspace_free(geolin_workspace *ws);
@@ -204,12 +243,13 @@ GEOLIN_API int geolin_inverse_dynamics(geolin_workspace *ws, const double *H, co
                                        const double *v, const double *r, const double *nu_dot,
                                        double *generalized_force);
 
-/* The mass matrix M(s) (CRBA), symmetric positive definite.
+/* The mass matrix M(s) (CRBA), symmetric positive definite. Needs GEOLIN_WORKSPACE_MASS_MATRIX.
  *   in:  s[n_J]
  *   out: M[n * n], column-major */
 GEOLIN_API int geolin_mass_matrix(geolin_workspace *ws, const double *s, double *M);
 
-/* The inverse mass matrix M(s)^-1, computed directly by a recursion (no factorization).
+/* The inverse mass matrix M(s)^-1, computed directly by a recursion (no factorization). Needs
+ * GEOLIN_WORKSPACE_MASS_MATRIX.
  *   in:  s[n_J]
  *   out: Minv[n * n], column-major */
 GEOLIN_API int geolin_mass_matrix_inverse(geolin_workspace *ws, const double *s, double *Minv);
@@ -259,7 +299,8 @@ GEOLIN_API int geolin_forward_dynamics_ext(geolin_workspace *ws, const double *H
  * ========================================================================================= */
 
 /* The exact left-trivialized linearization dz/dt = A z + B w of the dynamics at the state
- * (H, s, v, r) and torque tau, with z = [z_H; z_s; z_v; z_r] (fixed base: [z_s; z_r]).
+ * (H, s, v, r) and torque tau, with z = [z_H; z_s; z_v; z_r] (fixed base: [z_s; z_r]). Needs
+ * GEOLIN_WORKSPACE_LINEARIZE.
  *   in:  H[16] (4x4, column-major), s[n_J], v[6], r[n_J], tau[n_J]
  *   out: A[N * N], B[N * n_J], both column-major (N = 2 n)
  * H and v may be NULL for a fixed-base model (they are ignored). */
@@ -267,8 +308,10 @@ GEOLIN_API int geolin_linearize(geolin_workspace *ws, const double *H, const dou
                                 const double *v, const double *r, const double *tau, double *A,
                                 double *B);
 
-/* The same A and B by geometric central finite differences with step eps (finite, > 0; about
- * 1e-6 is a good choice): the independent check of geolin_linearize, for validating models.
+/* The same A and B by geometric central finite differences with step eps (1e-10 <= eps <= 1e-2,
+ * where central differences keep several correct digits; about 1e-6 is a good choice): the
+ * independent check of geolin_linearize, for validating models. Needs
+ * GEOLIN_WORKSPACE_FINITE_DIFFERENCE.
  *   in:  H[16] (4x4, column-major), s[n_J], v[6], r[n_J], tau[n_J], eps
  *   out: A[N * N], B[N * n_J], both column-major (N = 2 n)
  * H and v may be NULL for a fixed-base model (they are ignored). */
@@ -283,7 +326,8 @@ GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const do
  *   in:  as geolin_forward_dynamics_ext
  *   out: A[N * N], B[N * (n_J + 6 nf)], column-major; B's columns: the n_J torques, then the 6
  *        components of each wrench in turn
- * With nf = 0 the result equals geolin_linearize. */
+ * With nf = 0 the result equals geolin_linearize. Needs GEOLIN_WORKSPACE_LINEARIZE and
+ * nf <= the workspace's max_wrenches (one per frame for geolin_workspace_new). */
 GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const double *s,
                                     const double *v, const double *r, const double *tau, int nf,
                                     const int *frames, const double *wrenches,
@@ -310,7 +354,8 @@ GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const dou
                            const double *s, const double *v, const double *r, const double *tau,
                            double *H_next, double *s_next, double *v_next, double *r_next);
 
-/* The exact linearization of geolin_step in the same left-trivialized coordinates:
+/* The exact linearization of geolin_step in the same left-trivialized coordinates (needs
+ * GEOLIN_WORKSPACE_STEP_LINEARIZE):
  * x exp(z) -> x+ exp(z+), z+ = A_d z + B_d w (tau -> tau + w). Computed from the continuous A, B
  * at each stage and the closed-form right Jacobian of the SE(3) exponential; no finite
  * differences.

@@ -5,11 +5,15 @@
 // buffers owned by the workspace, and copy to the caller's arrays only when every value is
 // finite: on any failure nothing is written. They do not allocate (Eigen::Map wraps the
 // caller's memory; the workspace buffers are sized in geolin_workspace_new).
+#include <unistd.h>
+
 #include <Eigen/Core>
 #include <cmath>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <initializer_list>
 #include <new>
 #include <string>
 
@@ -27,24 +31,39 @@ struct geolin_workspace {
   // The model must outlive the workspace (documented in geolin.h).
   const geolin_model *m;
   geolin::Workspace ws;
-  // Output staging buffers: results are copied out only when all of them are finite.
-  Eigen::MatrixXd A, B, mat;       // N x N, N x (n_J + 6 n_frames), n x n
+  // Output staging buffers: results are copied out only when all of them are finite. Sized by
+  // the workspace's features (staging_bytes below counts the same).
+  Eigen::MatrixXd A, B;            // N x N, N x n_J (finite differences, step linearization)
+  Eigen::MatrixXd mat;             // n x n (mass matrix and its inverse)
   Eigen::VectorXd vec;             // n
   Eigen::MatrixXd J;               // 6 x n
   Eigen::VectorXd s_next, r_next;  // n_J
 
-  explicit geolin_workspace(const geolin_model *model) : m(model), ws(model->model) {
+  geolin_workspace(const geolin_model *model, unsigned features, int max_wrenches)
+      : m(model), ws(model->model, features, max_wrenches) {
     const int n = model->model.num_dofs();
     const int N = model->model.state_dim();
     const int nj = model->model.num_joints();
-    const int nframes = static_cast<int>(model->model.frames.size());
-    A.setZero(N, N);
-    B.setZero(N, nj + 6 * nframes);  // room for up to one wrench per frame
-    mat.setZero(n, n);
+    if (ws.has(geolin::kWorkspaceFiniteDifference) || ws.has(geolin::kWorkspaceStepLinearize)) {
+      A.setZero(N, N);
+      B.setZero(N, nj);
+    }
+    if (ws.has(geolin::kWorkspaceMassMatrix)) mat.setZero(n, n);
     vec.setZero(n);
     J.setZero(6, n);
     s_next.setZero(nj);
     r_next.setZero(nj);
+  }
+
+  // The bytes of the staging buffers above for these features (saturating).
+  static std::size_t staging_bytes(const geolin::Model &model, unsigned features) {
+    const double n = model.num_dofs(), N = model.state_dim(), nj = model.num_joints();
+    double doubles = n + 6 * n + 2 * nj;
+    if (features & (geolin::kWorkspaceFiniteDifference | geolin::kWorkspaceStepLinearize))
+      doubles += N * N + N * nj;
+    if (features & geolin::kWorkspaceMassMatrix) doubles += n * n;
+    const double bytes = doubles * sizeof(double) + sizeof(geolin_workspace);
+    return bytes >= 1.8e19 ? SIZE_MAX : static_cast<std::size_t>(bytes);
   }
 };
 
@@ -69,6 +88,13 @@ static_assert(GEOLIN_ERR_INTERNAL == static_cast<int>(geolin::Status::Internal),
 static_assert(GEOLIN_ERR_MEMORY == static_cast<int>(geolin::Status::Memory),
               "status codes out of sync");
 static_assert(GEOLIN_FIXED_BASE == geolin::kFixedBase, "load flags out of sync");
+static_assert(GEOLIN_WORKSPACE_MASS_MATRIX == geolin::kWorkspaceMassMatrix &&
+                  GEOLIN_WORKSPACE_LINEARIZE == geolin::kWorkspaceLinearize &&
+                  GEOLIN_WORKSPACE_FINITE_DIFFERENCE == geolin::kWorkspaceFiniteDifference &&
+                  GEOLIN_WORKSPACE_STEP_LINEARIZE == geolin::kWorkspaceStepLinearize &&
+                  GEOLIN_WORKSPACE_CONTACTS == geolin::kWorkspaceContacts &&
+                  GEOLIN_WORKSPACE_ALL == geolin::kWorkspaceAll,
+              "workspace features out of sync");
 static_assert(GEOLIN_JOINT_DAMPING == geolin::kJointDamping, "load flags out of sync");
 
 // The message of the last failure on this thread. Assigning to it reuses its capacity, so after
@@ -126,27 +152,69 @@ int handle_exception(const char *function) noexcept {
 // --- input checks (write nothing, return a status) -------------------------------------------
 
 // A pointer to an array of `count` doubles: not NULL (unless count == 0), all finite.
-int check_array(const char *function, const char *name, const double *x, int count) noexcept {
+int check_array(const char *function, const char *name, const double *x,
+                std::ptrdiff_t count) noexcept {
   if (count == 0) return GEOLIN_OK;
   if (x == nullptr) {
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL (expected %d doubles)",
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL (expected %td doubles)",
                 function, name, count);
   }
-  for (int i = 0; i < count; ++i) {
+  for (std::ptrdiff_t i = 0; i < count; ++i) {
     if (!std::isfinite(x[i])) {
-      return fail(GEOLIN_ERR_NONFINITE, "%s: argument '%s' has a non-finite value (%g) at index %d",
-                  function, name, x[i], i);
+      return fail(GEOLIN_ERR_NONFINITE,
+                  "%s: argument '%s' has a non-finite value (%g) at index %td", function, name,
+                  x[i], i);
     }
   }
   return GEOLIN_OK;
 }
 
-int check_output(const char *function, const char *name, const double *x, int count) noexcept {
+int check_output(const char *function, const char *name, const double *x,
+                 std::ptrdiff_t count) noexcept {
   if (count > 0 && x == nullptr) {
     return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                "%s: output argument '%s' is NULL (expected %d doubles)", function, name, count);
+                "%s: output argument '%s' is NULL (expected %td doubles)", function, name, count);
   }
   return GEOLIN_OK;
+}
+
+// One output array of a call, for the overlap check.
+struct Output {
+  const char *name;
+  const double *p;
+  std::ptrdiff_t count;
+};
+
+// The output arrays of one call must not overlap (e.g. A == B): each is written whole, so an
+// overlap would leave one of them wrong with GEOLIN_OK. Outputs may alias inputs (every input is
+// read before any output is written). NULL or empty outputs are skipped.
+int check_disjoint(const char *function, std::initializer_list<Output> outputs) noexcept {
+  for (auto a = outputs.begin(); a != outputs.end(); ++a) {
+    if (a->p == nullptr || a->count <= 0) continue;
+    const auto a0 = reinterpret_cast<std::uintptr_t>(a->p);
+    const auto a1 = a0 + static_cast<std::uintptr_t>(a->count) * sizeof(double);
+    for (auto b = a + 1; b != outputs.end(); ++b) {
+      if (b->p == nullptr || b->count <= 0) continue;
+      const auto b0 = reinterpret_cast<std::uintptr_t>(b->p);
+      const auto b1 = b0 + static_cast<std::uintptr_t>(b->count) * sizeof(double);
+      if (a0 < b1 && b0 < a1)
+        return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                    "%s: output arguments '%s' (%td doubles) and '%s' (%td doubles) overlap in "
+                    "memory; give each output its own array",
+                    function, a->name, a->count, b->name, b->count);
+    }
+  }
+  return GEOLIN_OK;
+}
+
+// The feature a function needs from its workspace (geolin_workspace_new_ex).
+int check_feature(const char *function, const geolin_workspace *ws, unsigned feature,
+                  const char *feature_name) noexcept {
+  if (ws->ws.has(feature)) return GEOLIN_OK;
+  return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+              "%s: the workspace was created without %s (create it with geolin_workspace_new, or "
+              "geolin_workspace_new_ex with that feature)",
+              function, feature_name);
 }
 
 // H: 16 finite doubles, column-major, a rigid transform within 1e-6.
@@ -211,10 +279,32 @@ bool all_finite(const Eigen::Ref<const Eigen::MatrixXd> &X) noexcept {
   return true;
 }
 
-int numeric_failure(const char *function, const char *output) noexcept {
+// GEOLIN_ERR_NUMERIC after a computation that cannot be trusted: the mass matrix is singular at
+// this state (an articulated pivot failed: ws.singular names the joint, or the base), or else a
+// result is not finite although every input is: an overflow.
+int numeric_failure(const char *function, const geolin_workspace *ws, const char *output) noexcept {
+  const geolin::Model &model = ws->m->model;
+  const int b = ws->ws.singular;
+  if (b > 0)
+    return fail(GEOLIN_ERR_NUMERIC,
+                "%s: the mass matrix is numerically singular at this state: the articulated "
+                "inertia of joint '%.200s' (joint %d) about its axis vanishes (pivot %.3g, %.1e of "
+                "the terms it is summed from; threshold 1e-10): the joint moves its subtree as "
+                "other joints do, e.g. two joint axes aligned through massless links; '%s' was "
+                "not computed (nothing was written)",
+                function, model.joint_name[b].c_str(), b - 1, ws->ws.singular_pivot,
+                ws->ws.singular_ratio, output);
+  if (b == 0)
+    return fail(GEOLIN_ERR_NUMERIC,
+                "%s: the mass matrix is numerically singular at this state: the articulated "
+                "inertia of the base '%.200s' is singular (Cholesky pivot %.1e of its diagonal; "
+                "threshold 1e-10): the joints can move the whole robot relative to the base "
+                "without inertia; '%s' was not computed (nothing was written)",
+                function, model.body_name[0].c_str(), ws->ws.singular_ratio, output);
   return fail(GEOLIN_ERR_NUMERIC,
-              "%s: the result '%s' is not finite: the dynamics is numerically singular at this "
-              "state (nothing was written)",
+              "%s: the result '%s' overflowed (is not finite) although every input is finite: "
+              "the inputs are too large for this model (e.g. velocities above ~1e150 square to "
+              "Inf); nothing was written",
               function, output);
 }
 
@@ -240,11 +330,12 @@ void copy_out(const Eigen::VectorXd &X, double *out) noexcept {
 // `staged` to the caller's `out` only if it is finite; no exception crosses the boundary and
 // nothing is written on failure.
 template <class Compute, class Staged>
-int compute_into(const char *fn, const char *name, const Staged &staged, double *out,
-                 Compute compute) noexcept {
+int compute_into(const char *fn, geolin_workspace *ws, const char *name, const Staged &staged,
+                 double *out, Compute compute) noexcept {
   try {
+    ws->ws.singular = -1;
     compute();
-    if (!all_finite(staged)) return numeric_failure(fn, name);
+    if (ws->ws.singular >= 0 || !all_finite(staged)) return numeric_failure(fn, ws, name);
     copy_out(staged, out);
     return GEOLIN_OK;
   } catch (...) {
@@ -488,18 +579,120 @@ GEOLIN_API double geolin_model_total_mass(const geolin_model *model) {
 // Workspaces
 // ============================================================================================
 
-GEOLIN_API int geolin_workspace_new(const geolin_model *model, geolin_workspace **out) {
-  static const char *const fn = "geolin_workspace_new";
+}  // extern "C"
+
+namespace {
+
+// "12.3 MB": a byte count for messages.
+void format_bytes(std::size_t bytes, char *out, std::size_t size) {
+  const double b = static_cast<double>(bytes);
+  if (bytes == SIZE_MAX)
+    std::snprintf(out, size, "more than 16 EB");
+  else if (b >= 1e9)
+    std::snprintf(out, size, "%.1f GB", b / 1e9);
+  else if (b >= 1e6)
+    std::snprintf(out, size, "%.1f MB", b / 1e6);
+  else
+    std::snprintf(out, size, "%.1f kB", b / 1e3);
+}
+
+std::size_t total_bytes(const geolin::Model &model, unsigned features, int max_wrenches) {
+  const geolin::WorkspaceDims dims = geolin::workspace_dims(model, features, max_wrenches);
+  const std::size_t core = geolin::workspace_bytes(model, dims);
+  const std::size_t staging = geolin_workspace::staging_bytes(model, dims.features);
+  return core > SIZE_MAX - staging ? SIZE_MAX : core + staging;
+}
+
+// The physical memory of this machine, or SIZE_MAX when it cannot be told.
+std::size_t physical_memory() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) {
+    const double bytes = static_cast<double>(pages) * static_cast<double>(page);
+    if (bytes < 1.8e19) return static_cast<std::size_t>(bytes);
+  }
+#endif
+  return SIZE_MAX;
+}
+
+constexpr unsigned kKnownFeatures = GEOLIN_WORKSPACE_ALL;
+constexpr int kMaxWrenchCapacity = 1 << 20;
+
+int check_workspace_args(const char *fn, const geolin_model *model, unsigned features,
+                         int max_wrenches) noexcept {
+  if (model == nullptr)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'model' is NULL", fn);
+  if ((features & ~kKnownFeatures) != 0u)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'features' has unknown bits 0x%x (known: GEOLIN_WORKSPACE_* = "
+                "0x%x)",
+                fn, features & ~kKnownFeatures, kKnownFeatures);
+  if (max_wrenches < 0 || max_wrenches > kMaxWrenchCapacity)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'max_wrenches' = %d is out of range [0, %d]", fn, max_wrenches,
+                kMaxWrenchCapacity);
+  return GEOLIN_OK;
+}
+
+int workspace_new(const char *fn, const geolin_model *model, unsigned features, int max_wrenches,
+                  geolin_workspace **out) noexcept {
   if (out == nullptr) return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", fn);
   *out = nullptr;
-  if (model == nullptr) {
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'model' is NULL", fn);
-  }
+  if (int st = check_workspace_args(fn, model, features, max_wrenches)) return st;
+  const geolin::Model &m = model->model;
+  std::size_t bytes = 0;
   try {
-    *out = new geolin_workspace(model);
+    bytes = total_bytes(m, features, max_wrenches);
+    // Refuse what cannot fit before touching it: the buffers are zeroed (every page is mapped
+    // now, not in an evaluation), so an overcommitted allocation would end in the OOM killer.
+    const std::size_t physical = physical_memory();
+    if (bytes > physical) {
+      char need[32], have[32], dyn[32];
+      format_bytes(bytes, need, sizeof need);
+      format_bytes(physical, have, sizeof have);
+      format_bytes(total_bytes(m, 0u, 0), dyn, sizeof dyn);
+      return fail(GEOLIN_ERR_MEMORY,
+                  "%s: the workspace needs %zu bytes (%s), more than this machine's memory (%s); "
+                  "ask only for the features you call with geolin_workspace_new_ex (forward and "
+                  "inverse dynamics alone need %s; geolin_workspace_bytes tells the others)",
+                  fn, bytes, need, have, dyn);
+    }
+    *out = new geolin_workspace(model, features, max_wrenches);
     return GEOLIN_OK;
+  } catch (const std::bad_alloc &) {
+    char need[32];
+    format_bytes(bytes, need, sizeof need);
+    return fail(GEOLIN_ERR_MEMORY,
+                "%s: out of memory: the workspace needs %zu bytes (%s); ask only for the features "
+                "you call with geolin_workspace_new_ex",
+                fn, bytes, need);
   } catch (...) {
     return handle_exception(fn);
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+GEOLIN_API int geolin_workspace_new(const geolin_model *model, geolin_workspace **out) {
+  const int frames = model ? static_cast<int>(model->model.frames.size()) : 0;
+  return workspace_new("geolin_workspace_new", model, GEOLIN_WORKSPACE_ALL, frames, out);
+}
+
+GEOLIN_API int geolin_workspace_new_ex(const geolin_model *model, unsigned features,
+                                       int max_wrenches, geolin_workspace **out) {
+  return workspace_new("geolin_workspace_new_ex", model, features, max_wrenches, out);
+}
+
+GEOLIN_API size_t geolin_workspace_bytes(const geolin_model *model, unsigned features,
+                                         int max_wrenches) {
+  if (check_workspace_args("geolin_workspace_bytes", model, features, max_wrenches)) return 0;
+  try {
+    return total_bytes(model->model, features, max_wrenches);
+  } catch (...) {
+    handle_exception("geolin_workspace_bytes");
+    return 0;
   }
 }
 
@@ -530,7 +723,7 @@ GEOLIN_API int geolin_forward_dynamics(geolin_workspace *ws, const double *H, co
   if (int st = check_state(fn, ws, H, s, v, r)) return st;
   if (int st = check_array(fn, "tau", tau, nj)) return st;
   if (int st = check_output(fn, "nu_dot", nu_dot, n)) return st;
-  return compute_into(fn, "nu_dot", ws->vec, nu_dot, [&] {
+  return compute_into(fn, ws, "nu_dot", ws->vec, nu_dot, [&] {
     geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                 joint_vector(r, nj), joint_vector(tau, nj), ws->vec);
   });
@@ -547,7 +740,7 @@ GEOLIN_API int geolin_inverse_dynamics(geolin_workspace *ws, const double *H, co
   if (int st = check_state(fn, ws, H, s, v, r)) return st;
   if (int st = check_array(fn, "nu_dot", nu_dot, n)) return st;
   if (int st = check_output(fn, "generalized_force", generalized_force, n)) return st;
-  return compute_into(fn, "generalized_force", ws->vec, generalized_force, [&] {
+  return compute_into(fn, ws, "generalized_force", ws->vec, generalized_force, [&] {
     geolin::rnea(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                  joint_vector(r, nj), CMap(n > 0 ? nu_dot : nullptr, n), ws->vec);
   });
@@ -559,9 +752,11 @@ GEOLIN_API int geolin_mass_matrix(geolin_workspace *ws, const double *s, double 
   const geolin::Model &model = ws->m->model;
   const int nj = model.num_joints();
   const int n = model.num_dofs();
+  if (int st = check_feature(fn, ws, geolin::kWorkspaceMassMatrix, "GEOLIN_WORKSPACE_MASS_MATRIX"))
+    return st;
   if (int st = check_array(fn, "s", s, nj)) return st;
-  if (int st = check_output(fn, "M", M, n * n)) return st;
-  return compute_into(fn, "M", ws->mat, M,
+  if (int st = check_output(fn, "M", M, std::ptrdiff_t{n} * n)) return st;
+  return compute_into(fn, ws, "M", ws->mat, M,
                       [&] { geolin::crba(model, ws->ws, joint_vector(s, nj), ws->mat); });
 }
 
@@ -571,9 +766,11 @@ GEOLIN_API int geolin_mass_matrix_inverse(geolin_workspace *ws, const double *s,
   const geolin::Model &model = ws->m->model;
   const int nj = model.num_joints();
   const int n = model.num_dofs();
+  if (int st = check_feature(fn, ws, geolin::kWorkspaceMassMatrix, "GEOLIN_WORKSPACE_MASS_MATRIX"))
+    return st;
   if (int st = check_array(fn, "s", s, nj)) return st;
-  if (int st = check_output(fn, "Minv", Minv, n * n)) return st;
-  return compute_into(fn, "Minv", ws->mat, Minv, [&] {
+  if (int st = check_output(fn, "Minv", Minv, std::ptrdiff_t{n} * n)) return st;
+  return compute_into(fn, ws, "Minv", ws->mat, Minv, [&] {
     geolin::mass_matrix_inverse(model, ws->ws, joint_vector(s, nj), ws->mat);
   });
 }
@@ -582,40 +779,54 @@ GEOLIN_API int geolin_mass_matrix_inverse(geolin_workspace *ws, const double *s,
 // Linearization
 // ============================================================================================
 
+// The documented range of the finite-difference step: outside it the truncation error (large
+// eps) or the round-off error (small eps) leaves few correct digits.
+constexpr double kMinFiniteDifferenceStep = 1e-10, kMaxFiniteDifferenceStep = 1e-2;
+
 static int linearize_common(const char *fn, geolin_workspace *ws, const double *H, const double *s,
                             const double *v, const double *r, const double *tau,
                             bool finite_difference, double eps, double *A, double *B) noexcept {
   if (int st = check_workspace(fn, ws)) return st;
   const geolin::Model &model = ws->m->model;
   const int nj = model.num_joints();
-  const int N = model.state_dim();
+  const std::ptrdiff_t N = model.state_dim();
+  if (int st = finite_difference ? check_feature(fn, ws, geolin::kWorkspaceFiniteDifference,
+                                                 "GEOLIN_WORKSPACE_FINITE_DIFFERENCE")
+                                 : check_feature(fn, ws, geolin::kWorkspaceLinearize,
+                                                 "GEOLIN_WORKSPACE_LINEARIZE"))
+    return st;
   if (int st = check_state(fn, ws, H, s, v, r)) return st;
   if (int st = check_array(fn, "tau", tau, nj)) return st;
-  if (finite_difference && !(std::isfinite(eps) && eps > 0.0)) {
-    if (!std::isfinite(eps)) {
+  if (finite_difference) {
+    if (!std::isfinite(eps))
       return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'eps' is not finite (%g)", fn, eps);
-    }
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'eps' = %g must be > 0", fn, eps);
+    if (!(eps >= kMinFiniteDifferenceStep && eps <= kMaxFiniteDifferenceStep))
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'eps' = %g is outside [1e-10, 1e-2], where central differences "
+                  "keep several correct digits (about 1e-6 is a good choice)",
+                  fn, eps);
   }
   if (int st = check_output(fn, "A", A, N * N)) return st;
   if (int st = check_output(fn, "B", B, N * nj)) return st;
+  if (int st = check_disjoint(fn, {{"A", A, N * N}, {"B", B, N * nj}})) return st;
   try {
-    auto Bv = ws->B.leftCols(nj);
+    ws->ws.singular = -1;
     const geolin::Transform T = base_transform(model, H);
     const geolin::Vec6 v0 = base_twist(model, v);
     if (!finite_difference) {  // straight into the caller's arrays, checked before writing
       Eigen::Map<Eigen::MatrixXd> Am(A, N, N), Bm(B, N, nj);
       if (!geolin::linearize_if_finite(model, ws->ws, T, joint_vector(s, nj), v0,
                                        joint_vector(r, nj), joint_vector(tau, nj), Am, Bm))
-        return numeric_failure(fn, "A");
+        return numeric_failure(fn, ws, "A");
       return GEOLIN_OK;
     }
     geolin::linearize_finite_difference(model, ws->ws, T, joint_vector(s, nj), v0,
-                                        joint_vector(r, nj), joint_vector(tau, nj), eps, ws->A, Bv);
-    if (!all_finite(ws->A)) return numeric_failure(fn, "A");
-    if (!all_finite(Bv)) return numeric_failure(fn, "B");
+                                        joint_vector(r, nj), joint_vector(tau, nj), eps, ws->A,
+                                        ws->B);
+    if (ws->ws.singular >= 0 || !all_finite(ws->A)) return numeric_failure(fn, ws, "A");
+    if (!all_finite(ws->B)) return numeric_failure(fn, ws, "B");
     copy_out(ws->A, A);
-    copy_out(Bv, B);
+    copy_out(ws->B, B);
     return GEOLIN_OK;
   } catch (...) {
     return handle_exception(fn);
@@ -752,9 +963,10 @@ GEOLIN_API int geolin_frame_pose(geolin_workspace *ws, const double *H, const do
   if (!frame_in_range(fn, model, frame)) return GEOLIN_ERR_INVALID_ARGUMENT;
   if (int st = check_output(fn, "H_frame", H_frame, 16)) return st;
   try {
+    ws->ws.singular = -1;
     const geolin::Transform T =
         geolin::frame_pose(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame);
-    if (!T.R.allFinite() || !T.o.allFinite()) return numeric_failure(fn, "H_frame");
+    if (!T.R.allFinite() || !T.o.allFinite()) return numeric_failure(fn, ws, "H_frame");
     copy_transform(T, H_frame);
     return GEOLIN_OK;
   } catch (...) {
@@ -774,7 +986,7 @@ GEOLIN_API int geolin_frame_jacobian(geolin_workspace *ws, const double *H, cons
   if (int st = check_array(fn, "s", s, nj)) return st;
   if (!frame_in_range(fn, model, frame)) return GEOLIN_ERR_INVALID_ARGUMENT;
   if (int st = check_output(fn, "J", J, 6 * model.num_dofs())) return st;
-  return compute_into(fn, "J", ws->J, J, [&] {
+  return compute_into(fn, ws, "J", ws->J, J, [&] {
     geolin::frame_jacobian(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame,
                            ws->J);
   });
@@ -793,7 +1005,7 @@ GEOLIN_API int geolin_forward_dynamics_ext(geolin_workspace *ws, const double *H
   if (int st = check_array(fn, "tau", tau, nj)) return st;
   if (int st = check_wrenches(fn, model, nf, frames, wrenches, wrench_flags)) return st;
   if (int st = check_output(fn, "nu_dot", nu_dot, n)) return st;
-  return compute_into(fn, "nu_dot", ws->vec, nu_dot, [&] {
+  return compute_into(fn, ws, "nu_dot", ws->vec, nu_dot, [&] {
     const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
     geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                 joint_vector(r, nj), joint_vector(tau, nj), ext, ws->vec);
@@ -808,20 +1020,30 @@ GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const
   if (int st = check_workspace(fn, ws)) return st;
   const geolin::Model &model = ws->m->model;
   const int nj = model.num_joints();
-  const int N = model.state_dim();
+  const std::ptrdiff_t N = model.state_dim();
   if (int st = check_state(fn, ws, H, s, v, r)) return st;
   if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (int st = check_feature(fn, ws, geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE"))
+    return st;
   if (int st = check_wrenches(fn, model, nf, frames, wrenches, wrench_flags)) return st;
+  if (nf > ws->ws.dims.max_wrenches)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'nf' = %d is more than the %d wrenches the workspace was created "
+                "for (geolin_workspace_new_ex, max_wrenches)",
+                fn, nf, ws->ws.dims.max_wrenches);
+  const std::ptrdiff_t cols_B = std::ptrdiff_t{nj} + 6 * std::ptrdiff_t{nf};
   if (int st = check_output(fn, "A", A, N * N)) return st;
-  if (int st = check_output(fn, "B", B, N * (nj + 6 * nf))) return st;
+  if (int st = check_output(fn, "B", B, N * cols_B)) return st;
+  if (int st = check_disjoint(fn, {{"A", A, N * N}, {"B", B, N * cols_B}})) return st;
   try {
+    ws->ws.singular = -1;
     const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
     // Straight into the caller's arrays, checked before anything is written.
-    Eigen::Map<Eigen::MatrixXd> Am(A, N, N), Bm(B, N, nj + 6 * nf);
+    Eigen::Map<Eigen::MatrixXd> Am(A, N, N), Bm(B, N, cols_B);
     if (!geolin::linearize_if_finite(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
                                      base_twist(model, v), joint_vector(r, nj),
                                      joint_vector(tau, nj), ext, Am, Bm))
-      return numeric_failure(fn, "A");
+      return numeric_failure(fn, ws, "A");
     return GEOLIN_OK;
   } catch (...) {
     return handle_exception(fn);
@@ -844,15 +1066,21 @@ GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const dou
   }
   if (int st = check_output(fn, "s_next", s_next, nj)) return st;
   if (int st = check_output(fn, "r_next", r_next, nj)) return st;
+  if (int st = check_disjoint(fn, {{"H_next", model.fixed_base ? nullptr : H_next, 16},
+                                   {"s_next", s_next, nj},
+                                   {"v_next", model.fixed_base ? nullptr : v_next, 6},
+                                   {"r_next", r_next, nj}}))
+    return st;
   try {
+    ws->ws.singular = -1;
     geolin::Transform Hn = base_transform(model, H);
     geolin::Vec6 vn = base_twist(model, v);
     geolin::step(model, ws->ws, static_cast<geolin::StepMethod>(method), h,
                  base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                  joint_vector(r, nj), joint_vector(tau, nj), Hn, ws->s_next, vn, ws->r_next);
-    if (!Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() || !all_finite(ws->s_next) ||
-        !all_finite(ws->r_next))
-      return numeric_failure(fn, "H_next/s_next/v_next/r_next");
+    if (ws->ws.singular >= 0 || !Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() ||
+        !all_finite(ws->s_next) || !all_finite(ws->r_next))
+      return numeric_failure(fn, ws, "H_next/s_next/v_next/r_next");
     if (!model.fixed_base) {
       copy_transform(Hn, H_next);
       for (int i = 0; i < 6; ++i) v_next[i] = vn[i];
@@ -872,21 +1100,25 @@ GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h,
   if (int st = check_workspace(fn, ws)) return st;
   const geolin::Model &model = ws->m->model;
   const int nj = model.num_joints();
-  const int N = model.state_dim();
+  const std::ptrdiff_t N = model.state_dim();
   if (int st = check_step(fn, method, h)) return st;
   if (int st = check_state(fn, ws, H, s, v, r)) return st;
   if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (int st =
+          check_feature(fn, ws, geolin::kWorkspaceStepLinearize, "GEOLIN_WORKSPACE_STEP_LINEARIZE"))
+    return st;
   if (int st = check_output(fn, "A_d", A_d, N * N)) return st;
   if (int st = check_output(fn, "B_d", B_d, N * nj)) return st;
+  if (int st = check_disjoint(fn, {{"A_d", A_d, N * N}, {"B_d", B_d, N * nj}})) return st;
   try {
-    auto Bv = ws->B.leftCols(nj);
+    ws->ws.singular = -1;
     geolin::step_linearize(model, ws->ws, static_cast<geolin::StepMethod>(method), h,
                            base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
-                           joint_vector(r, nj), joint_vector(tau, nj), ws->A, Bv);
-    if (!all_finite(ws->A)) return numeric_failure(fn, "A_d");
-    if (!all_finite(Bv)) return numeric_failure(fn, "B_d");
+                           joint_vector(r, nj), joint_vector(tau, nj), ws->A, ws->B);
+    if (ws->ws.singular >= 0 || !all_finite(ws->A)) return numeric_failure(fn, ws, "A_d");
+    if (!all_finite(ws->B)) return numeric_failure(fn, ws, "B_d");
     copy_out(ws->A, A_d);
-    copy_out(Bv, B_d);
+    copy_out(ws->B, B_d);
     return GEOLIN_OK;
   } catch (...) {
     return handle_exception(fn);

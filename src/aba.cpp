@@ -31,11 +31,14 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
   }
   if (ws.ext_active)  // external wrenches enter the bias forces (RBDA Table 7.1: p_i − f^x_i)
     for (int i = 0; i <= model.n_B; ++i) ws.p[i] -= ws.f_ext[i];
+  ws.singular = -1;
   for (int i = model.n_B; i >= 1; --i) {
     const int lam = model.parent[i];
     const Vec6 &S = ws.S0[i];
     ws.U[i].noalias() = ws.IA[i] * S;
-    ws.D_inv[i] = 1.0 / S.dot(ws.U[i]);
+    const double D = S.dot(ws.U[i]);
+    check_joint_pivot(ws, i, D, S, ws.IA[i]);
+    ws.D_inv[i] = 1.0 / D;
     ws.u[i] = net_torque(model, tau, r, i) - S.dot(ws.p[i]);
     // I^a = I^A - U D^-1 U^T,  p^a = p + I^a c + U D^-1 u   (RBDA Table 7.1)
     Mat6 Ia = ws.IA[i];
@@ -48,6 +51,7 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
   } else {
     // I^A_0 a_0 + p_0 = f_0 (the wrench on the base); a_0 includes the fictitious gravity.
     ws.IA0_llt.compute(ws.IA[0]);  // kept: articulated_solve reuses the factorization
+    check_base_pivots(ws);
     ws.a[0] = ws.IA0_llt.solve(f0 - ws.p[0]);
     nu_dot.head<6>() = ws.a[0] - a_gravity;
   }

@@ -107,10 +107,17 @@ bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     blocks[nblk++] = {RhsBlock::kAtBody, c_w + 6 * w, 6, 1, model.frames[ext->frames[w]].body};
   if (mixed) blocks[nblk++] = {RhsBlock::kDense, c_E, 3};
   detail::articulated_solve(model, ws, blocks, nblk, cols);
-  // Every entry of A and B that depends on the state beyond (v, R, g) comes from X.
-  if (only_if_finite && !detail::all_finite(X, static_cast<std::ptrdiff_t>(n) * ldx)) {
-    ws.ext_active = false;
-    return false;
+  // Every entry of A and B comes from X but −v× (finite with v), the identities and F_H's gravity
+  // block (Rᵀg)^, which a huge finite g can overflow, alone or summed with the Mixed terms.
+  const Mat3 gravity_block = hat(H.R.transpose() * ws.gravity);
+  if (only_if_finite) {
+    bool finite = ws.singular < 0 && detail::all_finite(X, static_cast<std::ptrdiff_t>(n) * ldx);
+    if (moving) finite = finite && gravity_block.allFinite();
+    if (finite && mixed) finite = (R.middleCols(c_E, 3).topRows<3>() + gravity_block).allFinite();
+    if (!finite) {
+      ws.ext_active = false;
+      return false;
+    }
   }
 
   // A and B are column-major, written column by column: z_H's columns (zero but for F_H), then
@@ -130,7 +137,7 @@ bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     A.topLeftCorner<6, 6>() = -cross_motion(v);     // −ad_v
     for (int k = 0; k < n; ++k) A(k, n + k) = 1.0;  // ż_H ← z_v, ż_s ← z_r
     // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
-    A.block<3, 3>(n, 3) = hat(H.R.transpose() * ws.gravity);
+    A.block<3, 3>(n, 3) = gravity_block;
     if (mixed) A.block(n, 3, n, 3) += R.middleCols(c_E, 3);
   } else {
     for (int k = 0; k < nj; ++k) A(k, n + k) = 1.0;  // ż_s ← z_r

@@ -8,11 +8,13 @@ namespace {
 
 // λ(x, τ) = (v, r, FD(x, τ)) stacked as [v; r; ν̇] (moving base) or [r; ν̇] (fixed base).
 void vector_field(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-                  CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefVec out) {
+                  CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefVec out,
+                  detail::SingularLatch &latch) {
   const int n = model.num_dofs();
   if (!model.fixed_base) out.head<6>() = v;
   out.segment(model.joint_offset(), model.n_B) = r;
   aba(model, ws, H, s, v, r, tau, ext, ws.nu_dot);
+  latch.take(ws);
   out.tail(n) = ws.nu_dot;
 }
 
@@ -33,6 +35,7 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
   const bool moving = !model.fixed_base;
   const int off = model.joint_offset();
   const double inv2e = 1.0 / (2.0 * eps);
+  detail::SingularLatch latch;  // any singular evaluation makes the whole result singular
   ws.s_pert = s;
   ws.r_pert = r;
   ws.tau_pert = tau;
@@ -53,7 +56,7 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
         ws.r_pert[k - n - off] += e;
       }
       vector_field(model, ws, Hp, ws.s_pert, vp, ws.r_pert, tau, ext,
-                   sign == 0 ? ws.lambda_plus : ws.lambda_minus);
+                   sign == 0 ? ws.lambda_plus : ws.lambda_minus, latch);
       ws.s_pert = s;
       ws.r_pert = r;
     }
@@ -62,9 +65,9 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
   if (moving) A.topLeftCorner<6, 6>() -= cross_motion(v);
   for (int k = 0; k < nj; ++k) {
     ws.tau_pert[k] = tau[k] + eps;
-    vector_field(model, ws, H, s, v, r, ws.tau_pert, ext, ws.lambda_plus);
+    vector_field(model, ws, H, s, v, r, ws.tau_pert, ext, ws.lambda_plus, latch);
     ws.tau_pert[k] = tau[k] - eps;
-    vector_field(model, ws, H, s, v, r, ws.tau_pert, ext, ws.lambda_minus);
+    vector_field(model, ws, H, s, v, r, ws.tau_pert, ext, ws.lambda_minus, latch);
     ws.tau_pert[k] = tau[k];
     B.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
   }
@@ -75,12 +78,13 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
     for (int c = 0; c < 6; ++c) {
       pert.extra.setZero();
       pert.extra[c] = eps;
-      vector_field(model, ws, H, s, v, r, tau, pert, ws.lambda_plus);
+      vector_field(model, ws, H, s, v, r, tau, pert, ws.lambda_plus, latch);
       pert.extra[c] = -eps;
-      vector_field(model, ws, H, s, v, r, tau, pert, ws.lambda_minus);
+      vector_field(model, ws, H, s, v, r, tau, pert, ws.lambda_minus, latch);
       B.col(nj + 6 * w + c) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
     }
   }
+  latch.restore(ws);
 }
 
 }  // namespace geolin

@@ -11,19 +11,30 @@
 namespace geolin {
 namespace detail {
 
-void minv_pass(const Model &model, Workspace &ws, RefMat Minv) {
-  const int n = model.num_dofs(), nj = model.n_B, nv = n - nj;
-  // Articulated inertias I^A_i, U_i = I^A_i S_i and D_i⁻¹ (RBDA Table 7.1, velocity-free part).
+void articulated_inertias(const Model &model, Workspace &ws) {
+  // I^A_i, U_i = I^A_i S_i and D_i⁻¹ (RBDA Table 7.1, velocity-free part), pivots checked.
+  const int nj = model.n_B;
+  ws.singular = -1;
   for (int i = 0; i <= nj; ++i) ws.IA[i] = ws.I0[i];
   for (int i = nj; i >= 1; --i) {
     const Vec6 &S = ws.S0[i];
     ws.U[i].noalias() = ws.IA[i] * S;
-    ws.D_inv[i] = 1.0 / S.dot(ws.U[i]);
+    const double D = S.dot(ws.U[i]);
+    check_joint_pivot(ws, i, D, S, ws.IA[i]);
+    ws.D_inv[i] = 1.0 / D;
     Mat6 Ia = ws.IA[i];
     Ia.noalias() -= ws.D_inv[i] * ws.U[i] * ws.U[i].transpose();
     ws.IA[model.parent[i]] += Ia;
   }
-  if (!model.fixed_base) ws.IA0_llt.compute(ws.IA[0]);
+  if (!model.fixed_base) {
+    ws.IA0_llt.compute(ws.IA[0]);
+    check_base_pivots(ws);
+  }
+}
+
+void minv_pass(const Model &model, Workspace &ws, RefMat Minv) {
+  const int n = model.num_dofs(), nj = model.n_B, nv = n - nj;
+  articulated_inertias(model, ws);
   // The unit columns: a base column is non-zero in the base rows only (kAtBody of body 0), joint
   // column j in row j only (within what kPerJoint allows).
   const int ldx = solve_stride(n);

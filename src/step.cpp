@@ -26,11 +26,12 @@ void retract(const Model &model, const Transform &H, CRefVec s, const Vec6 &v, C
 
 // h λ(x, τ) into out (N).
 void scaled_field(const Model &model, Workspace &ws, double h, const Transform &H, CRefVec s,
-                  const Vec6 &v, CRefVec r, CRefVec tau, RefVec out) {
+                  const Vec6 &v, CRefVec r, CRefVec tau, RefVec out, detail::SingularLatch &latch) {
   const int nj = model.n_B, n = model.num_dofs(), o = model.joint_offset();
   if (!model.fixed_base) out.head<6>() = h * v;
   out.segment(o, nj) = h * r;
   aba(model, ws, H, s, v, r, tau, ws.nu_dot);
+  latch.take(ws);
   out.tail(n) = h * ws.nu_dot;
 }
 
@@ -64,12 +65,13 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
   // RKMK4.
   Transform Hs = H;
   Vec6 vs = v;
-  scaled_field(model, ws, h, H, s, v, r, tau, ws.stage_k.col(0));
+  detail::SingularLatch latch;  // a singular stage makes the step singular
+  scaled_field(model, ws, h, H, s, v, r, tau, ws.stage_k.col(0), latch);
   const double c[3] = {0.5, 0.5, 1.0};
   for (int stage = 1; stage < 4; ++stage) {
     ws.theta = c[stage - 1] * ws.stage_k.col(stage - 1);
     retract(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
-    scaled_field(model, ws, h, Hs, ws.stage_s, vs, ws.stage_r, tau, ws.stage_k.col(stage));
+    scaled_field(model, ws, h, Hs, ws.stage_s, vs, ws.stage_r, tau, ws.stage_k.col(stage), latch);
     dexp_inverse(model, ws.theta, ws.stage_k.col(stage));
   }
   ws.theta =
@@ -78,6 +80,7 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
   Transform Hn = H;
   Vec6 vn = v;
   retract(model, H, s, v, r, ws.theta, Hn, s_next, vn, r_next);
+  latch.restore(ws);
   if (moving) {
     H_next = Hn;
     v_next = vn;
@@ -147,6 +150,7 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
   ws.D_Theta.setZero();
   ws.D_theta.setZero();
   ws.theta.setZero();
+  detail::SingularLatch latch;  // a singular stage makes the step singular
   for (int i = 0; i < 4; ++i) {
     if (i > 0) {
       ws.theta = c[i] * ws.stage_k.col(i - 1);
@@ -155,6 +159,7 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
     retract(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
     retraction_jacobian(model, ws.theta, ws.D_theta, ws.Z);
     linearize(model, ws, Hs, ws.stage_s, vs, ws.stage_r, tau, ws.A_stage, ws.B_stage);
+    latch.take(ws);
     // λ at the stage (linearize leaves ν̇ in ws.nu_dot) and Dλ = A + ad_λ.
     auto k = ws.stage_k.col(i);
     if (moving) k.head<6>() = h * vs;
@@ -183,6 +188,7 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
   retraction_jacobian(model, ws.theta, ws.D_Theta, ws.Z);
   A_d = ws.Z.leftCols(N);
   B_d = ws.Z.rightCols(nj);
+  latch.restore(ws);
 }
 
 }  // namespace geolin

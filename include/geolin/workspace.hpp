@@ -63,10 +63,55 @@ struct ColumnRange {
   int lo, hi;
 };
 
+/// What a workspace is sized for (the values of GEOLIN_WORKSPACE_*). Forward and inverse
+/// dynamics, frames, external wrenches in forward dynamics and geolin_step need only O(n_B)
+/// memory and are always available; each feature adds the buffers of its functions.
+enum WorkspaceFeatures : unsigned {
+  kWorkspaceDynamics = 0u,          // the O(n_B) core, always present
+  kWorkspaceMassMatrix = 1u,        // crba, mass_matrix_inverse: n x n
+  kWorkspaceLinearize = 2u,         // linearize (with up to max_wrenches wrenches): ~3 n² doubles
+  kWorkspaceFiniteDifference = 4u,  // linearize_finite_difference (C API staging): N x N
+  kWorkspaceStepLinearize = 8u,     // step_linearize: ~5 N² doubles (implies kWorkspaceLinearize)
+  kWorkspaceContacts = 16u,         // contact_dynamics (with up to max_wrenches contacts)
+  kWorkspaceAll = 31u,
+};
+
+/// The sizes a workspace allocates for a model, features and a wrench/contact capacity
+/// (workspace.cpp); also what workspace_bytes() adds up.
+struct WorkspaceDims {
+  unsigned features = kWorkspaceAll;
+  int max_wrenches = 0;         // external wrenches of linearize and contacts of contact_* per call
+  int max_rows = 0;             // contact constraint rows: min(6 max_wrenches, n)
+  int rhs_cols = 0;             // columns of the solver's right-hand sides (a multiple of 4)
+  int panel_slots = 0;          // 6-row blocks of the solver's panels
+  int rhs_blocks = 0;           // block layouts of the right-hand sides
+  std::size_t plan_ranges = 0;  // column ranges reserved per solver plan
+};
+
+/// The dimensions of a workspace for `model` with `features` (WorkspaceFeatures bits) and up to
+/// `max_wrenches` wrenches or contacts per call (-1: one per frame).
+WorkspaceDims workspace_dims(const Model &model, unsigned features, int max_wrenches);
+
+/// The heap memory, in bytes, of a Workspace with these dimensions (to within a few kilobytes);
+/// saturates at SIZE_MAX instead of overflowing.
+std::size_t workspace_bytes(const Model &model, const WorkspaceDims &dims);
+
 struct Workspace {
-  explicit Workspace(const Model &model);
+  /// Sized for `features` and `max_wrenches` (see workspace_dims); the default serves every
+  /// algorithm with up to one wrench per frame. Throws std::bad_alloc when memory runs out.
+  explicit Workspace(const Model &model, unsigned features = kWorkspaceAll, int max_wrenches = -1);
+
+  WorkspaceDims dims;  // what this workspace was sized for
+  bool has(unsigned feature) const { return (dims.features & feature) == feature; }
 
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);  // g in the inertial frame A
+
+  // Set by every pass that factorizes M (aba_pass, articulated_inertias): the first body whose
+  // articulated pivot is numerically zero (0: the base's I^A_0; docs/dynamics.md §3), or -1 when
+  // M is regular at this state; then the results of that evaluation are not to be used.
+  int singular = -1;
+  double singular_pivot = 0.0;  // the failed pivot D_i (base: min L_kk² / (I^A_0)_kk)
+  double singular_ratio = 0.0;  // D_i relative to the size of the terms it is summed from
 
   // Kinematics in base-frame coordinates (all recursions below run in frame 0: M and C depend
   // on s only, H enters through gravity alone; docs/dynamics.md §3). Size n_B + 1.
@@ -89,7 +134,6 @@ struct Workspace {
   std::vector<Vec6> f_ext;
   std::vector<Eigen::Matrix<double, 6, 3>> E_ext, EC_ext;  // Mixed: ∂φ/∂ω, and subtree sums
   std::vector<Vec3> SE_row;                                // S_iᵀ EC_i
-  MatX G_w;                                                // n x 6: J_Fᵀ of one wrench
 
   // M⁻¹ applied to many right-hand sides at once (articulated_solve.cpp): row-major
   // panels, 6 rows per body slot, one column per right-hand side.
@@ -114,19 +158,37 @@ struct Workspace {
   int last_plan = 0;
   int max_rhs = 0;
 
-  // Dense scratch.
-  MatX M, Minv;                          // n x n
-  MatX dID_ds;                           // n x n_J
-  MatX dID_dnu;                          // n x n
-  MatX FD_y;                             // n x (n_J + n): -M^-1 dID/d(s, nu)
-  VecX nu_dot, tau_full, tmp_n, tmp_n2;  // n
-  VecX s_pert, r_pert, tau_pert;         // n_J
-  VecX lambda_plus, lambda_minus;        // N
-  MatX stage_k;                          // N x 4: RK stage increments (step.cpp)
-  VecX theta, stage_s, stage_r;          // N, n_J, n_J
-  MatX A_stage, B_stage;                 // N x N, N x n_J: A, B at a stage (step_linearize)
+  // Vectors of the finite differences and of the steps (O(n)).
+  VecX nu_dot;                     // n
+  VecX s_pert, r_pert, tau_pert;   // n_J
+  VecX lambda_plus, lambda_minus;  // N
+  MatX stage_k;                    // N x 4: RK stage increments (step.cpp)
+  VecX theta, stage_s, stage_r;    // N, n_J, n_J
+
+  // kWorkspaceStepLinearize (step.cpp).
+  MatX A_stage, B_stage;                          // N x N, N x n_J: A, B at a stage
   Eigen::Matrix<double, 6, Eigen::Dynamic> tmp6;  // 6 x (N + n_J)
   MatX D_k, D_theta, D_Theta, Z;                  // N x (N + n_J): derivatives w.r.t. (z, w)
+
+  // kWorkspaceContacts (contact_dynamics.cpp, contact_linearize.cpp): up to max_rows constraint
+  // rows; row-major buffers with rows of stride rhs_cols (or solve_stride(max_rows)).
+  struct ContactFrame {
+    int frame = -1, body = 0, rows = 0, row0 = 0;  // rows: 3 (point) or 6 (rigid)
+    Transform H0F;                                 // ^0 H_F
+    Mat3 R_F;                                      // world rotation of F (^A R_F)
+    Vec6 vF;                                       // ^F v_F, the body twist of F
+    Vec6 aF;                                       // ^F a_F, its derivative at the solution
+    Mat6 X_F0;                                     // ^F X_0
+    Mat6 Jr_inv;  // J_r⁻¹(log(H_ref⁻¹ H_F)) (rigid, Kp ≠ 0)
+  };
+  std::vector<ContactFrame> contacts;  // max_wrenches
+  LineAlignedBuffer contact_J;         // max_rows x n: J_c
+  LineAlignedBuffer contact_Y;         // n x max_rows: M⁻¹ J_cᵀ
+  LineAlignedBuffer contact_L;         // max_rows x max_rows: Λ⁻¹ and its Cholesky factor
+  LineAlignedBuffer contact_K;         // max_rows x rhs_cols: G − J_c X, then K (linearize)
+  VecX contact_gamma, contact_lambda;  // max_rows
+  MatX contact_FH;                     // n x 6: the z_H columns of the constrained F
+  MatX contact_dlH;                    // max_rows x 6: ∂λ/∂z_H
 };
 
 }  // namespace geolin
