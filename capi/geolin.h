@@ -87,7 +87,7 @@ GEOLIN_API const char *geolin_status_string(int status);
 
 /* The version of this header. */
 #define GEOLIN_VERSION_MAJOR 0
-#define GEOLIN_VERSION_MINOR 2
+#define GEOLIN_VERSION_MINOR 3
 #define GEOLIN_VERSION_PATCH 0
 
 /* The version of the library at run time. Any of the three pointers may be NULL. */
@@ -332,6 +332,59 @@ GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const
                                     const double *v, const double *r, const double *tau, int nf,
                                     const int *frames, const double *wrenches,
                                     unsigned wrench_flags, double *A, double *B);
+
+/* ============================================================================================
+ * Contact-constrained dynamics (legged robots on their feet)
+ * ========================================================================================= */
+
+/* Contact types: how a frame is held, and its number of constraint rows. */
+#define GEOLIN_CONTACT_POINT 3 /* the frame origin is held: 3 rows, lambda a force     */
+#define GEOLIN_CONTACT_RIGID 6 /* the whole frame is held: 6 rows, lambda a wrench     */
+
+/* Contact-constrained forward dynamics: nu_dot and the contact forces lambda of
+ *   M nu_dot + C nu + G = S tau + J_c^T lambda,
+ * with contact k holding frame frames[k] as types[k] prescribes:
+ *   GEOLIN_CONTACT_POINT: the world acceleration of the frame origin
+ *                         p_ddot = -Kd p_dot - Kp (p - p_ref);
+ *   GEOLIN_CONTACT_RIGID: the derivative of the frame's body twist (linear first)
+ *                         d/dt(^F v_F) = -Kd ^F v_F - Kp log_SE3(H_ref^-1 H_F).
+ * lambda is the force (point) or wrench [force; torque] (rigid) that the environment applies ON
+ * the robot at the frame origin, in the frame's axes (GEOLIN_WRENCH_LOCAL) or in axes parallel
+ * to the inertial frame (GEOLIN_WRENCH_MIXED), contact after contact: m = sum of types[k] rows.
+ * Fed to geolin_forward_dynamics_ext (a point's wrench with zero torque), lambda reproduces
+ * nu_dot.
+ *   in:  H[16], s[n_J], v[6], r[n_J], tau[n_J] as geolin_forward_dynamics;
+ *        nc in [0, max_wrenches of the workspace], frames[nc] (frame indices, repeats allowed),
+ *        types[nc] (GEOLIN_CONTACT_POINT or GEOLIN_CONTACT_RIGID), wrench_flags
+ *        (GEOLIN_WRENCH_LOCAL or GEOLIN_WRENCH_MIXED);
+ *        gains: NULL (Kp = Kd = 0) or [Kp, Kd], both finite and >= 0;
+ *        refs: NULL, or 16 doubles per contact (H_ref, 4x4 column-major; a point uses only its
+ *        translation refs[16k + 12 .. 14]); required when Kp != 0, not read when Kp = 0
+ *   out: nu_dot[n], lambda[m]
+ * With nc = 0 (frames, types, lambda may be NULL) the result equals geolin_forward_dynamics.
+ * Errors: INVALID_ARGUMENT / NONFINITE naming the argument and index; NUMERIC when the contact
+ * Jacobian is rank-deficient at this state (redundant contacts such as two rigid contacts on one
+ * body, more rows than degrees of freedom, a leg at full stretch; the message names the
+ * contacts) or the mass matrix is singular. Needs GEOLIN_WORKSPACE_CONTACTS. */
+GEOLIN_API int geolin_contact_dynamics(geolin_workspace *ws, const double *H, const double *s,
+                                       const double *v, const double *r, const double *tau, int nc,
+                                       const int *frames, const int *types, unsigned wrench_flags,
+                                       const double *gains, const double *refs, double *nu_dot,
+                                       double *lambda);
+
+/* The exact left-trivialized linearization of geolin_contact_dynamics, in the coordinates of
+ * geolin_linearize (z = [z_H; z_s; z_v; z_r], w = the torque perturbation), and the derivatives
+ * of the contact forces.
+ *   in:  as geolin_contact_dynamics
+ *   out: A[N * N], B[N * n_J], dlambda_dz[m * N], dlambda_dw[m * n_J], all column-major;
+ *        dlambda_dz and dlambda_dw may be NULL (not computed)
+ * With nc = 0 the result equals geolin_linearize. Fixed base: H and v may be NULL. Needs
+ * GEOLIN_WORKSPACE_CONTACTS and GEOLIN_WORKSPACE_LINEARIZE. */
+GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, const double *s,
+                                        const double *v, const double *r, const double *tau, int nc,
+                                        const int *frames, const int *types, unsigned wrench_flags,
+                                        const double *gains, const double *refs, double *A,
+                                        double *B, double *dlambda_dz, double *dlambda_dw);
 
 /* ============================================================================================
  * Discrete time

@@ -1126,3 +1126,219 @@ GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h,
 }
 
 }  // extern "C"
+
+// ============================================================================================
+// Contact-constrained dynamics (version 0.3)
+// ============================================================================================
+
+namespace {
+
+// nc, frames, types, wrench_flags, gains and refs of the geolin_contact_* functions; fills c.
+int check_contacts(const char *fn, const geolin_workspace *ws, int nc, const int *frames,
+                   const int *types, unsigned wrench_flags, const double *gains, const double *refs,
+                   geolin::Contacts &c) noexcept {
+  const geolin::Model &model = ws->m->model;
+  const int nframes = static_cast<int>(model.frames.size());
+  if (nc < 0 || nc > ws->ws.dims.max_wrenches)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'nc' = %d is out of range [0, %d] (the contacts the workspace was "
+                "created for: geolin_workspace_new_ex, max_wrenches)",
+                fn, nc, ws->ws.dims.max_wrenches);
+  if (wrench_flags != GEOLIN_WRENCH_LOCAL && wrench_flags != GEOLIN_WRENCH_MIXED)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'wrench_flags' = %u is not GEOLIN_WRENCH_LOCAL (0) or "
+                "GEOLIN_WRENCH_MIXED (1)",
+                fn, wrench_flags);
+  double Kp = 0.0, Kd = 0.0;
+  if (gains != nullptr) {
+    for (int k = 0; k < 2; ++k) {
+      const char *name = k == 0 ? "Kp" : "Kd";
+      if (!std::isfinite(gains[k]))
+        return fail(GEOLIN_ERR_NONFINITE,
+                    "%s: argument 'gains' has a non-finite %s (%g) at index %d", fn, name, gains[k],
+                    k);
+      if (gains[k] < 0.0)
+        return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                    "%s: argument 'gains' has a negative %s (%g) at index %d: gains must be >= 0",
+                    fn, name, gains[k], k);
+    }
+    Kp = gains[0];
+    Kd = gains[1];
+  }
+  if (nc > 0 && frames == nullptr)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'frames' is NULL (expected %d ints)", fn,
+                nc);
+  if (nc > 0 && types == nullptr)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'types' is NULL (expected %d ints)", fn,
+                nc);
+  for (int k = 0; k < nc; ++k) {
+    if (frames[k] < 0 || frames[k] >= nframes)
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'frames' has %d at index %d, out of range [0, %d)", fn, frames[k],
+                  k, nframes);
+    if (types[k] != GEOLIN_CONTACT_POINT && types[k] != GEOLIN_CONTACT_RIGID)
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'types' has %d at index %d, not GEOLIN_CONTACT_POINT (3) or "
+                  "GEOLIN_CONTACT_RIGID (6)",
+                  fn, types[k], k);
+  }
+  if (Kp != 0.0 && nc > 0) {
+    if (refs == nullptr)
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'refs' is NULL but Kp = %g: the position gain needs a reference "
+                  "pose per contact (16 doubles each)",
+                  fn, Kp);
+    for (int k = 0; k < nc; ++k) {
+      const double *h = refs + 16 * k;
+      if (types[k] == GEOLIN_CONTACT_POINT) {
+        for (int i = 12; i < 15; ++i)
+          if (!std::isfinite(h[i]))
+            return fail(GEOLIN_ERR_NONFINITE,
+                        "%s: argument 'refs' has a non-finite value (%g) at index %d (contact %d, "
+                        "translation)",
+                        fn, h[i], 16 * k + i, k);
+        continue;
+      }
+      char name[32];
+      std::snprintf(name, sizeof name, "refs[%d]", k);
+      if (int st = check_transform(fn, h))
+        return fail(st, "%s (argument 'refs', contact %d: H_ref is 16 doubles, column-major)",
+                    geolin_last_error(), k);
+    }
+  }
+  c.count = nc;
+  c.frames = frames;
+  c.types = types;
+  c.flags = wrench_flags;
+  c.Kp = Kp;
+  c.Kd = Kd;
+  c.refs = refs;
+  return GEOLIN_OK;
+}
+
+// More constraint rows than degrees of freedom: dependent rows for certain.
+int check_contact_rows(const char *fn, const geolin_workspace *ws,
+                       const geolin::Contacts &c) noexcept {
+  const int m = c.rows(), n = ws->m->model.num_dofs();
+  if (m <= n) return GEOLIN_OK;
+  return fail(GEOLIN_ERR_NUMERIC,
+              "%s: the %d contacts have %d constraint rows, more than the model's %d degrees of "
+              "freedom: they are redundant (remove contacts, or hold points instead of frames); "
+              "nothing was written",
+              fn, c.count, m, n);
+}
+
+// GEOLIN_ERR_NUMERIC for a contact set whose Jacobian is rank-deficient (ws.contact_failed).
+int contact_failure(const char *fn, const geolin_workspace *ws,
+                    const geolin::Contacts &c) noexcept {
+  const geolin::Model &model = ws->m->model;
+  const int k = ws->ws.contact_failed;
+  char others[256] = "";
+  std::size_t used = 0;
+  for (int j = 0; j < k && j < 6 && used < sizeof others; ++j)
+    used += static_cast<std::size_t>(std::snprintf(others + used, sizeof others - used,
+                                                   "%s%d ('%.40s')", j ? ", " : "", j,
+                                                   model.frames[c.frames[j]].name.c_str()));
+  return fail(GEOLIN_ERR_NUMERIC,
+              "%s: the contacts are redundant or singular at this state: row %d of contact %d "
+              "('%.60s', %s) depends on the rows before it%s%s (pivot %.1e of its diagonal in "
+              "J_c M^-1 J_c^T, threshold 1e-10; e.g. two contacts on one body, or a leg at full "
+              "stretch); nothing was written",
+              fn, ws->ws.contact_failed_row, k, model.frames[c.frames[k]].name.c_str(),
+              c.types[k] == GEOLIN_CONTACT_RIGID ? "rigid" : "point", k > 0 ? " of contacts " : "",
+              others, ws->ws.contact_failed_ratio);
+}
+
+}  // namespace
+
+extern "C" {
+
+GEOLIN_API int geolin_contact_dynamics(geolin_workspace *ws, const double *H, const double *s,
+                                       const double *v, const double *r, const double *tau, int nc,
+                                       const int *frames, const int *types, unsigned wrench_flags,
+                                       const double *gains, const double *refs, double *nu_dot,
+                                       double *lambda) {
+  static const char *const fn = "geolin_contact_dynamics";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  const int n = model.num_dofs();
+  if (int st = check_feature(fn, ws, geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS"))
+    return st;
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  geolin::Contacts c;
+  if (int st = check_contacts(fn, ws, nc, frames, types, wrench_flags, gains, refs, c)) return st;
+  const int m = c.rows();
+  if (int st = check_output(fn, "nu_dot", nu_dot, n)) return st;
+  if (int st = check_output(fn, "lambda", lambda, m)) return st;
+  if (int st = check_disjoint(fn, {{"nu_dot", nu_dot, n}, {"lambda", lambda, m}})) return st;
+  if (int st = check_contact_rows(fn, ws, c)) return st;
+  try {
+    ws->ws.singular = -1;
+    const bool ok = geolin::contact_dynamics(
+        model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
+        joint_vector(r, nj), joint_vector(tau, nj), c, ws->vec, ws->ws.contact_lambda_plus);
+    if (ws->ws.singular >= 0) return numeric_failure(fn, ws, "nu_dot");
+    if (!ok) return contact_failure(fn, ws, c);
+    if (!all_finite(ws->vec)) return numeric_failure(fn, ws, "nu_dot");
+    if (!all_finite(ws->ws.contact_lambda_plus.head(m))) return numeric_failure(fn, ws, "lambda");
+    copy_out(ws->vec, nu_dot);
+    for (int k = 0; k < m; ++k) lambda[k] = ws->ws.contact_lambda_plus[k];
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, const double *s,
+                                        const double *v, const double *r, const double *tau, int nc,
+                                        const int *frames, const int *types, unsigned wrench_flags,
+                                        const double *gains, const double *refs, double *A,
+                                        double *B, double *dlambda_dz, double *dlambda_dw) {
+  static const char *const fn = "geolin_contact_linearize";
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  const std::ptrdiff_t N = model.state_dim();
+  if (int st = check_feature(fn, ws, geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
+                             "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE"))
+    return st;
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  geolin::Contacts c;
+  if (int st = check_contacts(fn, ws, nc, frames, types, wrench_flags, gains, refs, c)) return st;
+  const std::ptrdiff_t m = c.rows();
+  if (int st = check_output(fn, "A", A, N * N)) return st;
+  if (int st = check_output(fn, "B", B, N * nj)) return st;
+  if (int st = check_disjoint(fn, {{"A", A, N * N},
+                                   {"B", B, N * nj},
+                                   {"dlambda_dz", dlambda_dz, m * N},
+                                   {"dlambda_dw", dlambda_dw, m * nj}}))
+    return st;
+  if (int st = check_contact_rows(fn, ws, c)) return st;
+  try {
+    ws->ws.singular = -1;
+    const geolin::Transform T = base_transform(model, H);
+    Eigen::Map<Eigen::MatrixXd> Am(A, N, N), Bm(B, N, nj);
+    Eigen::Map<Eigen::MatrixXd> dz(dlambda_dz, dlambda_dz ? m : 0, dlambda_dz ? N : 0);
+    Eigen::Map<Eigen::MatrixXd> dw(dlambda_dw, dlambda_dw ? m : 0, dlambda_dw ? nj : 0);
+    if (nc == 0) {  // the unconstrained linearization, exactly
+      if (!geolin::linearize_if_finite(model, ws->ws, T, joint_vector(s, nj), base_twist(model, v),
+                                       joint_vector(r, nj), joint_vector(tau, nj), Am, Bm))
+        return numeric_failure(fn, ws, "A");
+      return GEOLIN_OK;
+    }
+    const bool ok =
+        geolin::contact_linearize(model, ws->ws, T, joint_vector(s, nj), base_twist(model, v),
+                                  joint_vector(r, nj), joint_vector(tau, nj), c, Am, Bm, dz, dw);
+    if (ws->ws.singular >= 0) return numeric_failure(fn, ws, "A");
+    if (ws->ws.contact_failed >= 0) return contact_failure(fn, ws, c);
+    if (!ok) return numeric_failure(fn, ws, "A");
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+}  // extern "C"

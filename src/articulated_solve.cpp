@@ -48,12 +48,15 @@ using BackwardPairKernel = void (*)(int, int, std::ptrdiff_t, double *, double *
 using ForwardPairKernel = void (*)(int, int, std::ptrdiff_t, double *, double *, const double *,
                                    double *, const double *, const double *, const double *,
                                    const double *);
+using CombineRowsKernel = void (*)(int, int, int, const double *, const double *, std::ptrdiff_t,
+                                   double *);
 struct SolveKernels {
   BackwardKernel backward[2][3];  // [P_i holds data][assign, accumulate, skip P_λ]
   ForwardKernel forward[2];       // [a_i needed by children]
   BaseKernel base;
   BackwardPairKernel backward_pair[2][3];  // a chain link (child, parent) at once
   ForwardPairKernel forward_pair[2];       // [a of the second body needed by its children]
+  CombineRowsKernel combine_rows;
 };
 
 namespace baseline {
@@ -373,6 +376,11 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
       forward(ranges[r].lo, ranges[r].hi, ldx, x, Al, Ai, ws.S0[i].data(), DU.data());
   }
+}
+
+void combine_rows(int lo, int hi, int count, const double *coef, const double *rows,
+                  std::ptrdiff_t ld, double *y) {
+  solve_kernels().combine_rows(lo, hi, count, coef, rows, ld, y);
 }
 
 const char *solve_isa() {

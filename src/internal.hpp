@@ -177,6 +177,11 @@ int solve_stride(int cols);
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols);
 
+/// y[lo, hi) += Σ_{k < count} coef[k] · rows[k ld + lo, hi): a row of a small dense product with
+/// row-major panels, with the widest instruction set of articulated_solve's loops.
+void combine_rows(int lo, int hi, int count, const double *coef, const double *rows,
+                  std::ptrdiff_t ld, double *y);
+
 /// The instruction set of articulated_solve's column loops: "baseline", "avx2+fma" or "avx512"
 /// (the widest the processor has, chosen at run time). force_solve_isa selects one for tests
 /// (where the processor has it; nullptr restores the automatic choice) and says whether it could.
@@ -189,6 +194,50 @@ void articulated_inertias(const Model &model, Workspace &ws);
 
 /// M^{-1} passes (Carpentier 2018) after kinematics.
 void minv_pass(const Model &model, Workspace &ws, RefMat Minv);
+
+/// Threshold of the pivots of Λ⁻¹ = J_c M⁻¹ J_cᵀ relative to their diagonal entries: below it
+/// a contact row (nearly) repeats the others (redundant or singular contacts).
+constexpr double kContactPivotTolerance = 1e-10;
+
+/// After kinematics and aba_pass without external wrenches (ν̇_free in ws.nu_dot): the contact
+/// frames (ws.contacts), J_c (ws.contact_J), γ, Y = M⁻¹ J_cᵀ (ws.contact_Y), the Cholesky factor
+/// of Λ⁻¹ = J_c Y (ws.contact_L), λ (ws.contact_lambda) and ν̇ ← ν̇_free + Y λ
+/// (contact_dynamics.cpp). Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
+bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c);
+
+/// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place.
+void cholesky_solve(const double *L, int m, std::ptrdiff_t ld, double *x);
+
+/// The reference pose H_ref of contact k (refs, 16 doubles per contact, column-major).
+Transform contact_reference(const Contacts &c, int k);
+
+/// The columns of linearize's right-hand sides (linearize.cpp): base velocity columns [0, nv),
+/// per joint j the triple (∂ID/∂s_j, ∂ID/∂r_j, S_j) at c_J + 3 (j − 1), 6 per wrench from c_w,
+/// the 3 Mixed attitude columns at c_E; cols in all, rows of stride ldx.
+struct LinearizeLayout {
+  int n = 0, nj = 0, nv = 0, nf = 0;
+  bool mixed = false;
+  int c_J = 0, c_w = 0, c_E = 0, cols = 0, ldx = 0;
+};
+LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed);
+
+/// After kinematics, load_external_wrenches and aba_pass at the state (ws.nu_dot, and the
+/// velocities, accelerations a (with a0 = ν̇_base + gravity), Ψ̇ and h consistent with it):
+/// fills the right-hand sides of layout L (RNEA derivatives, S, the J_Fᵀ of ext's wrenches, the
+/// Mixed attitude terms) and solves them in place, X = M⁻¹ R at ws.rhs.
+void linearize_solve(const Model &model, Workspace &ws, const Transform &H, const Vec6 &v0,
+                     const Vec6 &a0, CRefVec r, const ExternalWrenches *ext,
+                     const LinearizeLayout &L);
+
+/// Writes A and B from the solution X (linearize_solve) and the state's v; the z_H columns of A
+/// are [0; F_H] with F_H (n x 6, column stride ld_FH) given, or zero when F_H is null.
+void linearize_write(const Model &model, const Workspace &ws, const LinearizeLayout &L,
+                     const Vec6 &v, const double *F_H, Eigen::Index ld_FH, RefMat A, RefMat B);
+
+/// F_H (n x 6, column stride ld) of the unconstrained dynamics from X: the gravity block and the
+/// Mixed wrenches' attitude term. Moving base only.
+void linearize_gravity_columns(const Model &model, const Workspace &ws, const LinearizeLayout &L,
+                               const Transform &H, double *F_H, Eigen::Index ld);
 
 /// RNEA derivative passes after kinematics (Carpentier & Mansard 2018, derived in frame 0).
 /// Writes the structurally non-zero entries of ∂ID/∂s (n x n_J), ∂ID/∂v (base columns, n x 6,

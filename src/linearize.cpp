@@ -45,56 +45,57 @@ void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int st
   }
 }
 
-// only_if_finite: leave A and B untouched and return false if the solution is not finite.
-bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-                    CRefVec r, CRefVec tau, const ExternalWrenches *ext, RefMat A, RefMat B,
-                    bool only_if_finite = false) {
-  const int nj = model.n_B;
-  const int n = model.num_dofs();
+}  // namespace
+
+namespace detail {
+
+LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed) {
+  LinearizeLayout L;
+  L.n = model.num_dofs();
+  L.nj = model.n_B;
+  L.nv = L.n - L.nj;  // base velocity columns: 6, or 0 for a fixed base
+  L.nf = nf;
+  L.mixed = mixed;
+  L.c_J = L.nv;
+  L.c_w = L.nv + 3 * L.nj;
+  L.c_E = L.c_w + 6 * nf;
+  L.cols = L.c_E + (mixed ? 3 : 0);
+  L.ldx = solve_stride(L.cols);
+  return L;
+}
+
+// Right-hand sides, one column each, row-major and compact at the start of ws.rhs: the base
+// columns of ∂ID/∂ν (moving base), then per joint j the triple [∂ID/∂s_j, ∂ID/∂r_j, S_j]
+// (they share j's branch sparsity, so the solve sees one contiguous range per body), then
+// J_Fᵀ per wrench and E (Mixed). Their solutions X = M⁻¹ R give −F_s, −[F_v F_r], M⁻¹S, the
+// wrench columns of B and the attitude term of F_H without forming M⁻¹ (O(n) per column).
+void linearize_solve(const Model &model, Workspace &ws, const Transform &H, const Vec6 &v0,
+                     const Vec6 &a0, CRefVec r, const ExternalWrenches *ext,
+                     const LinearizeLayout &L) {
+  const int n = L.n, nj = L.nj, nv = L.nv, ldx = L.ldx;
   const bool moving = !model.fixed_base;
-  const Vec6 v0 = moving ? v : Vec6::Zero();
-  const Vec6 a_g = detail::gravity_base_acceleration(model, ws, H);
-  const int nf = ext ? ext->count : 0;
-
-  forward_kinematics(model, ws, s);
-  detail::load_external_wrenches(model, ws, H, ext);
-  detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);  // also factorizes M (IA, U, D)
-  Vec6 a0 = a_g;
-  if (moving) a0 += ws.nu_dot.head<6>();
-  const bool mixed = moving && ws.ext_active && ws.ext_mixed;
-
-  // Right-hand sides, one column each, row-major and compact at the start of ws.rhs: the base
-  // columns of ∂ID/∂ν (moving base), then per joint j the triple [∂ID/∂s_j, ∂ID/∂r_j, S_j]
-  // (they share j's branch sparsity, so the solve sees one contiguous range per body), then
-  // J_Fᵀ per wrench and E (Mixed). Their solutions X = M⁻¹ R give −F_s, −[F_v F_r], M⁻¹S, the
-  // wrench columns of B and the attitude term of F_H without forming M⁻¹ (O(n) per column).
-  const int nv = n - nj;  // base velocity columns: 6, or 0 for a fixed base
-  const int c_J = nv, c_w = nv + 3 * nj, c_E = c_w + 6 * nf;
-  const int cols = c_E + (mixed ? 3 : 0);
-  const int ldx = detail::solve_stride(cols);  // row stride of R and X
   double *X = ws.rhs.data();
   std::fill_n(X, n * ldx, 0.0);
-  Eigen::Map<Workspace::RowMajorMat, 0, Eigen::OuterStride<>> R(X, n, cols,
+  Eigen::Map<Workspace::RowMajorMat, 0, Eigen::OuterStride<>> R(X, n, L.cols,
                                                                 Eigen::OuterStride<>(ldx));
   using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
-  detail::rnea_derivatives_pass(model, ws, v0, a0, r, ws.nu_dot.segment(model.joint_offset(), nj),
-                                detail::StridedMat(X + c_J, n, nj, Stride(ldx, 3)),
-                                detail::StridedMat(X, n, nv, Stride(ldx, 1)),
-                                detail::StridedMat(X + c_J + 1, n, nj, Stride(ldx, 3)),
-                                /*after_aba=*/true);
-  for (int i = 1; i <= nj; ++i) R(model.dof(i), c_J + 3 * (i - 1) + 2) = 1.0;
-  for (int w = 0; w < nf; ++w) {
+  rnea_derivatives_pass(model, ws, v0, a0, r, ws.nu_dot.segment(model.joint_offset(), nj),
+                        StridedMat(X + L.c_J, n, nj, Stride(ldx, 3)),
+                        StridedMat(X, n, nv, Stride(ldx, 1)),
+                        StridedMat(X + L.c_J + 1, n, nj, Stride(ldx, 3)),
+                        /*after_aba=*/true);
+  for (int i = 1; i <= nj; ++i) R(model.dof(i), L.c_J + 3 * (i - 1) + 2) = 1.0;
+  for (int w = 0; w < L.nf; ++w) {
     // J_Fᵀ = [X; S_iᵀ X (i on the path to the frame's body)], X the wrench's force transform.
-    const Mat6 Xf =
-        force_transform(detail::wrench_frame0(model, ws, H, ext->frames[w], ext->flags));
-    auto G = R.middleCols(c_w + 6 * w, 6);
+    const Mat6 Xf = force_transform(wrench_frame0(model, ws, H, ext->frames[w], ext->flags));
+    auto G = R.middleCols(L.c_w + 6 * w, 6);
     if (moving) G.topRows<6>() = Xf;
     for (int i = model.frames[ext->frames[w]].body; i >= 1; i = model.parent[i])
       G.row(model.dof(i)) = ws.S0[i].transpose() * Xf;
   }
-  if (mixed) {
+  if (L.mixed) {
     // Mixed wrenches keep their world directions: ∂FD/∂ω_H = M⁻¹ [EC_0; S_iᵀ EC_i].
-    auto G = R.middleCols(c_E, 3);
+    auto G = R.middleCols(L.c_E, 3);
     G.topRows<6>() = ws.EC_ext[0];
     for (int i = 1; i <= nj; ++i) G.row(model.dof(i)) = ws.SE_row[i].transpose();
   }
@@ -102,45 +103,104 @@ bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
   RhsBlock *blocks = ws.rhs_blocks.data();
   int nblk = 0;
   if (nv > 0) blocks[nblk++] = {RhsBlock::kDense, 0, nv};
-  blocks[nblk++] = {RhsBlock::kPerJoint, c_J, 3 * nj, 3};
-  for (int w = 0; w < nf; ++w)
-    blocks[nblk++] = {RhsBlock::kAtBody, c_w + 6 * w, 6, 1, model.frames[ext->frames[w]].body};
-  if (mixed) blocks[nblk++] = {RhsBlock::kDense, c_E, 3};
-  detail::articulated_solve(model, ws, blocks, nblk, cols);
-  // Every entry of A and B comes from X but −v× (finite with v), the identities and F_H's gravity
-  // block (Rᵀg)^, which a huge finite g can overflow, alone or summed with the Mixed terms.
-  const Mat3 gravity_block = hat(H.R.transpose() * ws.gravity);
-  if (only_if_finite) {
-    bool finite = ws.singular < 0 && detail::all_finite(X, static_cast<std::ptrdiff_t>(n) * ldx);
-    if (moving) finite = finite && gravity_block.allFinite();
-    if (finite && mixed) finite = (R.middleCols(c_E, 3).topRows<3>() + gravity_block).allFinite();
-    if (!finite) {
-      ws.ext_active = false;
-      return false;
-    }
-  }
+  blocks[nblk++] = {RhsBlock::kPerJoint, L.c_J, 3 * nj, 3};
+  for (int w = 0; w < L.nf; ++w)
+    blocks[nblk++] = {RhsBlock::kAtBody, L.c_w + 6 * w, 6, 1, model.frames[ext->frames[w]].body};
+  if (L.mixed) blocks[nblk++] = {RhsBlock::kDense, L.c_E, 3};
+  articulated_solve(model, ws, blocks, nblk, L.cols);
+}
 
+void linearize_write(const Model &model, const Workspace &ws, const LinearizeLayout &L,
+                     const Vec6 &v, const double *F_H, Eigen::Index ld_FH, RefMat A, RefMat B) {
+  const int n = L.n, nj = L.nj, nv = L.nv, ldx = L.ldx;
+  const bool moving = !model.fixed_base;
+  const double *X = ws.rhs.data();
   // A and B are column-major, written column by column: z_H's columns (zero but for F_H), then
   // per block the zero top half and the bottom half from the rows of X, then the few non-zeros
   // of the top halves.
   const Eigen::Index lda = A.outerStride(), ldb = B.outerStride();
   double *a = A.data();
-  if (moving)
-    for (int c = 0; c < 6; ++c) std::fill_n(a + c * lda, 2 * n, 0.0);
-  const int s_col = moving ? 6 : 0;                                      // first column of z_s
-  write_columns(X + c_J, ldx, n, nj, 3, -1.0, a + s_col * lda, lda, n);  // F_s
-  write_columns(X, ldx, n, nv, 1, -1.0, a + n * lda, lda, n);            // F_v, base
-  write_columns(X + c_J + 1, ldx, n, nj, 3, -1.0, a + (n + nv) * lda, lda, n);  // F_r
-  write_columns(X + c_J + 2, ldx, n, nj, 3, 1.0, B.data(), ldb, n);             // M⁻¹ S
-  write_columns(X + c_w, ldx, n, 6 * nf, 1, 1.0, B.data() + nj * ldb, ldb, n);  // M⁻¹ J_Fᵀ
+  if (moving)  // z_H: zero top half, F_H below (zero if not given)
+    for (int c = 0; c < 6; ++c) {
+      std::fill_n(a + c * lda, n, 0.0);
+      if (F_H)
+        std::copy_n(F_H + c * ld_FH, n, a + c * lda + n);
+      else
+        std::fill_n(a + c * lda + n, n, 0.0);
+    }
+  const int s_col = moving ? 6 : 0;                                        // first column of z_s
+  write_columns(X + L.c_J, ldx, n, nj, 3, -1.0, a + s_col * lda, lda, n);  // F_s
+  write_columns(X, ldx, n, nv, 1, -1.0, a + n * lda, lda, n);              // F_v, base
+  write_columns(X + L.c_J + 1, ldx, n, nj, 3, -1.0, a + (n + nv) * lda, lda, n);    // F_r
+  write_columns(X + L.c_J + 2, ldx, n, nj, 3, 1.0, B.data(), ldb, n);               // M⁻¹ S
+  write_columns(X + L.c_w, ldx, n, 6 * L.nf, 1, 1.0, B.data() + nj * ldb, ldb, n);  // M⁻¹ J_Fᵀ
   if (moving) {
     A.topLeftCorner<6, 6>() = -cross_motion(v);     // −ad_v
     for (int k = 0; k < n; ++k) A(k, n + k) = 1.0;  // ż_H ← z_v, ż_s ← z_r
-    // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
-    A.block<3, 3>(n, 3) = gravity_block;
-    if (mixed) A.block(n, 3, n, 3) += R.middleCols(c_E, 3);
   } else {
     for (int k = 0; k < nj; ++k) A(k, n + k) = 1.0;  // ż_s ← z_r
+  }
+}
+
+void linearize_gravity_columns(const Model &model, const Workspace &ws, const LinearizeLayout &L,
+                               const Transform &H, double *F_H, Eigen::Index ld) {
+  if (model.fixed_base) return;
+  const int n = L.n;
+  for (int c = 0; c < 6; ++c) std::fill_n(F_H + c * ld, n, 0.0);
+  // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
+  const Mat3 G = hat(H.R.transpose() * ws.gravity);
+  for (int c = 0; c < 3; ++c)
+    for (int k = 0; k < 3; ++k) F_H[(3 + c) * ld + k] = G(k, c);
+  if (L.mixed) {  // and the Mixed wrenches' attitude term, M⁻¹ [EC_0; S_iᵀ EC_i]
+    const double *X = ws.rhs.data();
+    for (int c = 0; c < 3; ++c)
+      for (int k = 0; k < n; ++k) F_H[(3 + c) * ld + k] += X[k * L.ldx + L.c_E + c];
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+// only_if_finite: leave A and B untouched and return false if the solution is not finite or M
+// is singular at this state (ws.singular).
+bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                    CRefVec r, CRefVec tau, const ExternalWrenches *ext, RefMat A, RefMat B,
+                    bool only_if_finite = false) {
+  const int n = model.num_dofs();
+  const bool moving = !model.fixed_base;
+  const Vec6 v0 = moving ? v : Vec6::Zero();
+  const Vec6 a_g = detail::gravity_base_acceleration(model, ws, H);
+
+  forward_kinematics(model, ws, s);
+  detail::load_external_wrenches(model, ws, H, ext);
+  detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);  // also factorizes M (IA, U, D)
+  Vec6 a0 = a_g;
+  if (moving) a0 += ws.nu_dot.head<6>();
+  const detail::LinearizeLayout L = detail::linearize_layout(
+      model, ext ? ext->count : 0, moving && ws.ext_active && ws.ext_mixed);
+  detail::linearize_solve(model, ws, H, v0, a0, r, ext, L);
+  // Every entry of A and B comes from X but −v× (finite with v), the identities and F_H's gravity
+  // block (Rᵀg)^, which a huge finite g can overflow, alone or summed with the Mixed terms.
+  const double *X = ws.rhs.data();
+  const Mat3 gravity_block = hat(H.R.transpose() * ws.gravity);
+  Eigen::Map<const Workspace::RowMajorMat, 0, Eigen::OuterStride<>> R(X, n, L.cols,
+                                                                      Eigen::OuterStride<>(L.ldx));
+  if (only_if_finite) {
+    bool finite = ws.singular < 0 && detail::all_finite(X, static_cast<std::ptrdiff_t>(n) * L.ldx);
+    if (moving) finite = finite && gravity_block.allFinite();
+    if (finite && L.mixed)
+      finite = (R.middleCols(L.c_E, 3).topRows<3>() + gravity_block).allFinite();
+    if (!finite) {
+      ws.ext_active = false;
+      return false;
+    }
+  }
+  detail::linearize_write(model, ws, L, v, nullptr, 0, A, B);
+  if (moving) {
+    // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
+    A.block<3, 3>(n, 3) = gravity_block;
+    if (L.mixed) A.block(n, 3, n, 3) += R.middleCols(L.c_E, 3);
   }
   ws.ext_active = false;
   return true;

@@ -87,4 +87,64 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
   latch.restore(ws);
 }
 
+// The same for the contact-constrained dynamics (contact_dynamics), with the columns of ∂λ/∂z
+// and ∂λ/∂w (m rows; either may be empty). Returns false if any evaluation failed.
+bool contact_linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
+                                         CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                                         const Contacts &contacts, double eps, RefMat A, RefMat B,
+                                         RefMat dlambda_dz, RefMat dlambda_dw) {
+  const int nj = model.n_B, n = model.num_dofs(), N = model.state_dim(), m = contacts.rows();
+  const bool moving = !model.fixed_base;
+  const int off = model.joint_offset();
+  const double inv2e = 1.0 / (2.0 * eps);
+  bool ok = true;
+  auto field = [&](const Transform &Hp, CRefVec sp, const Vec6 &vp, CRefVec rp, CRefVec taup,
+                   RefVec out, RefVec lam) {
+    if (moving) out.head<6>() = vp;
+    out.segment(off, nj) = rp;
+    ok = contact_dynamics(model, ws, Hp, sp, vp, rp, taup, contacts, ws.nu_dot, lam) && ok &&
+         ws.singular < 0;
+    out.tail(n) = ws.nu_dot;
+  };
+  auto lp = ws.contact_lambda_plus.head(m), lm = ws.contact_lambda_minus.head(m);
+  ws.s_pert = s;
+  ws.r_pert = r;
+  ws.tau_pert = tau;
+  for (int k = 0; k < N; ++k) {
+    for (int sign = 0; sign < 2; ++sign) {
+      const double e = sign == 0 ? eps : -eps;
+      Transform Hp = H;
+      Vec6 vp = v;
+      if (moving && k < 6) {
+        Vec6 z = Vec6::Zero();
+        z[k] = e;
+        Hp = H * exp_se3(z);
+      } else if (k >= off && k < n) {
+        ws.s_pert[k - off] += e;
+      } else if (moving && k >= n && k < n + 6) {
+        vp[k - n] += e;
+      } else if (k >= n + off) {
+        ws.r_pert[k - n - off] += e;
+      }
+      field(Hp, ws.s_pert, vp, ws.r_pert, tau, sign == 0 ? ws.lambda_plus : ws.lambda_minus,
+            sign == 0 ? lp : lm);
+      ws.s_pert = s;
+      ws.r_pert = r;
+    }
+    A.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
+    if (dlambda_dz.size() > 0) dlambda_dz.col(k) = (lp - lm) * inv2e;
+  }
+  if (moving) A.topLeftCorner<6, 6>() -= cross_motion(v);
+  for (int k = 0; k < nj; ++k) {
+    ws.tau_pert[k] = tau[k] + eps;
+    field(H, s, v, r, ws.tau_pert, ws.lambda_plus, lp);
+    ws.tau_pert[k] = tau[k] - eps;
+    field(H, s, v, r, ws.tau_pert, ws.lambda_minus, lm);
+    ws.tau_pert[k] = tau[k];
+    B.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
+    if (dlambda_dw.size() > 0) dlambda_dw.col(k) = (lp - lm) * inv2e;
+  }
+  return ok;
+}
+
 }  // namespace geolin

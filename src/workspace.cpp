@@ -98,8 +98,8 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     bytes = add(bytes, mul(D, add(N * N + N * nj + 6 * (N + nj), mul(4 * N, N + nj))));
   if (d.features & kWorkspaceContacts) {
     const std::size_t m = d.max_rows, ldm = (m + 3) / 4 * 4;
-    bytes = add(bytes, mul(d.max_wrenches, sizeof(Workspace::ContactFrame)));
-    bytes = add(bytes, mul(D, m * n + n * ldm + m * ldm + m * cols + 2 * m + 6 * n + 6 * m));
+    bytes = add(bytes, mul(d.max_wrenches, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
+    bytes = add(bytes, mul(D, m * n + n * ldm + m * ldm + m * cols + 4 * m + 6 * n + 6 * m));
   }
   return bytes;
 }
@@ -167,12 +167,16 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
   if (has(kWorkspaceContacts)) {
     const std::size_t m = dims.max_rows, ldm = (m + 3) / 4 * 4;
     contacts.resize(dims.max_wrenches);
+    contact_frames.assign(dims.max_wrenches, 0);
+    contact_wrenches.setZero(6 * static_cast<Eigen::Index>(dims.max_wrenches));
     contact_J.assign(m * n);
     contact_Y.assign(static_cast<std::size_t>(n) * ldm);
     contact_L.assign(m * ldm);
     contact_K.assign(m * cols);
     contact_gamma.setZero(m);
     contact_lambda.setZero(m);
+    contact_lambda_plus.setZero(m);
+    contact_lambda_minus.setZero(m);
     contact_FH.setZero(n, 6);
     contact_dlH.setZero(m, 6);
   }

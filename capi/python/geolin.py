@@ -54,7 +54,7 @@ STEP_SEMI_IMPLICIT_EULER = 0
 STEP_RK4 = 1
 
 # The version of geolin.h these bindings were written for (the library may be newer).
-HEADER_VERSION = (0, 2, 0)
+HEADER_VERSION = (0, 3, 0)
 
 _c_double_p = ctypes.POINTER(ctypes.c_double)
 _c_int_p = ctypes.POINTER(ctypes.c_int)

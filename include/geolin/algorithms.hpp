@@ -34,6 +34,31 @@ struct ExternalWrenches {
   Vec6 extra = Vec6::Zero();
 };
 
+/// Contact types (the values of GEOLIN_CONTACT_*): the number of constraint rows of a contact.
+enum ContactType : int {
+  kContactPoint = 3,  // the frame origin is held: its world acceleration is prescribed
+  kContactRigid = 6,  // the whole frame is held: the derivative of its body twist is prescribed
+};
+
+/// The contacts of one constrained evaluation (contact_dynamics.cpp): `count` frames, each held
+/// as a point or rigidly, with the constraint forces λ in Local or Mixed axes (kWrench*), and
+/// Baumgarte-style gains: point p̈_F = −Kd ṗ_F − Kp (p_F − p_ref), rigid
+/// d/dt(^F v_F) = −Kd ^F v_F − Kp log(H_ref⁻¹ H_F). refs: 16 doubles per contact (H_ref,
+/// column-major), read only when Kp ≠ 0 (a point uses its translation only).
+struct Contacts {
+  int count = 0;
+  const int *frames = nullptr;
+  const int *types = nullptr;
+  unsigned flags = kWrenchLocal;
+  double Kp = 0.0, Kd = 0.0;
+  const double *refs = nullptr;
+  int rows() const {
+    int m = 0;
+    for (int k = 0; k < count; ++k) m += types[k];
+    return m;
+  }
+};
+
 /// ^0 H_i, S_i and M_i in base-frame coordinates for every body (kinematics.cpp).
 void forward_kinematics(const Model &model, Workspace &ws, CRefVec s);
 
@@ -102,6 +127,34 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
 void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                                  const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
                                  double eps, RefMat A, RefMat B);
+
+/// Contact-constrained forward dynamics (contact_dynamics.cpp): ν̇ (n) and λ (m = Σ types) of
+///   M ν̇ + C ν + G = S τ + J_cᵀ λ,  J_c ν̇ + J̇_c ν = the prescribed contact accelerations,
+/// by the articulated-body factorization and the operational-space inverse inertia
+/// Λ⁻¹ = J_c M⁻¹ J_cᵀ (RBDA §8.3 and ch. 7; Carpentier et al., RSS 2021). Returns false when
+/// the contact Jacobian is rank-deficient at this state (ws.contact_failed names the contact);
+/// then, or when M is singular (ws.singular), nu_dot and lambda are not to be used. Needs a
+/// workspace with kWorkspaceContacts and room for contacts.count contacts and its rows.
+bool contact_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                      const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts,
+                      RefVec nu_dot, RefVec lambda);
+
+/// The exact left-trivialized linearization of the contact-constrained dynamics
+/// (contact_linearize.cpp): A (N x N), B (N x n_J) of ż = A z + B w in the coordinates of
+/// linearize(), and ∂λ/∂z (m x N), ∂λ/∂w (m x n_J) (either may be empty: not computed). The
+/// unconstrained A gains −M⁻¹ J_cᵀ ∂λ/∂z terms (docs/contacts.md). Returns false as
+/// contact_dynamics, and false (nothing written) when a result is not finite. Needs
+/// kWorkspaceContacts and kWorkspaceLinearize.
+bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                       const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts, RefMat A,
+                       RefMat B, RefMat dlambda_dz, RefMat dlambda_dw);
+
+/// The geometric central finite differences of contact_dynamics (linearize_fd.cpp): the
+/// independent check of contact_linearize. Returns false if an evaluation failed.
+bool contact_linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
+                                         CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                                         const Contacts &contacts, double eps, RefMat A, RefMat B,
+                                         RefMat dlambda_dz, RefMat dlambda_dw);
 
 /// Integration methods of step() (the values of GEOLIN_STEP_*).
 enum class StepMethod : int { SemiImplicitEuler = 0, Rk4 = 1 };

@@ -182,13 +182,19 @@ struct Workspace {
     Mat6 Jr_inv;  // J_r⁻¹(log(H_ref⁻¹ H_F)) (rigid, Kp ≠ 0)
   };
   std::vector<ContactFrame> contacts;  // max_wrenches
+  std::vector<int> contact_frames;     // max_wrenches: the frames, as external wrenches
+  VecX contact_wrenches;               // 6 max_wrenches: λ as external wrenches
+  int contact_failed = -1;             // the contact whose row of Λ⁻¹ had a zero pivot, or -1
+  int contact_failed_row = 0;          // that row within the contact
+  double contact_failed_ratio = 0.0;   // the pivot relative to its diagonal entry
   LineAlignedBuffer contact_J;         // max_rows x n: J_c
   LineAlignedBuffer contact_Y;         // n x max_rows: M⁻¹ J_cᵀ
   LineAlignedBuffer contact_L;         // max_rows x max_rows: Λ⁻¹ and its Cholesky factor
   LineAlignedBuffer contact_K;         // max_rows x rhs_cols: G − J_c X, then K (linearize)
   VecX contact_gamma, contact_lambda;  // max_rows
-  MatX contact_FH;                     // n x 6: the z_H columns of the constrained F
-  MatX contact_dlH;                    // max_rows x 6: ∂λ/∂z_H
+  VecX contact_lambda_plus, contact_lambda_minus;  // max_rows (finite differences)
+  MatX contact_FH;                                 // n x 6: the z_H columns of the constrained F
+  MatX contact_dlH;                                // max_rows x 6: ∂λ/∂z_H
 };
 
 }  // namespace geolin
