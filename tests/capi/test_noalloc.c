@@ -113,7 +113,13 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
   const double H[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0.5, 0.2, 1.0, 1};
   const double v[6] = {0.1, 0.2, -0.3, 0.05, -0.1, 0.2};
   const double g[3] = {0.1, 0.0, -9.8};
+  const int point_types[2] = {GEOLIN_CONTACT_POINT, GEOLIN_CONTACT_POINT};
+  const int rigid_types[2] = {GEOLIN_CONTACT_RIGID, GEOLIN_CONTACT_RIGID};
+  const double gains[2] = {20.0, 5.0};
+  static double refs[32], lambda[12], g_dz[12 * 2 * MAXN], g_dw[12 * MAXN];
   int i, st = 0;
+  for (i = 0; i < 32; ++i) refs[i] = (i % 16) % 5 == 0 ? 1.0 : 0.0; /* two identities */
+  refs[12] = 0.3, refs[28] = -0.2;
   for (i = 0; i < nj; ++i) {
     s[i] = 0.1 * i;
     r[i] = -0.2 + 0.1 * i;
@@ -146,6 +152,14 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
     st |=
         geolin_step_linearize(ws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, 1e-3, H, s, v, r, tau, g_A, g_B);
     st |= geolin_step_linearize(ws, GEOLIN_STEP_RK4, 1e-3, H, s, v, r, tau, g_A, g_B);
+    st |= geolin_contact_dynamics(ws, H, s, v, r, tau, 2, frames, point_types, GEOLIN_WRENCH_LOCAL,
+                                  gains, refs, nu_dot, lambda);
+    st |= geolin_contact_dynamics(ws, H, s, v, r, tau, 1, frames + 1, rigid_types,
+                                  GEOLIN_WRENCH_MIXED, gains, refs, nu_dot, lambda);
+    st |= geolin_contact_linearize(ws, H, s, v, r, tau, 2, frames, point_types, GEOLIN_WRENCH_MIXED,
+                                   gains, refs, g_A, g_B, g_dz, g_dw);
+    st |= geolin_contact_linearize(ws, H, s, v, r, tau, 1, frames + 1, rigid_types,
+                                   GEOLIN_WRENCH_LOCAL, NULL, NULL, g_A, g_B, NULL, NULL);
     return st;
   }
   /* error paths: each must fail (and report) without allocating */
@@ -166,7 +180,14 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
   st +=
       geolin_step_linearize(ws, 2, 1e-3, H, s, v, r, tau, g_A, g_B) == GEOLIN_ERR_INVALID_ARGUMENT;
   st += geolin_model_frame_index(g_model, "no such frame") == -1;
-  return st == 13 ? 0 : 1;
+  st += geolin_contact_dynamics(ws, H, s, v, r, tau, 2, frames, point_types, 9u, NULL, NULL, nu_dot,
+                                lambda) == GEOLIN_ERR_INVALID_ARGUMENT;
+  {
+    const int twice[2] = {g_num_frames - 1, g_num_frames - 1}; /* redundant: NUMERIC */
+    st += geolin_contact_dynamics(ws, H, s, v, r, tau, 2, twice, rigid_types, 0u, NULL, NULL,
+                                  nu_dot, lambda) == GEOLIN_ERR_NUMERIC;
+  }
+  return st == 15 ? 0 : 1;
 }
 
 int main(int argc, char **argv) {

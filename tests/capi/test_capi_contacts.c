@@ -1,0 +1,414 @@
+/* The contact-constrained dynamics through the C ABI (C99): geolin_contact_dynamics and
+ * geolin_contact_linearize against their identities and against geometric central finite
+ * differences computed here, from geolin_contact_dynamics alone; every misuse returns its status,
+ * names the argument, and writes nothing.
+ *
+ * usage: test_capi_contacts <models_dir>   (uses quadruped.urdf, humanoid.urdf, arm7.urdf)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geolin.h"
+
+static int g_passed = 0;
+static int g_failed = 0;
+
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (cond) {                                                       \
+      ++g_passed;                                                     \
+    } else {                                                          \
+      ++g_failed;                                                     \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fprintf(stderr, " [last error: %s]\n", geolin_last_error());    \
+    }                                                                 \
+  } while (0)
+
+#define MAXN 40
+#define MAXNN (2 * MAXN)
+#define MAXM 24
+#define SENTINEL (-3.5)
+
+static double urand(unsigned long *state) { /* in [-1, 1] */
+  *state = *state * 6364136223846793005ul + 1442695040888963407ul;
+  return ((double)((*state >> 11) & 0xFFFFFFFFFFFFFul) / (double)0xFFFFFFFFFFFFFul) * 2.0 - 1.0;
+}
+
+static void fill(double *x, int count, double value) {
+  int i;
+  for (i = 0; i < count; ++i) x[i] = value;
+}
+
+static int untouched(const double *x, int count) {
+  int i;
+  for (i = 0; i < count; ++i)
+    if (x[i] != SENTINEL) return 0;
+  return 1;
+}
+
+/* 3x3 column-major products and the SE(3) exponential: H exp(z^), z = [v; w]. */
+static void hat3(const double w[3], double W[9]) {
+  W[0] = 0, W[1] = w[2], W[2] = -w[1];
+  W[3] = -w[2], W[4] = 0, W[5] = w[0];
+  W[6] = w[1], W[7] = -w[0], W[8] = 0;
+}
+static void mul3(const double *A, const double *B, double *C) {
+  int i, j, k;
+  for (j = 0; j < 3; ++j)
+    for (i = 0; i < 3; ++i) {
+      double t = 0.0;
+      for (k = 0; k < 3; ++k) t += A[i + 3 * k] * B[k + 3 * j];
+      C[i + 3 * j] = t;
+    }
+}
+static void exp_se3(const double z[6], double E[16]) {
+  const double *v = z, *w = z + 3;
+  const double t = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+  const double a = t > 1e-8 ? sin(t) / t : 1.0 - t * t / 6.0;
+  const double b = t > 1e-8 ? (1.0 - cos(t)) / (t * t) : 0.5 - t * t / 24.0;
+  const double c = t > 1e-8 ? (t - sin(t)) / (t * t * t) : 1.0 / 6.0 - t * t / 120.0;
+  double W[9], W2[9];
+  int i, j;
+  hat3(w, W);
+  mul3(W, W, W2);
+  for (j = 0; j < 3; ++j) {
+    for (i = 0; i < 3; ++i) E[i + 4 * j] = (i == j) + a * W[i + 3 * j] + b * W2[i + 3 * j];
+    E[3 + 4 * j] = 0.0;
+  }
+  for (i = 0; i < 3; ++i) { /* V v, V = 1 + b W + c W^2 */
+    double t2 = v[i];
+    for (j = 0; j < 3; ++j) t2 += (b * W[i + 3 * j] + c * W2[i + 3 * j]) * v[j];
+    E[12 + i] = t2;
+  }
+  E[15] = 1.0;
+}
+static void mul4(const double *A, const double *B, double *C) {
+  int i, j, k;
+  for (j = 0; j < 4; ++j)
+    for (i = 0; i < 4; ++i) {
+      double t = 0.0;
+      for (k = 0; k < 4; ++k) t += A[i + 4 * k] * B[k + 4 * j];
+      C[i + 4 * j] = t;
+    }
+}
+
+typedef struct {
+  double H[16], s[MAXN], v[6], r[MAXN], tau[MAXN];
+} State;
+
+typedef struct {
+  geolin_model *model;
+  geolin_workspace *ws;
+  int nj, n, N, fixed;
+  int nc, frames[4], types[4], m;
+  unsigned flags;
+  double gains[2];
+  double refs[16 * 4];
+} Setup;
+
+static int setup(Setup *x, const char *dir, const char *file, unsigned load_flags,
+                 const char *const *names, const int *types, int nc) {
+  char path[1024];
+  int k, st;
+  memset(x, 0, sizeof *x);
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  st = geolin_model_load_urdf(path, load_flags, &x->model);
+  CHECK(st == GEOLIN_OK, "load %s -> %d", path, st);
+  if (st != GEOLIN_OK) return 0;
+  CHECK(geolin_workspace_new(x->model, &x->ws) == GEOLIN_OK, "workspace");
+  x->nj = geolin_model_num_joints(x->model);
+  x->n = geolin_model_num_dofs(x->model);
+  x->N = geolin_model_state_dim(x->model);
+  x->fixed = geolin_model_is_fixed_base(x->model);
+  x->nc = nc;
+  x->m = 0;
+  for (k = 0; k < nc; ++k) {
+    x->frames[k] = geolin_model_frame_index(x->model, names[k]);
+    CHECK(x->frames[k] >= 0, "frame %s", names[k]);
+    x->types[k] = types[k];
+    x->m += types[k];
+  }
+  return x->n <= MAXN && x->m <= MAXM;
+}
+
+static void random_state(const Setup *x, State *st, unsigned long seed) {
+  double z[6], E[16], I[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0.5, 1};
+  int i;
+  for (i = 0; i < 6; ++i) z[i] = urand(&seed);
+  exp_se3(z, E);
+  mul4(I, E, st->H);
+  for (i = 0; i < 6; ++i) st->v[i] = 0.5 * urand(&seed);
+  for (i = 0; i < x->nj; ++i) {
+    st->s[i] = 1.5 * urand(&seed);
+    st->r[i] = 0.5 * urand(&seed);
+    st->tau[i] = urand(&seed);
+  }
+}
+
+/* Reference poses a little away from the frames' current poses. */
+static void make_refs(Setup *x, const State *st) {
+  int k;
+  for (k = 0; k < x->nc; ++k) {
+    double Hf[16], D[16], z[6] = {0.01, -0.02, 0.015, 0.04, -0.03, 0.02};
+    CHECK(geolin_frame_pose(x->ws, st->H, st->s, x->frames[k], Hf) == GEOLIN_OK, "pose");
+    exp_se3(z, D);
+    mul4(Hf, D, x->refs + 16 * k);
+  }
+}
+
+static int contact_dynamics(Setup *x, const double *H, const double *s, const double *v,
+                            const double *r, const double *tau, double *nu_dot, double *lambda) {
+  return geolin_contact_dynamics(x->ws, H, s, v, r, tau, x->nc, x->frames, x->types, x->flags,
+                                 x->gains, x->refs, nu_dot, lambda);
+}
+
+/* lambda fed back as external wrenches reproduces nu_dot; nc = 0 equals the free dynamics. */
+static void check_identities(Setup *x, const State *st, const char *label) {
+  double nu[MAXN], lam[MAXM], nu_ext[MAXN], w[6 * 4];
+  static double A[MAXNN * MAXNN], B[MAXNN * MAXN], A0[MAXNN * MAXNN], B0[MAXNN * MAXN];
+  int k, row = 0, i, status;
+  double worst = 0.0, scale = 1.0;
+  status = contact_dynamics(x, st->H, st->s, st->v, st->r, st->tau, nu, lam);
+  CHECK(status == GEOLIN_OK, "%s: contact_dynamics -> %d", label, status);
+  fill(w, 24, 0.0);
+  for (k = 0; k < x->nc; ++k) {
+    for (i = 0; i < x->types[k]; ++i) w[6 * k + i] = lam[row + i];
+    row += x->types[k];
+  }
+  status = geolin_forward_dynamics_ext(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                       w, x->flags, nu_ext);
+  CHECK(status == GEOLIN_OK, "%s: forward_dynamics_ext -> %d", label, status);
+  for (i = 0; i < x->n; ++i) {
+    worst = fabs(nu[i] - nu_ext[i]) > worst ? fabs(nu[i] - nu_ext[i]) : worst;
+    scale = fabs(nu[i]) > scale ? fabs(nu[i]) : scale;
+  }
+  CHECK(worst < 1e-10 * scale, "%s: lambda as wrenches reproduces nu_dot (%g)", label, worst);
+
+  status = geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, 0, NULL, NULL,
+                                   x->flags, NULL, NULL, nu, NULL);
+  CHECK(status == GEOLIN_OK, "%s: nc = 0 -> %d", label, status);
+  CHECK(geolin_forward_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, nu_ext) == GEOLIN_OK,
+        "fd");
+  CHECK(memcmp(nu, nu_ext, sizeof(double) * (size_t)x->n) == 0, "%s: nc = 0 equals FD", label);
+  status = geolin_contact_linearize(x->ws, st->H, st->s, st->v, st->r, st->tau, 0, NULL, NULL,
+                                    x->flags, NULL, NULL, A, B, NULL, NULL);
+  CHECK(status == GEOLIN_OK, "%s: linearize nc = 0 -> %d", label, status);
+  CHECK(geolin_linearize(x->ws, st->H, st->s, st->v, st->r, st->tau, A0, B0) == GEOLIN_OK, "lin");
+  CHECK(memcmp(A, A0, sizeof(double) * (size_t)(x->N * x->N)) == 0 &&
+            memcmp(B, B0, sizeof(double) * (size_t)(x->N * x->nj)) == 0,
+        "%s: nc = 0 equals linearize", label);
+}
+
+/* Geometric central differences of geolin_contact_dynamics, column by column. */
+static void check_finite_differences(Setup *x, const State *st, const char *label) {
+  static double A[MAXNN * MAXNN], B[MAXNN * MAXN], dz[MAXM * MAXNN], dw[MAXM * MAXN];
+  double Hp[16], E[16], sp[MAXN], vp[6], rp[MAXN], tp[MAXN];
+  double nu_p[MAXN], nu_m[MAXN], lam_p[MAXM], lam_m[MAXM];
+  const double eps = 1e-5;
+  const int n = x->n, N = x->N, nj = x->nj, m = x->m, off = x->fixed ? 0 : 6;
+  double errA = 0.0, errB = 0.0, errZ = 0.0, errW = 0.0, scaleA = 1.0, scaleL = 1.0;
+  int col, sign, i, status;
+  status = geolin_contact_linearize(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                    x->types, x->flags, x->gains, x->refs, A, B, dz, dw);
+  CHECK(status == GEOLIN_OK, "%s: contact_linearize -> %d", label, status);
+  if (status != GEOLIN_OK) return;
+  for (i = 0; i < N * N; ++i) scaleA = fabs(A[i]) > scaleA ? fabs(A[i]) : scaleA;
+  for (i = 0; i < m * N; ++i) scaleL = fabs(dz[i]) > scaleL ? fabs(dz[i]) : scaleL;
+  for (col = 0; col < N + nj; ++col) {
+    for (sign = 0; sign < 2; ++sign) {
+      const double e = sign == 0 ? eps : -eps;
+      memcpy(Hp, st->H, sizeof Hp);
+      memcpy(sp, st->s, sizeof sp);
+      memcpy(vp, st->v, sizeof vp);
+      memcpy(rp, st->r, sizeof rp);
+      memcpy(tp, st->tau, sizeof tp);
+      if (col >= N) {
+        tp[col - N] += e;
+      } else if (!x->fixed && col < 6) {
+        double z[6] = {0, 0, 0, 0, 0, 0};
+        z[col] = e;
+        exp_se3(z, E);
+        mul4(st->H, E, Hp);
+      } else if (col < n) {
+        sp[col - off] += e;
+      } else if (!x->fixed && col < n + 6) {
+        vp[col - n] += e;
+      } else {
+        rp[col - n - off] += e;
+      }
+      status = contact_dynamics(x, Hp, sp, vp, rp, tp, sign == 0 ? nu_p : nu_m,
+                                sign == 0 ? lam_p : lam_m);
+      CHECK(status == GEOLIN_OK, "%s: perturbed contact_dynamics -> %d", label, status);
+    }
+    for (i = 0; i < n; ++i) { /* the dynamic rows of A (or B) */
+      const double fd = (nu_p[i] - nu_m[i]) / (2.0 * eps);
+      if (col < N)
+        errA = fmax(errA, fabs(A[n + i + N * col] - fd));
+      else
+        errB = fmax(errB, fabs(B[n + i + N * (col - N)] - fd));
+    }
+    for (i = 0; i < m; ++i) {
+      const double fd = (lam_p[i] - lam_m[i]) / (2.0 * eps);
+      if (col < N)
+        errZ = fmax(errZ, fabs(dz[i + m * col] - fd));
+      else
+        errW = fmax(errW, fabs(dw[i + m * (col - N)] - fd));
+    }
+  }
+  /* The kinematic rows are those of geolin_linearize (not differentiated here). */
+  CHECK(errA / scaleA < 1e-6, "%s: A vs finite differences %g", label, errA / scaleA);
+  CHECK(errB / scaleA < 1e-6, "%s: B vs finite differences %g", label, errB / scaleA);
+  CHECK(errZ / scaleL < 1e-6, "%s: dlambda/dz vs finite differences %g", label, errZ / scaleL);
+  CHECK(errW / scaleL < 1e-6, "%s: dlambda/dw vs finite differences %g", label, errW / scaleL);
+  printf(
+      "%s: worst relative error vs finite differences: A %.1e, B %.1e, dlambda/dz %.1e, "
+      "dlambda/dw %.1e\n",
+      label, errA / scaleA, errB / scaleA, errZ / scaleL, errW / scaleL);
+}
+
+/* Misuse: each returns its status, names the argument, and writes nothing. */
+static void check_misuse(Setup *x, const State *st) {
+  double nu[MAXN], lam[MAXM];
+  static double A[MAXNN * MAXNN], B[MAXNN * MAXN];
+  int bad_types[4], bad_frames[4], k, status;
+  double gains[2], refs[16 * 4];
+#define EXPECT_FAIL(expected, word, call)                                               \
+  do {                                                                                  \
+    fill(nu, x->n, SENTINEL);                                                           \
+    fill(lam, x->m, SENTINEL);                                                          \
+    status = (call);                                                                    \
+    CHECK(status == (expected), "%s -> %d", #call, status);                             \
+    CHECK(strstr(geolin_last_error(), word) != NULL, "message names '%s'", word);       \
+    CHECK(untouched(nu, x->n) && untouched(lam, x->m), "nothing written by %s", #call); \
+  } while (0)
+  memcpy(bad_types, x->types, sizeof bad_types);
+  bad_types[x->nc - 1] = 4;
+  EXPECT_FAIL(GEOLIN_ERR_INVALID_ARGUMENT, "types",
+              geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                      bad_types, x->flags, NULL, NULL, nu, lam));
+  memcpy(bad_frames, x->frames, sizeof bad_frames);
+  bad_frames[0] = geolin_model_num_frames(x->model);
+  EXPECT_FAIL(GEOLIN_ERR_INVALID_ARGUMENT, "frames",
+              geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, bad_frames,
+                                      x->types, x->flags, NULL, NULL, nu, lam));
+  EXPECT_FAIL(GEOLIN_ERR_INVALID_ARGUMENT, "wrench_flags",
+              geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                      x->types, 7u, NULL, NULL, nu, lam));
+  EXPECT_FAIL(GEOLIN_ERR_INVALID_ARGUMENT, "nc",
+              geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, -1, x->frames,
+                                      x->types, x->flags, NULL, NULL, nu, lam));
+  gains[0] = NAN;
+  gains[1] = 1.0;
+  EXPECT_FAIL(GEOLIN_ERR_NONFINITE, "Kp",
+              geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                      x->types, x->flags, gains, x->refs, nu, lam));
+  gains[0] = 10.0;
+  gains[1] = -1.0;
+  EXPECT_FAIL(GEOLIN_ERR_INVALID_ARGUMENT, "Kd",
+              geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                      x->types, x->flags, gains, x->refs, nu, lam));
+  gains[1] = 1.0;
+  EXPECT_FAIL(GEOLIN_ERR_INVALID_ARGUMENT, "refs",
+              geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                      x->types, x->flags, gains, NULL, nu, lam));
+  memcpy(refs, x->refs, sizeof refs);
+  refs[16 * (x->nc - 1) + 13] = INFINITY;
+  EXPECT_FAIL(GEOLIN_ERR_NONFINITE, "refs",
+              geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                      x->types, x->flags, gains, refs, nu, lam));
+  for (k = 0; k < x->nc; ++k)
+    if (x->types[k] == GEOLIN_CONTACT_RIGID) {
+      memcpy(refs, x->refs, sizeof refs);
+      refs[16 * k + 0] = 2.0; /* not a rotation */
+      EXPECT_FAIL(GEOLIN_ERR_INVALID_ARGUMENT, "refs",
+                  geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc,
+                                          x->frames, x->types, x->flags, gains, refs, nu, lam));
+    }
+  EXPECT_FAIL(GEOLIN_ERR_INVALID_ARGUMENT, "lambda",
+              geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                      x->types, x->flags, NULL, NULL, nu, NULL));
+  /* overlapping outputs */
+  fill(A, x->N * x->N, SENTINEL);
+  status = geolin_contact_linearize(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                    x->types, x->flags, NULL, NULL, A, B, A + 1, NULL);
+  CHECK(status == GEOLIN_ERR_INVALID_ARGUMENT && strstr(geolin_last_error(), "overlap"),
+        "overlap -> %d", status);
+  CHECK(untouched(A, x->N * x->N), "overlap: nothing written");
+#undef EXPECT_FAIL
+}
+
+/* Redundant contacts (the same foot held twice): NUMERIC naming the contacts, nothing written. */
+static void check_redundant(const char *dir) {
+  static const char *const names[2] = {"FL_foot", "FL_foot"};
+  static const int types[2] = {GEOLIN_CONTACT_RIGID, GEOLIN_CONTACT_POINT};
+  static double A[MAXNN * MAXNN], B[MAXNN * MAXN];
+  Setup x;
+  State st;
+  double nu[MAXN], lam[MAXM];
+  int status;
+  if (!setup(&x, dir, "quadruped.urdf", 0u, names, types, 2)) return;
+  random_state(&x, &st, 99u);
+  fill(nu, x.n, SENTINEL);
+  fill(lam, x.m, SENTINEL);
+  status = contact_dynamics(&x, st.H, st.s, st.v, st.r, st.tau, nu, lam);
+  CHECK(status == GEOLIN_ERR_NUMERIC, "redundant contacts -> %d", status);
+  CHECK(strstr(geolin_last_error(), "contact 1") && strstr(geolin_last_error(), "FL_foot"),
+        "names the contacts");
+  CHECK(untouched(nu, x.n) && untouched(lam, x.m), "nothing written");
+  fill(A, x.N * x.N, SENTINEL);
+  status = geolin_contact_linearize(x.ws, st.H, st.s, st.v, st.r, st.tau, x.nc, x.frames, x.types,
+                                    x.flags, NULL, NULL, A, B, NULL, NULL);
+  CHECK(status == GEOLIN_ERR_NUMERIC && untouched(A, x.N * x.N), "linearize redundant -> %d",
+        status);
+  geolin_workspace_free(x.ws);
+  geolin_model_free(x.model);
+}
+
+int main(int argc, char **argv) {
+  const char *dir = argc > 1 ? argv[1] : "models";
+  static const char *const feet[4] = {"FL_foot", "FR_foot", "HL_foot", "HR_foot"};
+  static const int points[4] = {GEOLIN_CONTACT_POINT, GEOLIN_CONTACT_POINT, GEOLIN_CONTACT_POINT,
+                                GEOLIN_CONTACT_POINT};
+  static const char *const humanoid[2] = {"L_sole", "R_sole"};
+  static const int rigid[2] = {GEOLIN_CONTACT_RIGID, GEOLIN_CONTACT_RIGID};
+  static const char *const tool[1] = {"tool_tip"};
+  struct {
+    const char *label, *file;
+    unsigned load_flags;
+    const char *const *names;
+    const int *types;
+    int nc;
+  } cases[] = {{"quadruped, 4 point feet", "quadruped.urdf", 0u, feet, points, 4},
+               {"humanoid, 2 rigid soles", "humanoid.urdf", 0u, humanoid, rigid, 2},
+               {"arm (fixed base), rigid tool", "arm7.urdf", GEOLIN_FIXED_BASE, tool, rigid, 1}};
+  size_t c;
+  for (c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    Setup x;
+    State st;
+    unsigned flags;
+    if (!setup(&x, dir, cases[c].file, cases[c].load_flags, cases[c].names, cases[c].types,
+               cases[c].nc))
+      continue;
+    random_state(&x, &st, 7u + c);
+    make_refs(&x, &st);
+    for (flags = 0; flags < 2; ++flags) {
+      char label[160];
+      x.flags = flags;
+      x.gains[0] = flags ? 40.0 : 0.0;
+      x.gains[1] = flags ? 9.0 : 0.0;
+      snprintf(label, sizeof label, "%s (%s, Kp %g)", cases[c].label, flags ? "mixed" : "local",
+               x.gains[0]);
+      check_identities(&x, &st, label);
+      check_finite_differences(&x, &st, label);
+    }
+    check_misuse(&x, &st);
+    geolin_workspace_free(x.ws);
+    geolin_model_free(x.model);
+  }
+  check_redundant(dir);
+  printf("%d passed, %d failed\n", g_passed, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}
