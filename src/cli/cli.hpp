@@ -234,6 +234,10 @@ void print_table(const std::vector<std::string> &header,
 /// Text formatting of one number: "0" for exact zeros, else %.{precision-1}e.
 std::string format_number(double x, int precision = 4);
 
+/// `text` re-broken at spaces into lines of at most `width` characters (longer words stay whole),
+/// without a final newline.
+std::string wrap_text(const std::string &text, std::size_t width);
+
 /// Model summary line used by several commands: "name (source), moving base, n_J = ..".
 std::string model_summary(const LoadedModel &lm);
 

@@ -71,14 +71,20 @@ const Command kCommands[] = {
     {"check", geolin::cli::cmd_check,
      "compare the analytical linearization with finite differences",
      "usage: geolin check [URDF|-] [--samples K] [--fixed-base] [--tol T] [--eps EPS]\n"
-     "                    [--seed SEED] [--format text|json]\n"
+     "                    [--fd richardson|central] [--seed SEED] [--format text|json]\n"
      "\n"
-     "Compares the analytical A, B with geometric central finite differences over K states\n"
-     "(default 20, at least 3): pitch +90 deg, pitch -90 deg, large velocities (|v| = 10,\n"
-     "r in [-10, 10]), then random states. Per block X, the relative error is\n"
+     "Compares the analytical A, B with geometric finite differences over exactly K states\n"
+     "(default 20): pitch +90 deg, pitch -90 deg, large velocities (|v| = 10, r in [-10, 10]),\n"
+     "then random states (the first K of that list). Per block X, the relative error is\n"
      "    max|X_an - X_fd| / max(1, max|X_an|)\n"
-     "and the worst over the states is printed. Exit status 1 if one exceeds T (default 1e-5).\n"
-     "  --eps EPS       finite-difference step (default 1e-5)\n"
+     "Prints cond(M) of the mass matrix at each state. The tolerance at a state is T (default\n"
+     "1e-5), or 10 u cond(M) if larger (u = 2^-53; at most max(T, 1e-3)): A and the finite\n"
+     "differences both go through M^-1, known to about u cond(M) only. Exit status 1 if an error\n"
+     "exceeds its tolerance.\n"
+     "  --fd richardson (default) Richardson extrapolation (4 D(eps/2) - D(eps)) / 3 of central\n"
+     "                  differences D: truncation O(eps^4), so a larger step, less round-off\n"
+     "  --fd central    plain central differences D(eps): truncation O(eps^2)\n"
+     "  --eps EPS       finite-difference step (default 2e-4 for richardson, 1e-5 for central)\n"
      "  --seed SEED     seed of the first random state (default 1)\n"},
     {"generate", geolin::cli::cmd_generate, "print a synthetic URDF (chain or random tree)",
      "usage: geolin generate chain N\n"

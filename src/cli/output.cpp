@@ -50,6 +50,19 @@ void write_text_file(const std::string &path, const std::string &text) {
   if (!out) throw Error(Status::Io, fmt::format("cannot write the file '{}'", path));
 }
 
+std::string wrap_text(const std::string &text, std::size_t width) {
+  std::string out, line, word;
+  std::istringstream words(text);
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
+}
+
 void print_matrix_text(const NamedMatrix &m, int precision, int width) {
   const int rows = static_cast<int>(m.value.rows()), cols = static_cast<int>(m.value.cols());
   fmt::print("{} ({} x {}){}{}\n", m.name, rows, cols, m.title.empty() ? "" : ": ", m.title);
