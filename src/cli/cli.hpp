@@ -3,6 +3,7 @@
 // function `int cmd_NAME(const std::vector<std::string> &args)` returning the exit code.
 #pragma once
 
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -260,8 +261,49 @@ void print_json(const Json &doc);
 /// A CSV field, quoted when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string &s);
 
-/// Writes `text` to the file at `path`; throws Error(Io) naming it if that fails.
-void write_text_file(const std::string &path, const std::string &text);
+/// An output file opened (created or truncated) before a long run, so that a path that cannot be
+/// written fails at once: the constructor throws Error(Io) naming `option`, the path and the
+/// system's reason. If the run fails before anything was written, the destructor removes the
+/// empty file again.
+class OutputFile {
+ public:
+  OutputFile(std::string option, std::string path);
+  ~OutputFile();
+  OutputFile(const OutputFile &) = delete;
+  OutputFile &operator=(const OutputFile &) = delete;
+
+  std::FILE *get() const { return file_; }
+  const std::string &path() const { return path_; }
+  /// Writes text; throws Error(Io) if that fails.
+  void write(const std::string &text);
+  /// Flushes and closes; throws Error(Io) naming the path if any write failed (a full disk).
+  void close();
+
+ private:
+  std::string option_, path_;
+  std::FILE *file_ = nullptr;
+  bool written_ = false;
+};
+
+/// A one-line progress report on stderr, redrawn in place ("\r"), only when stderr is a terminal
+/// (isatty) and `wanted`; nothing at all otherwise (a pipe or a file stays clean).
+class Progress {
+ public:
+  explicit Progress(bool wanted = true);
+  ~Progress();
+  Progress(const Progress &) = delete;
+  Progress &operator=(const Progress &) = delete;
+  bool enabled() const { return enabled_; }
+  void show(const std::string &text);
+  /// "label: 42%" for done of total, redrawn only when the integer percentage changes.
+  void percent(const std::string &label, long done, long total);
+  void clear();
+
+ private:
+  bool enabled_;
+  std::size_t width_ = 0;
+  int last_percent_ = -1;
+};
 
 // --- plots (svg.cpp) ------------------------------------------------------------------------
 

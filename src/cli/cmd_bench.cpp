@@ -2,7 +2,6 @@
 // batches of about 1 ms), their ratios, and with --scaling the time against the number of bodies
 // for chains and random trees, with fitted exponents and an optional SVG plot.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <memory>
 
 #include "cli.hpp"
 #include "geolin/algorithms.hpp"
@@ -169,29 +169,6 @@ class Bench {
   MatX M_, A_, B_;
 };
 
-// A one-line progress report on stderr, only when it is a terminal.
-class Progress {
- public:
-  explicit Progress(bool wanted) : enabled_(wanted && isatty(fileno(stderr)) != 0) {}
-  ~Progress() { clear(); }
-  void show(const std::string &text) {
-    if (!enabled_) return;
-    fmt::print(stderr, "\r{:<{}}", text, width_);
-    width_ = std::max(width_, text.size());
-    std::fflush(stderr);
-  }
-  void clear() {
-    if (!enabled_ || width_ == 0) return;
-    fmt::print(stderr, "\r{:<{}}\r", "", width_);
-    std::fflush(stderr);
-    width_ = 0;
-  }
-
- private:
-  bool enabled_;
-  std::size_t width_ = 0;
-};
-
 std::string format_ns(double ns) {
   if (!std::isfinite(ns)) return "-";
   return ns < 100.0 ? fmt::format("{:.1f}", ns) : fmt::format("{:.0f}", ns);
@@ -295,6 +272,9 @@ double fitted_exponent(const std::vector<double> &x, const std::vector<double> &
 
 int bench_scaling(const Args &args, double seconds, bool json) {
   const unsigned flags = load_flags(args);
+  // Opened before the minutes of timing, so that a path that cannot be written fails at once.
+  std::unique_ptr<OutputFile> plot_file;
+  if (args.has("--plot")) plot_file = std::make_unique<OutputFile>("--plot", args.get("--plot"));
   std::vector<double> sizes(std::begin(kScalingSizes), std::end(kScalingSizes));
   std::vector<Family> families = {
       {"chain", "chains", [](int n) { return make_chain_urdf(n); }, {}, {}},
@@ -388,7 +368,8 @@ int bench_scaling(const Args &args, double seconds, bool json) {
       }
     }
     plot.legend_only = {{"chain", "#222", false, {}, {}}, {"random tree", "#222", true, {}, {}}};
-    write_text_file(args.get("--plot"), render_svg(plot));
+    plot_file->write(render_svg(plot));
+    plot_file->close();
     fmt::print(json ? stderr : stdout, "{}plot: {}\n", json ? "" : "\n", args.get("--plot"));
   }
   return kExitOk;

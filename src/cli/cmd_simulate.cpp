@@ -138,12 +138,6 @@ struct EnergyError {
   double max() const { return err.empty() ? 0.0 : *std::max_element(err.begin(), err.end()); }
 };
 
-struct FileCloser {
-  void operator()(std::FILE *f) const {
-    if (f != nullptr) std::fclose(f);
-  }
-};
-
 }  // namespace
 
 int cmd_simulate(const std::vector<std::string> &argv) {
@@ -158,6 +152,16 @@ int cmd_simulate(const std::vector<std::string> &argv) {
   const Method method = parse_method(args);
   if (steps < 1 || steps > 100000000L) throw UsageError("--steps: K must be in [1, 1e8]");
   if (!(h > 0.0) || !std::isfinite(h)) throw UsageError("--dt: h must be positive");
+  if (args.has("--output") && args.has("--plot") && args.get("--output") == args.get("--plot")) {
+    throw UsageError("--output and --plot name the same file");
+  }
+  // Every output file is opened before the run (which may take minutes), so that a path that
+  // cannot be written fails at once, naming it and the reason.
+  std::unique_ptr<OutputFile> csv_file, plot_file;
+  if (args.has("--output"))
+    csv_file = std::make_unique<OutputFile>("--output", args.get("--output"));
+  if (args.has("--plot")) plot_file = std::make_unique<OutputFile>("--plot", args.get("--plot"));
+
   const LoadedModel lm = load_model(args);
   const Model &model = lm.model;
   State st = state_from_args(model, args);
@@ -172,24 +176,26 @@ int cmd_simulate(const std::vector<std::string> &argv) {
   ws.gravity = st.gravity;
 
   // The trajectory, to --output or standard output; messages go where the CSV does not.
-  const bool to_file = args.has("--output");
-  std::unique_ptr<std::FILE, FileCloser> file;
-  if (to_file) {
-    file.reset(std::fopen(args.get("--output").c_str(), "wb"));
-    if (!file) {
-      throw Error(Status::Io,
-                  fmt::format("--output: cannot write the file '{}'", args.get("--output")));
-    }
-  }
-  std::FILE *csv = to_file ? file.get() : stdout;
+  const bool to_file = csv_file != nullptr;
   std::FILE *msg = to_file ? stdout : stderr;
+  auto emit = [&](const std::string &text) {
+    if (to_file) {
+      csv_file->write(text);
+    } else {
+      fmt::print("{}", text);
+    }
+  };
   std::string line;
   const auto header = trajectory_header(model);
   for (std::size_t j = 0; j < header.size(); ++j) {
     line += (j == 0 ? "" : ",") + csv_field(header[j]);
   }
-  fmt::print(csv, "{}\n", line);
+  emit(line + "\n");
 
+  // A percentage on stderr while the runs last, only if stderr is a terminal.
+  Progress progress;
+  const std::string run_label =
+      fmt::format("simulate: {} steps of h = {:g} s{}", steps, h, plot_file ? " (run 1 of 2)" : "");
   EnergyError run_h, run_h2;
   double E0 = 0.0;
   integrate(model, ws, method.method, h, steps, st, [&](long k, double t, const Point &x) {
@@ -197,13 +203,12 @@ int cmd_simulate(const std::vector<std::string> &argv) {
     if (k == 0) E0 = E;
     run_h.t.push_back(t);
     run_h.err.push_back(std::abs(E - E0));
-    fmt::print(csv, "{}", line);
+    emit(line);
+    progress.percent(run_label, k, steps);
   });
+  progress.clear();
   if (to_file) {
-    if (std::fclose(file.release()) != 0) {
-      throw Error(Status::Io,
-                  fmt::format("--output: cannot write the file '{}'", args.get("--output")));
-    }
+    csv_file->close();
   } else {
     std::fflush(stdout);
   }
@@ -222,15 +227,17 @@ int cmd_simulate(const std::vector<std::string> &argv) {
                torqued ? "the constant joint torques do" : "joint damping does");
   }
 
-  if (args.has("--plot")) {
+  if (plot_file) {
     // The same duration with h / 2.
+    const std::string label2 = fmt::format("simulate: {} steps of h/2 (run 2 of 2)", 2 * steps);
     integrate(model, ws, method.method, h / 2.0, 2 * steps, st,
               [&](long k, double t, const Point &x) {
                 const double E = total_energy(model, ws, x);
-                (void)k;
                 run_h2.t.push_back(t);
                 run_h2.err.push_back(std::abs(E - E0));
+                progress.percent(label2, k, 2 * steps);
               });
+    progress.clear();
     const double floor = 1e-16 * std::max(1.0, std::abs(E0));
     Plot plot;
     plot.title = fmt::format("Energy error: {}, {}, h = {:g} s", model.name, method.name, h);
@@ -249,7 +256,8 @@ int cmd_simulate(const std::vector<std::string> &argv) {
     append_decimated(run_h.t, run_h.err, 1500, a);
     append_decimated(run_h2.t, run_h2.err, 1500, b);
     plot.series = {a, b};
-    write_text_file(args.get("--plot"), render_svg(plot));
+    plot_file->write(render_svg(plot));
+    plot_file->close();
     const double ratio = run_h2.max() > 0.0 ? run_h.max() / run_h2.max() : 0.0;
     fmt::print(msg, "  with h/2: max |E(t) - E(0)| = {:.3e} J", run_h2.max());
     if (ratio > 0.0) {

@@ -1,9 +1,11 @@
 // Output of labelled matrices as text, CSV and JSON, shared by every subcommand.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <sstream>
 
 #include "cli.hpp"
@@ -43,11 +45,73 @@ std::string csv_field(const std::string &s) {
   return out + "\"";
 }
 
-void write_text_file(const std::string &path, const std::string &text) {
-  std::ofstream out(path, std::ios::binary);
-  if (out) out << text;
-  if (out) out.close();
-  if (!out) throw Error(Status::Io, fmt::format("cannot write the file '{}'", path));
+OutputFile::OutputFile(std::string option, std::string path)
+    : option_(std::move(option)), path_(std::move(path)) {
+  errno = 0;
+  file_ = std::fopen(path_.c_str(), "wb");
+  if (file_ == nullptr) {
+    const int err = errno;
+    throw Error(Status::Io, fmt::format("{}: cannot write the file '{}': {}", option_, path_,
+                                        err != 0 ? std::strerror(err) : "fopen failed"));
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (file_ == nullptr) return;
+  std::fclose(file_);
+  if (!written_) std::remove(path_.c_str());
+}
+
+void OutputFile::write(const std::string &text) {
+  if (file_ == nullptr) throw Error(Status::Internal, "OutputFile::write after close");
+  written_ = true;
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
+    const int err = errno;
+    throw Error(Status::Io, fmt::format("{}: cannot write the file '{}': {}", option_, path_,
+                                        std::strerror(err)));
+  }
+}
+
+void OutputFile::close() {
+  if (file_ == nullptr) return;
+  std::FILE *f = file_;
+  file_ = nullptr;
+  errno = 0;
+  const bool failed = std::ferror(f) != 0;
+  if (std::fclose(f) != 0 || failed) {
+    const int err = errno;
+    throw Error(Status::Io, fmt::format("{}: cannot write the file '{}': {}", option_, path_,
+                                        err != 0 ? std::strerror(err) : "write error"));
+  }
+}
+
+Progress::Progress(bool wanted) : enabled_(wanted && isatty(fileno(stderr)) != 0) {}
+
+Progress::~Progress() {
+  clear();
+}
+
+void Progress::show(const std::string &text) {
+  if (!enabled_) return;
+  fmt::print(stderr, "\r{:<{}}", text, width_);
+  width_ = std::max(width_, text.size());
+  std::fflush(stderr);
+}
+
+void Progress::percent(const std::string &label, long done, long total) {
+  if (!enabled_ || total <= 0) return;
+  const int p = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+  if (p == last_percent_) return;
+  last_percent_ = p;
+  show(fmt::format("{}: {}%", label, p));
+}
+
+void Progress::clear() {
+  last_percent_ = -1;
+  if (!enabled_ || width_ == 0) return;
+  fmt::print(stderr, "\r{:<{}}\r", "", width_);
+  std::fflush(stderr);
+  width_ = 0;
 }
 
 std::string wrap_text(const std::string &text, std::size_t width) {
