@@ -44,10 +44,10 @@ int cmd_dynamics(const std::vector<std::string> &argv) {
 
   VecX nu_dot = VecX::Zero(n);
   aba(model, ws, H, st.s, st.v, st.r, st.tau, contacts.external(), nu_dot);
+  const std::string parts = model.fixed_base ? "r_dot" : "[v_dot; r_dot]";
   out.push_back({"nu_dot",
-                 contacts.count() > 0
-                     ? "forward dynamics (ABA) with external wrenches: [v_dot; r_dot]"
-                     : "forward dynamics (ABA): [v_dot; r_dot]",
+                 contacts.count() > 0 ? "forward dynamics (ABA) with external wrenches: " + parts
+                                      : "forward dynamics (ABA): " + parts,
                  nu_dot,
                  nu_labels(model, "v_dot", "r_dot"),
                  {"nu_dot"},

@@ -126,17 +126,25 @@ unsigned load_flags(const Args &args) {
 
 LoadedModel load_model(const std::string &path, unsigned flags) {
   LoadedModel lm;
-  if (path.empty()) {
-    lm.source = fmt::format("{} (bundled)", kDefaultModelName);
-    lm.model = load_urdf_string(kDefaultModelUrdf, flags);
-  } else if (path == "-") {
-    lm.source = "<stdin>";
-    const std::string xml((std::istreambuf_iterator<char>(std::cin)),
-                          std::istreambuf_iterator<char>());
-    lm.model = load_urdf_string(xml, flags);
-  } else {
-    lm.source = path;
-    lm.model = load_urdf_file(path, flags);
+  lm.source = path.empty()  ? fmt::format("{} (bundled)", kDefaultModelName)
+              : path == "-" ? std::string("<stdin>")
+                            : path;
+  try {
+    if (path.empty()) {
+      lm.model = load_urdf_string(kDefaultModelUrdf, flags);
+    } else if (path == "-") {
+      const std::string xml((std::istreambuf_iterator<char>(std::cin)),
+                            std::istreambuf_iterator<char>());
+      lm.model = load_urdf_string(xml, flags);
+    } else {
+      lm.model = load_urdf_file(path, flags);
+    }
+  } catch (const Error &e) {
+    // Every load error names its source: a string (standard input, the bundled model) has no
+    // name the library could give, and a file's message may not repeat its path.
+    const std::string what = e.what();
+    if (what.find(lm.source) != std::string::npos) throw;
+    throw Error(e.status(), fmt::format("{}: {}", lm.source, what));
   }
   return lm;
 }

@@ -14,20 +14,26 @@ namespace geolin::cli {
 
 Format parse_format(const Args &args, const std::vector<Format> &allowed) {
   const std::string name = args.get("--format", "text");
-  Format f;
-  if (name == "text") {
-    f = Format::Text;
-  } else if (name == "json") {
-    f = Format::Json;
-  } else if (name == "csv") {
-    f = Format::Csv;
-  } else {
-    throw UsageError(fmt::format("--format: unknown format '{}' (text, json or csv)", name));
+  static const std::pair<Format, const char *> kNames[] = {
+      {Format::Text, "text"}, {Format::Json, "json"}, {Format::Csv, "csv"}};
+  // The formats of this command only, in the usage's order: "text or json", "text, json or csv".
+  std::string offered;
+  for (std::size_t k = 0; k < allowed.size(); ++k) {
+    for (const auto &[f, n] : kNames) {
+      if (f != allowed[k]) continue;
+      offered += k == 0 ? "" : (k + 1 == allowed.size() ? " or " : ", ");
+      offered += n;
+    }
   }
-  if (std::find(allowed.begin(), allowed.end(), f) == allowed.end()) {
-    throw UsageError(fmt::format("--format {} is not available for this command", name));
+  for (const auto &[f, n] : kNames) {
+    if (name != n) continue;
+    if (std::find(allowed.begin(), allowed.end(), f) == allowed.end()) {
+      throw UsageError(
+          fmt::format("--format {} is not available for this command ({})", name, offered));
+    }
+    return f;
   }
-  return f;
+  throw UsageError(fmt::format("--format: unknown format '{}' ({})", name, offered));
 }
 
 std::string format_number(double x, int precision) {

@@ -117,6 +117,79 @@ std::vector<std::pair<std::string, Vec6>> read_wrenches(const Json &j, const Mod
   return out;
 }
 
+// Where a JSON parser stands: the path of the value being read, in the field notation of the
+// messages ("s[3]", "H[1][2]", "wrenches.L_foot[2]", "s.L_knee"). Used to name the number that
+// overflowed (nlohmann rejects 1e999 with error 406, "number overflow", without saying where).
+class PathTracker : public nlohmann::json_sax<Json> {
+ public:
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t &) override { return value(); }
+  bool string(string_t &) override { return value(); }
+  bool binary(binary_t &) override { return value(); }
+  bool start_object(std::size_t) override {
+    value();
+    stack_.push_back({false, -1, ""});
+    return true;
+  }
+  bool key(string_t &k) override {
+    stack_.back().key = k;
+    return true;
+  }
+  bool end_object() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    value();
+    stack_.push_back({true, -1, ""});
+    return true;
+  }
+  bool end_array() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string &token,
+                   const nlohmann::detail::exception &e) override {
+    if (e.id == 406) {
+      overflow_ = true;
+      token_ = token;
+      // The value being read has not been counted yet: in an array it is the next index.
+      path_.clear();
+      for (std::size_t d = 0; d < stack_.size(); ++d) {
+        const Level &l = stack_[d];
+        const long index = d + 1 == stack_.size() ? l.index + 1 : l.index;
+        if (l.array) {
+          path_ += fmt::format("[{}]", index);
+        } else {
+          path_ += (path_.empty() ? "" : ".") + l.key;
+        }
+      }
+    }
+    return false;
+  }
+
+  bool overflow() const { return overflow_; }
+  const std::string &path() const { return path_; }
+  const std::string &token() const { return token_; }
+
+ private:
+  struct Level {
+    bool array;
+    long index;  // arrays: the index of the last value read
+    std::string key;
+  };
+  bool value() {
+    if (!stack_.empty() && stack_.back().array) ++stack_.back().index;
+    return true;
+  }
+  std::vector<Level> stack_;
+  bool overflow_ = false;
+  std::string path_, token_;
+};
+
 }  // namespace
 
 unsigned long long Random::next() {
@@ -165,7 +238,13 @@ State default_state(const Model &model) {
     st.r[k] = 0.4 * std::cos(k + 1.0);
     st.tau[k] = 2.0 * std::sin(2.0 * k + 1.0);
   }
-  if (!model.fixed_base) st.v << 0.3, 0.0, 0.0, 0.0, 0.5, 0.2;
+  if (model.fixed_base) {
+    // The base pose and twist are not used: say nothing about them.
+    st.description =
+        "default: s_k = 0.5 sin(k+1), r_k = 0.4 cos(k+1), tau_k = 2 sin(2k+1) (joint k 0-based)";
+    return st;
+  }
+  st.v << 0.3, 0.0, 0.0, 0.0, 0.5, 0.2;
   st.description =
       "default: base at z = 1 m pitched 90 deg about y (where Euler angles are singular), s_k = "
       "0.5 sin(k+1), v = [0.3, 0, 0, 0, 0.5, 0.2], r_k = 0.4 cos(k+1), tau_k = 2 sin(2k+1) (joint "
@@ -193,6 +272,19 @@ State parse_state_json(const Model &model, const std::string &text, const std::s
   try {
     doc = Json::parse(text);
   } catch (const Json::exception &e) {
+    if (e.id == 406) {
+      // A number too large for a double (1e999): JSON has no infinity, so it would become one.
+      PathTracker where;
+      Json::sax_parse(text, &where);
+      if (where.overflow() && !where.path().empty()) {
+        field_error(
+            Status::NonFinite, origin, where.path(),
+            fmt::format("{} is not a finite number (it overflows a double)", where.token()));
+      }
+      throw Error(Status::NonFinite,
+                  fmt::format("state {}: {} is not a finite number (it overflows a double)", origin,
+                              where.token()));
+    }
     throw Error(Status::Parse, fmt::format("state {}: not valid JSON: {}", origin, e.what()));
   }
   if (!doc.is_object()) {
