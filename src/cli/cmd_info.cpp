@@ -10,8 +10,16 @@ namespace geolin::cli {
 
 namespace {
 
-std::string join_ints(const std::vector<int> &v) {
-  return v.empty() ? "-" : fmt::format("{}", fmt::join(v, ", "));
+// The children list of the table: at most kShownChildren, then "… (N more)", so that a star
+// with 100k leaves prints one short row, not 100k rows padded to its width. (The JSON output
+// lists them all.)
+constexpr std::size_t kShownChildren = 6;
+
+std::string children_text(const std::vector<int> &v) {
+  if (v.empty()) return "-";
+  if (v.size() <= kShownChildren) return fmt::format("{}", fmt::join(v, ", "));
+  return fmt::format("{}, … ({} more)", fmt::join(v.begin(), v.begin() + kShownChildren, ", "),
+                     v.size() - kShownChildren);
 }
 
 std::string vec3_text(const Vec3 &x) {
@@ -73,7 +81,7 @@ void print_text(const LoadedModel &lm) {
   for (int i = 0; i <= m.n_B; ++i) {
     std::vector<std::string> row = {std::to_string(i), m.body_name[i],
                                     i == 0 ? "-" : std::to_string(m.parent[i]),
-                                    join_ints(m.children[i])};
+                                    children_text(m.children[i])};
     if (i == 0) {
       row.insert(row.end(), {m.fixed_base ? "(fixed to the world)" : "(moving base)", "", ""});
     } else {
@@ -86,6 +94,12 @@ void print_text(const LoadedModel &lm) {
   }
   print_table({"i", "body", "λ(i)", "μ(i)", "joint", "type", "axis", "mass [kg]", "note"}, rows,
               {0, 2, 7});
+  bool truncated = false;
+  for (const auto &c : m.children) truncated = truncated || c.size() > kShownChildren;
+  if (truncated) {
+    fmt::print("  (μ(i) shows the first {} children; --format json lists them all)\n",
+               kShownChildren);
+  }
 
   int mimics = 0;
   for (int i = 1; i <= m.n_B; ++i) mimics += !m.mimic_of[i].empty();

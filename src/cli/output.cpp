@@ -267,10 +267,14 @@ std::size_t display_width(const std::string &s) {
 void print_table(const std::vector<std::string> &header,
                  const std::vector<std::vector<std::string>> &rows,
                  const std::set<int> &right_aligned, const std::string &indent) {
+  // Columns are padded to their widest cell, but to no more than kMaxPad characters: a longer
+  // cell overflows its column rather than widening every row, so that the output stays
+  // proportional to its content (a 1 MB name must not pad 100k rows to 1 MB each).
+  constexpr std::size_t kMaxPad = 48;
   std::vector<std::size_t> w(header.size(), 0);
   auto measure = [&](const std::vector<std::string> &r) {
     for (std::size_t j = 0; j < r.size() && j < w.size(); ++j)
-      w[j] = std::max(w[j], display_width(r[j]));
+      w[j] = std::max(w[j], std::min(kMaxPad, display_width(r[j])));
   };
   measure(header);
   for (const auto &r : rows) measure(r);
