@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -199,6 +200,14 @@ int main(int argc, char **argv) {
   } catch (const geolin::Error &e) {
     fmt::print(stderr, "geolin {}: error ({}): {}\n", name, geolin::cli::status_name(e.status()),
                e.what());
+    return geolin::cli::kExitFailure;
+  } catch (const std::bad_alloc &) {
+    // An allocation failed (the model, or a matrix of N x N for it, is too large for this
+    // machine's memory): the status of GEOLIN_ERR_MEMORY, never "std::bad_alloc".
+    fmt::print(stderr,
+               "geolin {}: error ({}): out of memory: an allocation failed (the model or its "
+               "N x N matrices may be too large for this machine)\n",
+               name, geolin::cli::status_name(geolin::Status::Memory));
     return geolin::cli::kExitFailure;
   } catch (const std::exception &e) {
     fmt::print(stderr, "geolin {}: error: {}\n", name, e.what());
