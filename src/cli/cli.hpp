@@ -264,7 +264,8 @@ std::string csv_field(const std::string &s);
 /// An output file opened (created or truncated) before a long run, so that a path that cannot be
 /// written fails at once: the constructor throws Error(Io) naming `option`, the path and the
 /// system's reason. If the run fails before anything was written, the destructor removes the
-/// empty file again.
+/// empty file again, if this run created it (an existing file or a device such as /dev/null is
+/// never removed).
 class OutputFile {
  public:
   OutputFile(std::string option, std::string path);
@@ -283,6 +284,7 @@ class OutputFile {
   std::string option_, path_;
   std::FILE *file_ = nullptr;
   bool written_ = false;
+  bool created_ = false;  // the path did not exist before
 };
 
 /// A one-line progress report on stderr, redrawn in place ("\r"), only when stderr is a terminal

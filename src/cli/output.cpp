@@ -1,5 +1,6 @@
 // Output of labelled matrices as text, CSV and JSON, shared by every subcommand.
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,9 @@ std::string csv_field(const std::string &s) {
 
 OutputFile::OutputFile(std::string option, std::string path)
     : option_(std::move(option)), path_(std::move(path)) {
+  // Only a file this run creates may be removed again (never /dev/null or a user's file).
+  struct stat info;
+  created_ = stat(path_.c_str(), &info) != 0 && errno == ENOENT;
   errno = 0;
   file_ = std::fopen(path_.c_str(), "wb");
   if (file_ == nullptr) {
@@ -65,7 +69,7 @@ OutputFile::OutputFile(std::string option, std::string path)
 OutputFile::~OutputFile() {
   if (file_ == nullptr) return;
   std::fclose(file_);
-  if (!written_) std::remove(path_.c_str());
+  if (!written_ && created_) std::remove(path_.c_str());
 }
 
 void OutputFile::write(const std::string &text) {

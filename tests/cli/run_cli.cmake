@@ -5,7 +5,7 @@
 #         [-DOUTPUT_FILE=path [-DOUTPUT_FILE_REGEX="re1&&re2"]] [-DSTDOUT_NOT="re1&&re2"]
 #         [-DSTDERR_NOT="re1&&re2"] [-DSTDERR_EMPTY=1] [-DSTDOUT_MAX_BYTES=N|-DSTDOUT_MAX_BYTES_OF=f]
 #         [-DJSON_LENGTH="a 0 b=N|..."] [-DINPUT_FILE=path] [-DVMEM_LIMIT_KB=N] [-DTTY=1]
-#         [-DABSENT_FILE=path] [-DREQUIRES=path] -P run_cli.cmake
+#         [-DABSENT_FILE=path] [-DEXISTING_FILE=path] [-DREQUIRES=path] -P run_cli.cmake
 # ARGS and PIPE_ARGS are '|'-separated; with PIPE_ARGS, `geolin PIPE_ARGS | geolin ARGS` runs.
 # Each regex of STDOUT_REGEX / STDERR_REGEX ('&&'-separated) must match; a backslash-n (-r) in
 # one stands for a newline (carriage return), which cannot pass through a test's command line. JSON_MEMBERS: stdout
@@ -20,7 +20,7 @@
 # keys and indices) has N elements. INPUT_FILE: standard input of the (last) geolin. VMEM_LIMIT_KB:
 # run geolin under `ulimit -v N` (sh). TTY: run it in a pseudo-terminal (util-linux `script`,
 # stdout and stderr then both arrive on stdout). ABSENT_FILE: must not exist afterwards (removed
-# first). REQUIRES: an optional file; without it the test prints "SKIPPED: ..." and passes (the
+# first). EXISTING_FILE: written before the run, must still exist afterwards. REQUIRES: an optional file; without it the test prints "SKIPPED: ..." and passes (the
 # test's SKIP_REGULAR_EXPRESSION marks it skipped).
 if(NOT DEFINED CLI)
   message(FATAL_ERROR "run_cli.cmake: CLI is not set")
@@ -38,6 +38,9 @@ if(DEFINED OUTPUT_FILE)
 endif()
 if(DEFINED ABSENT_FILE)
   file(REMOVE "${ABSENT_FILE}")
+endif()
+if(DEFINED EXISTING_FILE)
+  file(WRITE "${EXISTING_FILE}" "a file that was there before the run\n")
 endif()
 # The command line of the (last) geolin, possibly wrapped.
 set(command "${CLI}" ${args})
@@ -167,6 +170,10 @@ if(DEFINED STDOUT_MAX_BYTES)
   if(out_bytes GREATER STDOUT_MAX_BYTES)
     message(FATAL_ERROR "stdout has ${out_bytes} bytes, more than ${STDOUT_MAX_BYTES}\n${context}")
   endif()
+endif()
+
+if(DEFINED EXISTING_FILE AND NOT EXISTS "${EXISTING_FILE}")
+  message(FATAL_ERROR "the run removed ${EXISTING_FILE}, which it had not created\n${context}")
 endif()
 
 if(DEFINED ABSENT_FILE AND EXISTS "${ABSENT_FILE}")
