@@ -140,7 +140,8 @@ static void test_singular_state(geolin_model *m, const char *label) {
     }
   }
   /* Inverse dynamics and the mass matrix need no factorization: they stay available. */
-  CHECK(geolin_inverse_dynamics(ws, kH, s_sing, kV, kR, kV, nu_dot) == GEOLIN_OK,
+  for (i = 0; i < n; ++i) Minv[i] = 0.1 * i; /* any acceleration, n entries */
+  CHECK(geolin_inverse_dynamics(ws, kH, s_sing, kV, kR, Minv, nu_dot) == GEOLIN_OK,
         "%s: inverse dynamics at the singular state", label);
   CHECK(geolin_mass_matrix(ws, s_sing, M) == GEOLIN_OK, "%s: M at the singular state", label);
   geolin_workspace_free(ws);
