@@ -271,11 +271,9 @@ int check_state(const char *function, const geolin_workspace *ws, const double *
 }
 
 bool all_finite(const Eigen::Ref<const Eigen::MatrixXd> &X) noexcept {
-  const double *p = X.data();
-  const Eigen::Index count = X.size();
-  for (Eigen::Index i = 0; i < count; ++i) {
-    if (!std::isfinite(p[i])) return false;
-  }
+  if (X.outerStride() == X.rows()) return geolin::all_finite(X.data(), X.size());
+  for (Eigen::Index j = 0; j < X.cols(); ++j)
+    if (!geolin::all_finite(X.col(j).data(), X.rows())) return false;
   return true;
 }
 

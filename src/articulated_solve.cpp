@@ -57,6 +57,9 @@ struct SolveKernels {
   BackwardPairKernel backward_pair[2][3];  // a chain link (child, parent) at once
   ForwardPairKernel forward_pair[2];       // [a of the second body needed by its children]
   CombineRowsKernel combine_rows;
+  void (*combine_rows_scaled)(int, int, int, const double *, const double *, std::ptrdiff_t,
+                              double *, double);
+  bool (*finite)(const double *, std::ptrdiff_t);
 };
 
 namespace baseline {
@@ -383,6 +386,15 @@ void combine_rows(int lo, int hi, int count, const double *coef, const double *r
   solve_kernels().combine_rows(lo, hi, count, coef, rows, ld, y);
 }
 
+void combine_rows_scaled(int lo, int hi, int count, const double *coef, const double *rows,
+                         std::ptrdiff_t ld, double *y, double scale) {
+  solve_kernels().combine_rows_scaled(lo, hi, count, coef, rows, ld, y, scale);
+}
+
+bool all_finite_wide(const double *p, std::ptrdiff_t count) {
+  return solve_kernels().finite(p, count);
+}
+
 const char *solve_isa() {
   const SolveKernels *k = &solve_kernels();
 #ifdef GEOLIN_AVX2_KERNELS
@@ -408,3 +420,11 @@ bool force_solve_isa(const char *isa) {
 }
 
 }  // namespace geolin::detail
+
+namespace geolin {
+
+bool all_finite(const double *p, std::ptrdiff_t count) {
+  return detail::all_finite_wide(p, count);
+}
+
+}  // namespace geolin

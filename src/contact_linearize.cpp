@@ -26,11 +26,6 @@ namespace geolin {
 namespace detail {
 namespace {
 
-// y[lo, hi) += a x[lo, hi) with the solver's widest loops.
-inline void axpy(int lo, int hi, double a, const double *x, double *y) {
-  combine_rows(lo, hi, 1, &a, x, 0, y);
-}
-
 // The derivative of contact f's constraint error c (its rows, in λ's axes) along a direction
 // that changes the frame's body acceleration by da, its body twist by dv and displaces the frame
 // by xi (all in F's axes).
@@ -62,6 +57,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
                        const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts, RefMat A,
                        RefMat B, RefMat dlambda_dz, RefMat dlambda_dw) {
   using detail::combine_rows;
+  using detail::combine_rows_scaled;
   const int nj = model.n_B, n = model.num_dofs(), m = contacts.rows();
   const bool moving = !model.fixed_base, mixed = (contacts.flags & kWrenchMixed) != 0;
   const Vec6 v0 = moving ? v : Vec6::Zero();
@@ -92,40 +88,60 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   const ExternalWrenches ext{contacts.count, ws.contact_frames.data(), ws.contact_wrenches.data(),
                              contacts.flags};
   detail::load_external_wrenches(model, ws, H, &ext);
-  const detail::LinearizeLayout L = detail::linearize_layout(model, 0, moving && mixed);
+  const detail::LinearizeLayout L =
+      detail::linearize_layout(model, 0, moving && mixed, /*base_pose_cols=*/true);
 
-  // 3. The unconstrained derivatives at fixed λ: X = M⁻¹ R (X holds −F_ext, and M⁻¹ S).
+  // 3. The unconstrained derivatives at fixed λ: X = M⁻¹ R (X holds −F_ext, and M⁻¹ S). The z_H
+  // columns are carried along as 6 more columns of X holding −F_H: the gravity block and the
+  // Mixed wrenches' attitude term.
   detail::linearize_solve(model, ws, H, v0, a0, r, nullptr, L);
   ws.ext_active = false;
   double *X = ws.rhs.data();
   const std::ptrdiff_t ldx = L.ldx, ldm = detail::solve_stride(m);
-  const int cols = L.c_E;  // the v, (s, r, S) columns; the Mixed attitude ones go into F_H
-  double *FH = ws.contact_FH.data();
-  detail::linearize_gravity_columns(model, ws, L, H, FH, n);
+  const int cols = L.cols;
+  if (moving) {
+    const Mat3 G = hat(H.R.transpose() * ws.gravity);
+    for (int i = 0; i < n; ++i) {
+      double *x = X + i * ldx + L.c_H;
+      for (int e = 0; e < 3; ++e) x[e] = 0.0;
+      for (int e = 0; e < 3; ++e)
+        x[3 + e] = (i < 3 ? -G(i, e) : 0.0) - (L.mixed ? X[i * ldx + L.c_E + e] : 0.0);
+    }
+  }
 
-  // 4. K = ∂c/∂z − J_c X in X's columns, and ∂c/∂z_H + J_c F_H for the z_H columns.
+  // 4. K = ∂c/∂z − J_c X in X's columns (the S columns: −J_c X only).
   const double *J = ws.contact_J.data();
   const double *Y = ws.contact_Y.data();
   const double *Lf = ws.contact_L.data();
   double *K = ws.contact_K.data();
-  Eigen::Map<MatX> dH(ws.contact_dlH.data(), m, 6);  // ∂λ/∂z_H, built in place
-  dH.setZero();
+  double *coef = ws.contact_coef.data();  // n scratch coefficients
   for (int k = 0; k < contacts.count; ++k) {
     Workspace::ContactFrame &f = ws.contacts[k];
     const int b = f.body;
     f.aF = f.X_F0 * (ws.a[b] - a_g);
-    for (int p = f.row0; p < f.row0 + f.rows; ++p) {
-      double *kp = K + p * ldx;
-      std::fill_n(kp, ldx, 0.0);
-      auto subtract = [&](int dof) {  // K_p −= J_pj X_j and dH_p += J_pj F_H,j
-        const double jp = J[p * n + dof];
-        detail::axpy(0, cols, -jp, X + dof * ldx, kp);
-        if (moving)
-          for (int e = 0; e < 6; ++e) dH(p, e) += jp * FH[e * n + dof];
-      };
-      if (moving)
-        for (int e = 0; e < 6; ++e) subtract(e);
-      for (int i = b; i >= 1; i = model.parent[i]) subtract(model.dof(i));
+    for (int p = f.row0; p < f.row0 + f.rows; ++p) std::fill_n(K + p * ldx, ldx, 0.0);
+    // −J_p X over the non-zero columns of J_c's rows: the base, then the path to b in runs of
+    // consecutive degrees of freedom (a limb is numbered consecutively), one call per run.
+    auto run = [&](int lo, int hi) {
+      for (int p = f.row0; p < f.row0 + f.rows; ++p) {
+        const double *jp = J + p * n;
+        for (int d = lo; d < hi; ++d) coef[d - lo] = -jp[d];
+        combine_rows(0, cols, hi - lo, coef, X + lo * ldx, ldx, K + p * ldx);
+      }
+    };
+    if (moving) run(0, 6);
+    if (b >= 1) {
+      int lo = model.dof(b), hi = lo + 1;
+      for (int i = model.parent[b]; i >= 1; i = model.parent[i]) {
+        if (model.dof(i) == lo - 1) {
+          --lo;
+          continue;
+        }
+        run(lo, hi);
+        lo = model.dof(i);
+        hi = lo + 1;
+      }
+      run(lo, hi);
     }
     auto add = [&](int col, const Vec6 &d) {
       for (int r = 0; r < f.rows; ++r) K[(f.row0 + r) * ldx + col] += d[r];
@@ -135,8 +151,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
       const Vec6 rel = v0 - ws.v[b];
       for (int e = 0; e < 6; ++e) {
         const Vec6 xi = f.X_F0.col(e);
-        const Vec6 dcH = detail::constraint_derivative(f, contacts, mixed, zero, zero, xi);
-        for (int r = 0; r < f.rows; ++r) dH(f.row0 + r, e) += dcH[r];
+        add(L.c_H + e, detail::constraint_derivative(f, contacts, mixed, zero, zero, xi));
         Vec6 unit = Vec6::Zero();
         unit[e] = 1.0;
         add(e, detail::constraint_derivative(f, contacts, mixed, f.X_F0 * cross_motion(rel, unit),
@@ -156,49 +171,36 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     }
   }
 
-  // 5. K ← Λ K (row operations with the Cholesky factor), ∂λ/∂z_H = −Λ (∂c/∂z_H + J_c F_H).
-  double *coef = ws.contact_gamma.data();  // γ is no longer needed: scratch for m coefficients
+  // 5. K ← Λ K: forward then backward substitution with the Cholesky factor, row by row.
   for (int p = 0; p < m; ++p) {
     for (int q = 0; q < p; ++q) coef[q] = -Lf[p * ldm + q];
-    combine_rows(0, cols, p, coef, K, ldx, K + p * ldx);
-    const double inv = 1.0 / Lf[p * ldm + p];
-    for (int c = 0; c < cols; ++c) K[p * ldx + c] *= inv;
+    combine_rows_scaled(0, cols, p, coef, K, ldx, K + p * ldx, 1.0 / Lf[p * ldm + p]);
   }
   for (int p = m - 1; p >= 0; --p) {
     for (int q = p + 1; q < m; ++q) coef[q - p - 1] = -Lf[q * ldm + p];
-    combine_rows(0, cols, m - 1 - p, coef, K + (p + 1) * ldx, ldx, K + p * ldx);
-    const double inv = 1.0 / Lf[p * ldm + p];
-    for (int c = 0; c < cols; ++c) K[p * ldx + c] *= inv;
+    combine_rows_scaled(0, cols, m - 1 - p, coef, K + (p + 1) * ldx, ldx, K + p * ldx,
+                        1.0 / Lf[p * ldm + p]);
   }
-  if (moving)
-    for (int e = 0; e < 6; ++e) {
-      double *col = &dH(0, e);
-      detail::cholesky_solve(Lf, m, ldm, col);
-      for (int p = 0; p < m; ++p) col[p] = -col[p];
-    }
 
-  // 6. X += Y K (the constrained −F and B), F_H += Y ∂λ/∂z_H.
+  // 6. X += Y K: the constrained −F (z_H columns included) and M⁻¹ S.
   for (int i = 0; i < n; ++i) combine_rows(0, cols, m, Y + i * ldm, K, ldx, X + i * ldx);
-  if (moving)
-    for (int e = 0; e < 6; ++e)
-      for (int i = 0; i < n; ++i) {
-        double t = 0.0;
-        for (int p = 0; p < m; ++p) t += Y[i * ldm + p] * dH(p, e);
-        FH[e * n + i] += t;
-      }
 
   // 7. Nothing is written unless everything is finite.
   if (!detail::all_finite(X, n * ldx) || !detail::all_finite(K, m * ldx) ||
-      !detail::all_finite(FH, moving ? 6 * n : 0) || !dH.allFinite() ||
       !ws.contact_lambda.head(m).allFinite())
     return false;
+  double *FH = ws.contact_FH.data();  // n x 6, column-major
+  if (moving)
+    for (int e = 0; e < 6; ++e)
+      for (int i = 0; i < n; ++i) FH[e * n + i] = -X[i * ldx + L.c_H + e];
   detail::linearize_write(model, ws, L, v, moving ? FH : nullptr, n, A, B);
   if (dlambda_dz.size() > 0) {
-    // ∂λ/∂z: z_H from dH; z_s, z_v, z_r are −K (X held −F); ∂λ/∂w is K on the S columns.
+    // ∂λ/∂z = −K in X's columns (X held −F); ∂λ/∂w is K on the S columns.
     const int s_col = moving ? 6 : 0, r_col = n + L.nv;
-    if (moving) dlambda_dz.leftCols<6>() = dH;
     for (int p = 0; p < m; ++p) {
       const double *kp = K + p * ldx;
+      if (moving)
+        for (int e = 0; e < 6; ++e) dlambda_dz(p, e) = -kp[L.c_H + e];
       for (int e = 0; e < L.nv; ++e) dlambda_dz(p, n + e) = -kp[e];
       for (int j = 0; j < nj; ++j) {
         dlambda_dz(p, s_col + j) = -kp[L.c_J + 3 * j];

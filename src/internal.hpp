@@ -14,17 +14,11 @@
 
 namespace geolin::detail {
 
-/// Whether no entry of p[0..count) is NaN or ±Inf (exponent bits not all ones), in a loop that
-/// compilers vectorize.
+/// Whether no entry of p[0..count) is NaN or ±Inf, with the widest vectors of the processor
+/// (articulated_solve.cpp dispatches it with the solver's loops).
+bool all_finite_wide(const double *p, std::ptrdiff_t count);
 inline bool all_finite(const double *p, std::ptrdiff_t count) {
-  constexpr std::uint64_t kExponent = 0x7ff0000000000000ull;
-  std::uint64_t bad = 0;
-  for (std::ptrdiff_t i = 0; i < count; ++i) {
-    std::uint64_t bits;
-    std::memcpy(&bits, p + i, sizeof bits);
-    bad |= static_cast<std::uint64_t>((bits & kExponent) == kExponent);
-  }
-  return bad == 0;
+  return all_finite_wide(p, count);
 }
 
 /// Threshold of the articulated pivots (docs/dynamics.md §3, "numerically singular"). A joint
@@ -182,6 +176,10 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
 void combine_rows(int lo, int hi, int count, const double *coef, const double *rows,
                   std::ptrdiff_t ld, double *y);
 
+/// y[lo, hi) ← scale · (y[lo, hi) + Σ_{k < count} coef[k] · rows[k ld + lo, hi)).
+void combine_rows_scaled(int lo, int hi, int count, const double *coef, const double *rows,
+                         std::ptrdiff_t ld, double *y, double scale);
+
 /// The instruction set of articulated_solve's column loops: "baseline", "avx2+fma" or "avx512"
 /// (the widest the processor has, chosen at run time). force_solve_isa selects one for tests
 /// (where the processor has it; nullptr restores the automatic choice) and says whether it could.
@@ -214,12 +212,15 @@ Transform contact_reference(const Contacts &c, int k);
 /// The columns of linearize's right-hand sides (linearize.cpp): base velocity columns [0, nv),
 /// per joint j the triple (∂ID/∂s_j, ∂ID/∂r_j, S_j) at c_J + 3 (j − 1), 6 per wrench from c_w,
 /// the 3 Mixed attitude columns at c_E; cols in all, rows of stride ldx.
+/// With base_pose_cols (moving base), 6 more columns at c_H, zero in the solve, for a caller that
+/// carries the z_H columns along (contact_linearize).
 struct LinearizeLayout {
   int n = 0, nj = 0, nv = 0, nf = 0;
-  bool mixed = false;
-  int c_J = 0, c_w = 0, c_E = 0, cols = 0, ldx = 0;
+  bool mixed = false, base_pose_cols = false;
+  int c_J = 0, c_w = 0, c_E = 0, c_H = 0, cols = 0, ldx = 0;
 };
-LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed);
+LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed,
+                                 bool base_pose_cols = false);
 
 /// After kinematics, load_external_wrenches and aba_pass at the state (ws.nu_dot, and the
 /// velocities, accelerations a (with a0 = ν̇_base + gravity), Ψ̇ and h consistent with it):
@@ -233,11 +234,6 @@ void linearize_solve(const Model &model, Workspace &ws, const Transform &H, cons
 /// are [0; F_H] with F_H (n x 6, column stride ld_FH) given, or zero when F_H is null.
 void linearize_write(const Model &model, const Workspace &ws, const LinearizeLayout &L,
                      const Vec6 &v, const double *F_H, Eigen::Index ld_FH, RefMat A, RefMat B);
-
-/// F_H (n x 6, column stride ld) of the unconstrained dynamics from X: the gravity block and the
-/// Mixed wrenches' attitude term. Moving base only.
-void linearize_gravity_columns(const Model &model, const Workspace &ws, const LinearizeLayout &L,
-                               const Transform &H, double *F_H, Eigen::Index ld);
 
 /// RNEA derivative passes after kinematics (Carpentier & Mansard 2018, derived in frame 0).
 /// Writes the structurally non-zero entries of ∂ID/∂s (n x n_J), ∂ID/∂v (base columns, n x 6,

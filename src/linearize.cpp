@@ -49,7 +49,7 @@ void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int st
 
 namespace detail {
 
-LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed) {
+LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed, bool base_pose_cols) {
   LinearizeLayout L;
   L.n = model.num_dofs();
   L.nj = model.n_B;
@@ -60,6 +60,9 @@ LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed) {
   L.c_w = L.nv + 3 * L.nj;
   L.c_E = L.c_w + 6 * nf;
   L.cols = L.c_E + (mixed ? 3 : 0);
+  L.c_H = L.cols;
+  L.base_pose_cols = base_pose_cols && !model.fixed_base;
+  if (L.base_pose_cols) L.cols += 6;
   L.ldx = solve_stride(L.cols);
   return L;
 }
@@ -107,6 +110,8 @@ void linearize_solve(const Model &model, Workspace &ws, const Transform &H, cons
   for (int w = 0; w < L.nf; ++w)
     blocks[nblk++] = {RhsBlock::kAtBody, L.c_w + 6 * w, 6, 1, model.frames[ext->frames[w]].body};
   if (L.mixed) blocks[nblk++] = {RhsBlock::kDense, L.c_E, 3};
+  // Columns for the caller (zero here): only the base's step and the forward pass touch them.
+  if (L.base_pose_cols) blocks[nblk++] = {RhsBlock::kAtBody, L.c_H, 6, 1, 0};
   articulated_solve(model, ws, blocks, nblk, L.cols);
 }
 
@@ -139,22 +144,6 @@ void linearize_write(const Model &model, const Workspace &ws, const LinearizeLay
     for (int k = 0; k < n; ++k) A(k, n + k) = 1.0;  // ż_H ← z_v, ż_s ← z_r
   } else {
     for (int k = 0; k < nj; ++k) A(k, n + k) = 1.0;  // ż_s ← z_r
-  }
-}
-
-void linearize_gravity_columns(const Model &model, const Workspace &ws, const LinearizeLayout &L,
-                               const Transform &H, double *F_H, Eigen::Index ld) {
-  if (model.fixed_base) return;
-  const int n = L.n;
-  for (int c = 0; c < 6; ++c) std::fill_n(F_H + c * ld, n, 0.0);
-  // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
-  const Mat3 G = hat(H.R.transpose() * ws.gravity);
-  for (int c = 0; c < 3; ++c)
-    for (int k = 0; k < 3; ++k) F_H[(3 + c) * ld + k] = G(k, c);
-  if (L.mixed) {  // and the Mixed wrenches' attitude term, M⁻¹ [EC_0; S_iᵀ EC_i]
-    const double *X = ws.rhs.data();
-    for (int c = 0; c < 3; ++c)
-      for (int k = 0; k < n; ++k) F_H[(3 + c) * ld + k] += X[k * L.ldx + L.c_E + c];
   }
 }
 

@@ -99,7 +99,7 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
   if (d.features & kWorkspaceContacts) {
     const std::size_t m = d.max_rows, ldm = (m + 3) / 4 * 4;
     bytes = add(bytes, mul(d.max_wrenches, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
-    bytes = add(bytes, mul(D, m * n + n * ldm + m * ldm + m * cols + 4 * m + 6 * n + 6 * m));
+    bytes = add(bytes, mul(D, m * n + n * ldm + m * ldm + m * cols + 4 * m + 7 * n + 6 * m));
   }
   return bytes;
 }
@@ -177,6 +177,7 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     contact_lambda.setZero(m);
     contact_lambda_plus.setZero(m);
     contact_lambda_minus.setZero(m);
+    contact_coef.setZero(std::max<std::size_t>(m, n));
     contact_FH.setZero(n, 6);
     contact_dlH.setZero(m, 6);
   }

@@ -34,6 +34,9 @@ struct ExternalWrenches {
   Vec6 extra = Vec6::Zero();
 };
 
+/// Whether no entry of p[0, count) is NaN or ±Inf, with the processor's widest vectors.
+bool all_finite(const double *p, std::ptrdiff_t count);
+
 /// Contact types (the values of GEOLIN_CONTACT_*): the number of constraint rows of a contact.
 enum ContactType : int {
   kContactPoint = 3,  // the frame origin is held: its world acceleration is prescribed

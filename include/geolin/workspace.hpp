@@ -193,6 +193,7 @@ struct Workspace {
   LineAlignedBuffer contact_K;         // max_rows x rhs_cols: G − J_c X, then K (linearize)
   VecX contact_gamma, contact_lambda;  // max_rows
   VecX contact_lambda_plus, contact_lambda_minus;  // max_rows (finite differences)
+  VecX contact_coef;                               // n: coefficients of row combinations
   MatX contact_FH;                                 // n x 6: the z_H columns of the constrained F
   MatX contact_dlH;                                // max_rows x 6: ∂λ/∂z_H
 };
