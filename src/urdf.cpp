@@ -1,12 +1,26 @@
-// URDF loader: urdfdom parses the file, geolin checks it and builds the tree model of
-// docs/dynamics.md §2 (Bos et al. 2022, §2.1), merging fixed joints.
+// URDF loader: reads the XML, checks the URDF and builds the tree model of docs/dynamics.md §2
+// (Bos et al. 2022, §2.1), merging fixed joints.
 //
-// urdfdom stores links and joints in std::map (sorted by name), so it loses the order in which
-// joints appear in the file, and it refuses duplicates, several roots and unknown links with
-// the same "null model" as malformed XML. A small, non-validating XML scanner (below) therefore
-// reads the element structure once more: it gives the file order (children in URDF order) and
-// lets the loader tell a structural fault (Status::Model) from a syntax fault (Status::Parse).
-// urdfdom remains the parser of every value. All traversals are iterative.
+// One reader decides the structure. geolin's own XML reader (xml.hpp) is the only code that
+// reads the raw text: it builds the element tree once (iteratively, depth-limited), refusing
+// every construct it does not read exactly. All checks below -- one <robot>, no xacro, the
+// joint tree (duplicates, unknown links, roots, cycles), mimic joints, numbers -- run on that
+// tree, and urdfdom, which parses the values, is then given a canonical document written from
+// the same tree (Document::canonical: elements and attributes only, values escaped; only the
+// <robot>'s <link>, <joint> and <material> subtrees, which is all urdfdom reads). urdfdom can
+// therefore only ever see what was checked: a declaration, comment, DOCTYPE or processing
+// instruction cannot hide an element from one reader and show it to the other (the earlier
+// design pre-scanned the text and also handed it raw to urdfdom: a declaration like
+// <?xml version="..>.."?> hid a subtree, a joint cycle or a deep nesting from the checks).
+// After urdfdom, the link and joint counts are compared with the tree's (a difference would
+// be a bug: Status::Internal).
+//
+// urdfdom stores links and joints in std::map (sorted by name) and so loses the file order;
+// the element tree gives it (children in URDF order). All traversals are iterative.
+//
+// Files: regular files only, opened non-blocking and checked with fstat on the open
+// descriptor (a FIFO or device is refused without blocking or reading), at most
+// kMaxUrdfFileBytes (model.hpp). An allocation failure while loading becomes Status::Memory.
 //
 // Nothing is printed: urdfdom's console_bridge output is captured into the error message (the
 // handler is process-global; the mutex serializes geolin's own loads, a host that logs through
@@ -14,28 +28,30 @@
 // Inertia checks: mass >= 0 and finite, tensor finite and positive semidefinite; the triangle
 // inequality only with kStrictInertia (model.hpp explains why).
 #include <console_bridge/console.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <urdf_parser/urdf_parser.h>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "geolin/model.hpp"
 #include "geolin/status.hpp"
+#include "xml.hpp"
 
 namespace geolin {
 namespace {
@@ -88,249 +104,19 @@ class ConsoleCapture {
 };
 
 // ---------------------------------------------------------------------------------------------
-// A minimal XML element scanner (elements and attributes only; comments, processing
-// instructions, CDATA, DOCTYPE and text are skipped). Iterative, with an explicit stack.
-struct XmlElement {
-  std::string name;
-  std::vector<std::pair<std::string, std::string>> attributes;
-  std::vector<int> children;
+// The structure of the URDF as written in the file (names and order only), read from the tree
+// of the XML reader (xml.hpp).
+using xml::Document;
 
-  const std::string *attribute(const char *key) const {
-    for (const auto &a : attributes)
-      if (a.first == key) return &a.second;
-    return nullptr;
-  }
-};
-
-struct XmlDocument {
-  std::vector<XmlElement> elements;
-  std::vector<int> top;  // top-level elements
-
-  const XmlElement *first_child(const XmlElement &e, const char *name) const {
-    for (int c : e.children)
-      if (elements[c].name == name) return &elements[c];
-    return nullptr;
-  }
-};
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-bool is_name_end(char c) {
-  return is_space(c) || c == '/' || c == '>' || c == '=';
-}
-
-void append_utf8(std::string &out, unsigned long cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-// Decode the predefined entities and character references of an attribute value. Returns
-// false when the value is not well-formed XML (an undeclared entity, a '&' without ';', a bad
-// character reference): TinyXML, urdfdom's parser, would decode such a value differently
-// (it drops the '&' of an unknown entity), and the names of the two parses must agree.
-bool decode_entities(const std::string &raw, std::string &out) {
-  if (raw.find('&') == std::string::npos) {
-    out = raw;
-    return true;
-  }
-  out.clear();
-  out.reserve(raw.size());
-  for (size_t i = 0; i < raw.size();) {
-    if (raw[i] != '&') {
-      out += raw[i++];
-      continue;
-    }
-    const size_t semi = raw.find(';', i);
-    if (semi == std::string::npos) return false;
-    const std::string ent = raw.substr(i + 1, semi - i - 1);
-    if (ent == "lt") {
-      out += '<';
-    } else if (ent == "gt") {
-      out += '>';
-    } else if (ent == "amp") {
-      out += '&';
-    } else if (ent == "quot") {
-      out += '"';
-    } else if (ent == "apos") {
-      out += '\'';
-    } else if (ent.size() > 1 && ent[0] == '#') {
-      const bool hex = ent[1] == 'x';  // XML allows only the lowercase 'x'
-      const std::string digits = ent.substr(hex ? 2 : 1);
-      if (digits.empty() || digits.size() > 8) return false;
-      for (char c : digits)
-        if (!(hex ? std::isxdigit(static_cast<unsigned char>(c))
-                  : std::isdigit(static_cast<unsigned char>(c))))
-          return false;
-      const unsigned long cp = std::strtoul(digits.c_str(), nullptr, hex ? 16 : 10);
-      if (cp == 0 || cp > 0x10FFFF) return false;
-      append_utf8(out, cp);
-    } else {
-      return false;
-    }
-    i = semi + 1;
-  }
-  return true;
-}
-
-bool scan_xml(const std::string &s, XmlDocument &doc) {
-  std::vector<int> open;
-  const size_t n = s.size();
-  size_t i = 0;
-  auto starts = [&](size_t at, const char *prefix) {
-    return s.compare(at, std::strlen(prefix), prefix) == 0;
-  };
-  while (i < n) {
-    if (s[i] != '<') {
-      i = s.find('<', i);
-      if (i == std::string::npos) break;
-      continue;
-    }
-    if (starts(i, "<!--")) {
-      const size_t j = s.find("-->", i + 4);
-      if (j == std::string::npos) return false;
-      i = j + 3;
-    } else if (starts(i, "<![CDATA[")) {
-      const size_t j = s.find("]]>", i + 9);
-      if (j == std::string::npos) return false;
-      i = j + 3;
-    } else if (starts(i, "<?") || starts(i, "<!")) {
-      // Declarations, processing instructions and DOCTYPE end at the first '>', as in TinyXML
-      // (urdfdom's parser): skipping more (a DOCTYPE's internal subset up to "]>") would hide
-      // from this scanner elements that urdfdom reads, e.g. a joint closing a cycle.
-      const size_t j = s.find('>', i + 2);
-      if (j == std::string::npos) return false;
-      i = j + 1;
-    } else if (starts(i, "</")) {
-      const size_t j = s.find('>', i + 2);
-      if (j == std::string::npos || open.empty()) return false;
-      size_t b = i + 2, e = j;
-      while (e > b && is_space(s[e - 1])) --e;
-      if (s.compare(b, e - b, doc.elements[open.back()].name) != 0) return false;
-      open.pop_back();
-      i = j + 1;
-    } else {  // start tag
-      size_t j = i + 1;
-      while (j < n && !is_name_end(s[j])) ++j;
-      if (j == i + 1) return false;
-      XmlElement element;
-      element.name = s.substr(i + 1, j - i - 1);
-      bool self_closing = false;
-      for (;;) {
-        while (j < n && is_space(s[j])) ++j;
-        if (j >= n) return false;
-        if (s[j] == '>') {
-          ++j;
-          break;
-        }
-        if (s[j] == '/') {
-          if (j + 1 >= n || s[j + 1] != '>') return false;
-          self_closing = true;
-          j += 2;
-          break;
-        }
-        const size_t k0 = j;
-        while (j < n && !is_name_end(s[j])) ++j;
-        if (j == k0) return false;
-        std::string key = s.substr(k0, j - k0);
-        while (j < n && is_space(s[j])) ++j;
-        if (j >= n || s[j] != '=') return false;
-        ++j;
-        while (j < n && is_space(s[j])) ++j;
-        if (j >= n || (s[j] != '"' && s[j] != '\'')) return false;
-        const char quote = s[j++];
-        const size_t v0 = j;
-        j = s.find(quote, j);
-        if (j == std::string::npos) return false;
-        std::string value;
-        if (!decode_entities(s.substr(v0, j - v0), value)) return false;
-        element.attributes.emplace_back(std::move(key), std::move(value));
-        ++j;
-      }
-      const int index = static_cast<int>(doc.elements.size());
-      if (open.empty()) {
-        doc.top.push_back(index);
-      } else {
-        doc.elements[open.back()].children.push_back(index);
-      }
-      doc.elements.push_back(std::move(element));
-      if (!self_closing) open.push_back(index);
-      i = j;
-    }
-  }
-  return open.empty();
-}
-
-// TinyXML (urdfdom's XML parser) parses and destroys nested elements recursively, a few stack
-// frames per level: a document of ~100000 nested elements (300 kB) overflows an 8 MB stack.
-// Real URDFs nest fewer than 20 levels. xml_nesting_bound() over-approximates the depth TinyXML
-// would reach -- it follows TinyXML's grammar (an element starts with '<' and a letter, '_' or
-// a non-ASCII byte; '<!' and '<?' nodes end at the first '>'; comments and CDATA at their
-// terminator; '/' outside quotes in a tag closes it; '</' closes one level) and never skips
-// more text than TinyXML does -- and stops counting once past `limit`.
+// Nesting limit of the XML reader. Real URDFs nest fewer than 20 levels; urdfdom's parser
+// (TinyXML) reads and frees the canonical document recursively, a few stack frames per level.
 constexpr int kMaxElementDepth = 256;
 
-int xml_nesting_bound(const std::string &s, int limit) {
-  const size_t n = s.size();
-  int depth = 0, deepest = 0;
-  size_t i = 0;
-  while (i < n) {
-    if (s[i] != '<') {
-      ++i;
-      continue;
-    }
-    if (s.compare(i, 4, "<!--") == 0 || s.compare(i, 9, "<![CDATA[") == 0) {
-      const bool comment = s[i + 2] == '-';
-      const size_t j = s.find(comment ? "-->" : "]]>", i + (comment ? 4 : 9));
-      if (j == std::string::npos) break;
-      i = j + 3;
-    } else if (i + 1 < n && s[i + 1] == '/') {
-      if (depth > 0) --depth;
-      i += 2;
-    } else if (i + 1 < n && (std::isalpha(static_cast<unsigned char>(s[i + 1])) ||
-                             s[i + 1] == '_' || static_cast<unsigned char>(s[i + 1]) >= 0x80)) {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-      size_t j = i + 1;
-      char quote = 0;
-      for (; j < n; ++j) {
-        const char c = s[j];
-        if (quote) {
-          if (c == quote) quote = 0;
-        } else if (c == '"' || c == '\'') {
-          quote = c;
-        } else if (c == '/') {  // self-closing (or a syntax error: TinyXML stops there)
-          --depth;
-          break;
-        } else if (c == '>') {
-          break;
-        }
-      }
-      i = j + 1;
-    } else {  // '<!...', '<?...' and anything else: TinyXML skips to the first '>'
-      const size_t j = s.find('>', i + 1);
-      if (j == std::string::npos) break;
-      i = j + 1;
-    }
-  }
-  return deepest;
-}
+// Peak memory of a load relative to the document's size, quoted by the Status::Memory message
+// (measured: 0.8 GB peak resident memory for `geolin info` on a generated 100000-body chain of
+// 38 MB; urdfdom's objects are most of it).
+constexpr int kLoadMemoryFactor = 20;
 
-// ---------------------------------------------------------------------------------------------
-// The structure of the URDF as written in the file (names and order only).
 struct ScanLink {
   std::string name;
   int element = -1;
@@ -340,6 +126,7 @@ struct ScanLink {
 
 struct ScanJoint {
   std::string name, type, parent, child;
+  std::string mimic;  // the <mimic joint=...> target, "" without <mimic>
   int element = -1;
   int parent_link = -1, child_link = -1;
 };
@@ -360,139 +147,398 @@ std::string quoted_list(const std::vector<std::string> &names, size_t max_names 
   return out;
 }
 
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
 // Largest magnitude accepted for masses, inertia entries, lengths and damping. No robot comes
 // near it, and it keeps the products the model and the dynamics form (m |o|^2, I + m |c|^2,
 // m g h, d r) far from overflow: a mass or offset of 1e308 is finite but turns the mass matrix
 // or the gravity force into Inf. Angles (periodic) and joint limits (not used) are not bounded.
 constexpr double kMaxMagnitude = 1e100;
 
-// Every number of attribute `key` of `e` must be finite and at most `max_magnitude` in
-// magnitude (urdfdom refuses "nan"/"inf" as a syntax error; geolin reports them as a model
-// error naming the element).
-void check_finite_attribute(const XmlElement *e, const char *key, const char *kind,
-                            const std::string &name, const char *what,
-                            double max_magnitude = HUGE_VAL) {
-  if (!e) return;
-  const std::string *value = e->attribute(key);
-  if (!value) return;
-  const char *p = value->c_str();
-  for (;;) {
-    while (*p && is_space(*p)) ++p;
-    if (!*p) break;
-    const char *token = p;
-    while (*p && !is_space(*p)) ++p;
+// A decimal number as urdfdom reads it (std::istream >> double in the classic locale):
+// [+-]? (digits ('.' digits?)? | '.' digits) ([eE] [+-]? digits)?
+bool is_decimal(std::string_view t) {
+  size_t i = 0;
+  const size_t n = t.size();
+  if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
+  size_t digits = 0;
+  while (i < n && is_digit(t[i])) ++i, ++digits;
+  if (i < n && t[i] == '.') {
+    ++i;
+    while (i < n && is_digit(t[i])) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
+    const size_t e0 = i;
+    while (i < n && is_digit(t[i])) ++i;
+    if (i == e0) return false;
+  }
+  return i == n;
+}
+
+// Every number of attribute `key` of element e (-1: none) must be a decimal number (Status::
+// Parse otherwise: "0x10", "1,5", ...), finite and at most `max_magnitude` in magnitude
+// (Status::Model, naming the element). Returns the numbers.
+std::vector<double> check_numbers(const Document &doc, int e, const char *key, const char *kind,
+                                  std::string_view name, const char *what,
+                                  double max_magnitude = HUGE_VAL) {
+  std::vector<double> numbers;
+  if (e < 0) return numbers;
+  const std::optional<std::string_view> value = doc.attribute(e, key);
+  if (!value) return numbers;
+  const std::string_view v = *value;
+  for (size_t i = 0; i < v.size();) {
+    while (i < v.size() && is_space(v[i])) ++i;
+    if (i >= v.size()) break;
+    const size_t start = i;
+    while (i < v.size() && !is_space(v[i])) ++i;
+    const std::string token(v.substr(start, i - start));
     char *end = nullptr;
-    const double x = std::strtod(token, &end);
-    if (end != p) continue;  // not a number: left to urdfdom
+    const double x = std::strtod(token.c_str(), &end);
+    const bool parsed = end == token.c_str() + token.size();
+    if (!is_decimal(token) && !(parsed && !std::isfinite(x))) {
+      const size_t sign = token[0] == '+' || token[0] == '-' ? 1 : 0;
+      const bool hex = token.compare(sign, 2, "0x") == 0 || token.compare(sign, 2, "0X") == 0;
+      throw Error(
+          Status::Parse,
+          fmt::format("URDF parse error: {} '{}': {} is not a decimal number ('{}'{} in "
+                      "<{} {}=\"{}\">, {}); URDF numbers are written in decimal, e.g. 16, "
+                      "-0.5 or 1e-3",
+                      kind, name, what, xml::excerpt(token, 0, 24), hex ? " is hexadecimal" : "",
+                      doc.name(e), key, xml::excerpt(v, 0, 60), doc.where(e)));
+    }
     if (!std::isfinite(x))
-      throw Error(Status::Model,
-                  fmt::format("{} '{}': {} is not finite ('{}')", kind, name, what, *value));
+      throw Error(Status::Model, fmt::format("{} '{}': {} is not finite ('{}', {})", kind, name,
+                                             what, xml::excerpt(v, 0, 60), doc.where(e)));
     if (std::abs(x) > max_magnitude)
+      throw Error(
+          Status::Model,
+          fmt::format("{} '{}': {} is too large ('{}', {}; geolin accepts magnitudes up "
+                      "to {:g})",
+                      kind, name, what, xml::excerpt(v, 0, 60), doc.where(e), max_magnitude));
+    numbers.push_back(x);
+  }
+  return numbers;
+}
+
+// The children of e called `name`, in file order.
+std::vector<int> children_named(const Document &doc, int e, std::string_view name) {
+  std::vector<int> out;
+  for (int c = doc.first_child(e); c >= 0; c = doc.next_sibling(c))
+    if (doc.name(c) == name) out.push_back(c);
+  return out;
+}
+
+// urdfdom reads only the <material>, <link> and <joint> children of <robot> (and its name and
+// version attributes): the canonical document it is given holds just those.
+bool read_by_urdfdom(std::string_view name) {
+  return name == "link" || name == "joint" || name == "material";
+}
+
+// The document is one <robot>, without a second <robot> inside it, and without xacro markup
+// (Status::Parse): xacro elements or attributes (prefix "xacro:" or any prefix bound to the
+// xacro namespace), or "${" / "$(" in the values urdfdom reads. The xmlns:xacro declaration
+// itself stays in files xacro has expanded and is not a fault.
+void check_document(const Document &doc) {
+  const int robot = doc.root();
+  if (doc.name(robot) != "robot")
+    throw Error(Status::Parse,
+                fmt::format("URDF parse error: the root element is <{}>, not <robot> ({}): this "
+                            "is not a URDF document",
+                            xml::excerpt(doc.name(robot), 0, 40), doc.where(robot)));
+  std::vector<std::string> prefixes{"xacro:"};
+  for (int e = 0; e < doc.num_elements(); ++e) {
+    for (int k = 0; k < doc.num_attributes(e); ++k) {
+      const std::string_view key = doc.attribute_name(e, k), value = doc.attribute_value(e, k);
+      if (key.substr(0, 6) != "xmlns:" || key.size() == 6) continue;
+      const bool xacro_uri = (value.size() >= 6 && value.substr(value.size() - 6) == "/xacro") ||
+                             (value.size() >= 7 && value.substr(value.size() - 7) == "/xacro/");
+      if (xacro_uri) prefixes.push_back(std::string(key.substr(6)) + ":");
+    }
+  }
+  auto xacro_prefixed = [&](std::string_view name) {
+    for (const std::string &p : prefixes)
+      if (name.size() > p.size() && name.substr(0, p.size()) == p) return true;
+    return false;
+  };
+  for (int e = 0; e < doc.num_elements(); ++e) {
+    if (e != robot && doc.name(e) == "robot")
+      throw Error(Status::Parse,
+                  fmt::format("URDF parse error: a second <robot> element inside <{}> ({}): a "
+                              "URDF describes one robot in one <robot> element",
+                              doc.name(doc.parent(e)), doc.where(e)));
+    if (xacro_prefixed(doc.name(e)))
+      throw Error(Status::Parse,
+                  fmt::format("URDF parse error: unexpanded xacro: element <{}> ({}); run xacro "
+                              "on the file first (xacro in.urdf.xacro > out.urdf)",
+                              xml::excerpt(doc.name(e), 0, 40), doc.where(e)));
+    for (int k = 0; k < doc.num_attributes(e); ++k)
+      if (xacro_prefixed(doc.attribute_name(e, k)))
+        throw Error(
+            Status::Parse,
+            fmt::format("URDF parse error: unexpanded xacro: attribute '{}' of <{}> ({}); "
+                        "run xacro on the file first",
+                        xml::excerpt(doc.attribute_name(e, k), 0, 40), doc.name(e), doc.where(e)));
+  }
+  // "${...}" and "$(...)" in what urdfdom reads: the robot and its link/joint/material trees.
+  std::vector<int> stack{robot};
+  while (!stack.empty()) {
+    const int e = stack.back();
+    stack.pop_back();
+    for (int k = 0; k < doc.num_attributes(e); ++k) {
+      const std::string_view value = doc.attribute_value(e, k);
+      const size_t at = std::min(value.find("${"), value.find("$("));
+      if (at != std::string_view::npos)
+        throw Error(Status::Parse,
+                    fmt::format("URDF parse error: unexpanded xacro expression '{}' in attribute "
+                                "'{}' of <{}> ({}); run xacro on the file first",
+                                xml::excerpt(value, at, 40), doc.attribute_name(e, k), doc.name(e),
+                                doc.where(e)));
+    }
+    for (int c = doc.first_child(e); c >= 0; c = doc.next_sibling(c))
+      if (e != robot || read_by_urdfdom(doc.name(c))) stack.push_back(c);
+  }
+}
+
+// The numbers urdfdom reads from a link, checked (check_numbers) with the link named.
+void check_link_numbers(const Document &doc, const ScanLink &link) {
+  const int l = link.element;
+  const char *kind = "link";
+  const int inertial = doc.child(l, "inertial");
+  if (inertial >= 0) {
+    const int origin = doc.child(inertial, "origin");
+    check_numbers(doc, origin, "xyz", kind, link.name, "inertial origin xyz", kMaxMagnitude);
+    check_numbers(doc, origin, "rpy", kind, link.name, "inertial origin rpy");
+    check_numbers(doc, doc.child(inertial, "mass"), "value", kind, link.name, "mass",
+                  kMaxMagnitude);
+    const int inertia = doc.child(inertial, "inertia");
+    for (const char *key : {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"})
+      check_numbers(doc, inertia, key, kind, link.name, "inertia tensor", kMaxMagnitude);
+  }
+  // Visual and collision elements: only their syntax and finiteness matter to geolin.
+  for (const char *part : {"visual", "collision"}) {
+    for (int v : children_named(doc, l, part)) {
+      const int origin = doc.child(v, "origin");
+      const std::string what = std::string(part) + " origin";
+      check_numbers(doc, origin, "xyz", kind, link.name, (what + " xyz").c_str());
+      check_numbers(doc, origin, "rpy", kind, link.name, (what + " rpy").c_str());
+      const int geometry = doc.child(v, "geometry");
+      if (geometry >= 0) {
+        check_numbers(doc, doc.child(geometry, "box"), "size", kind, link.name, "box size");
+        const int cylinder = doc.child(geometry, "cylinder");
+        check_numbers(doc, cylinder, "radius", kind, link.name, "cylinder radius");
+        check_numbers(doc, cylinder, "length", kind, link.name, "cylinder length");
+        check_numbers(doc, doc.child(geometry, "sphere"), "radius", kind, link.name,
+                      "sphere radius");
+        check_numbers(doc, doc.child(geometry, "mesh"), "scale", kind, link.name, "mesh scale");
+      }
+      const int material = doc.child(v, "material");
+      if (material >= 0)
+        check_numbers(doc, doc.child(material, "color"), "rgba", kind, link.name,
+                      "material color rgba");
+    }
+  }
+}
+
+// The single number of attribute `key` of element e, if it has exactly one (after
+// check_numbers).
+std::optional<double> single_number(const Document &doc, int e, const char *key) {
+  if (e < 0) return std::nullopt;
+  const std::optional<std::string_view> value = doc.attribute(e, key);
+  if (!value) return std::nullopt;
+  const std::string text(*value);
+  char *end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  while (*end && is_space(*end)) ++end;
+  if (end == text.c_str() || *end) return std::nullopt;
+  return x;
+}
+
+// The numbers urdfdom reads from a joint (check_numbers), then the values a joint must have:
+// lower <= upper (urdfdom's default for a missing bound is 0), effort >= 0, velocity >= 0
+// (Status::Model).
+void check_joint_numbers(const Document &doc, const ScanJoint &joint) {
+  const int j = joint.element;
+  const char *kind = "joint";
+  const int origin = doc.child(j, "origin");
+  check_numbers(doc, origin, "xyz", kind, joint.name, "origin xyz", kMaxMagnitude);
+  check_numbers(doc, origin, "rpy", kind, joint.name, "origin rpy");
+  check_numbers(doc, doc.child(j, "axis"), "xyz", kind, joint.name, "axis");
+  static const struct {
+    const char *element, *key, *what;
+    double max_magnitude;
+  } kJointNumbers[] = {
+      {"limit", "lower", "limit lower", HUGE_VAL},
+      {"limit", "upper", "limit upper", HUGE_VAL},
+      {"limit", "effort", "limit effort", HUGE_VAL},
+      {"limit", "velocity", "limit velocity", HUGE_VAL},
+      {"dynamics", "damping", "damping", kMaxMagnitude},
+      {"dynamics", "friction", "friction", HUGE_VAL},
+      {"safety_controller", "soft_lower_limit", "safety_controller soft_lower_limit", HUGE_VAL},
+      {"safety_controller", "soft_upper_limit", "safety_controller soft_upper_limit", HUGE_VAL},
+      {"safety_controller", "k_position", "safety_controller k_position", HUGE_VAL},
+      {"safety_controller", "k_velocity", "safety_controller k_velocity", HUGE_VAL},
+      {"calibration", "rising", "calibration rising", HUGE_VAL},
+      {"calibration", "falling", "calibration falling", HUGE_VAL},
+      {"mimic", "multiplier", "mimic multiplier", HUGE_VAL},
+      {"mimic", "offset", "mimic offset", HUGE_VAL},
+  };
+  for (const auto &n : kJointNumbers)
+    check_numbers(doc, doc.child(j, n.element), n.key, kind, joint.name, n.what, n.max_magnitude);
+  const int limit = doc.child(j, "limit");
+  if (limit < 0) return;
+  const std::optional<double> lower = single_number(doc, limit, "lower");
+  const std::optional<double> upper = single_number(doc, limit, "upper");
+  if ((!doc.attribute(limit, "lower") || lower) && (!doc.attribute(limit, "upper") || upper)) {
+    const double lo = lower.value_or(0.0), hi = upper.value_or(0.0);
+    if (lo > hi)
       throw Error(Status::Model,
-                  fmt::format("{} '{}': {} is too large ('{}'; geolin accepts magnitudes up to "
-                              "{:g})",
-                              kind, name, what, *value, max_magnitude));
+                  fmt::format("joint '{}': limit lower ({:g}{}) is greater than limit upper "
+                              "({:g}{}) ({})",
+                              joint.name, lo, lower ? "" : ", the default", hi,
+                              upper ? "" : ", the default", doc.where(limit)));
+  }
+  for (const char *key : {"effort", "velocity"}) {
+    const std::optional<double> x = single_number(doc, limit, key);
+    if (x && *x < 0.0)
+      throw Error(Status::Model, fmt::format("joint '{}': limit {} is negative ({:g}, {})",
+                                             joint.name, key, *x, doc.where(limit)));
+  }
+}
+
+// Mimic joints (<mimic joint="target"/>) are loaded as independent joints; the element must
+// still make sense: a target that exists, is not the joint itself, is not fixed, and no cycle
+// of mimics (Status::Model). A fixed joint may carry a <mimic> (talos_reduced.urdf does): it
+// has no position, and nothing follows from it.
+void check_mimics(const ScanRobot &robot, const std::unordered_map<std::string, int> &index) {
+  const size_t n = robot.joints.size();
+  std::vector<int> target(n, -1);
+  for (size_t j = 0; j < n; ++j) {
+    const ScanJoint &joint = robot.joints[j];
+    if (joint.mimic.empty()) continue;
+    if (joint.mimic == joint.name)
+      throw Error(Status::Model, fmt::format("joint '{}' mimics itself", joint.name));
+    const auto t = index.find(joint.mimic);
+    if (t == index.end())
+      throw Error(Status::Model, fmt::format("joint '{}' mimics joint '{}', which does not exist",
+                                             joint.name, joint.mimic));
+    if (robot.joints[t->second].type == "fixed")
+      throw Error(Status::Model,
+                  fmt::format("joint '{}' mimics joint '{}', which is fixed (it has no position "
+                              "to follow)",
+                              joint.name, joint.mimic));
+    target[j] = t->second;
+  }
+  // Each joint has at most one target: follow the chains, marking joints on the current chain.
+  std::vector<char> state(n, 0);  // 0 unvisited, 1 on the current chain, 2 done
+  std::vector<int> chain;
+  for (size_t start = 0; start < n; ++start) {
+    if (state[start]) continue;
+    chain.clear();
+    int k = static_cast<int>(start);
+    while (k >= 0 && state[k] == 0) {
+      state[k] = 1;
+      chain.push_back(k);
+      k = target[k];
+    }
+    if (k >= 0 && state[k] == 1) {
+      std::string cycle;
+      const auto from = std::find(chain.begin(), chain.end(), k);
+      for (auto c = from; c != chain.end(); ++c) cycle += "'" + robot.joints[*c].name + "' -> ";
+      cycle += "'" + robot.joints[k].name + "'";
+      throw Error(Status::Model,
+                  fmt::format("joints mimic each other in a cycle ({}): a mimic joint must "
+                              "follow a joint that does not depend on it",
+                              cycle));
+    }
+    for (int c : chain) state[c] = 2;
   }
 }
 
 // Build the file structure and check it is a tree (docs/dynamics.md §2). Throws Status::Model for
-// duplicate names, unknown links, several or no roots, cycles and non-finite numbers, and
-// Status::Unsupported for planar and floating joints, Status::Parse when a link or joint lacks
-// a required attribute. Returns false when there is no link (left to urdfdom's message).
-bool scan_robot(const XmlDocument &doc, const XmlElement &robot, ScanRobot &out) {
+// duplicate names, unknown links, several or no roots, cycles, bad mimics and bad numbers,
+// Status::Unsupported for planar and floating joints, and Status::Parse when a link or joint
+// lacks a required attribute or the robot has no link.
+void scan_robot(const Document &doc, ScanRobot &out) {
+  const int robot = doc.root();
   std::unordered_map<std::string, int> link_index, joint_index;
-  for (int c : robot.children) {
-    const XmlElement &e = doc.elements[c];
-    if (e.name == "link") {
-      const std::string *name = e.attribute("name");
+  for (int c = doc.first_child(robot); c >= 0; c = doc.next_sibling(c)) {
+    if (doc.name(c) == "link") {
+      const std::optional<std::string_view> name = doc.attribute(c, "name");
       if (!name)
         throw Error(Status::Parse,
-                    fmt::format("URDF parse error: link number {} has no name attribute",
-                                out.links.size() + 1));
-      if (!link_index.emplace(*name, static_cast<int>(out.links.size())).second)
-        throw Error(Status::Model, fmt::format("link '{}' is defined more than once", *name));
+                    fmt::format("URDF parse error: link number {} has no name attribute ({})",
+                                out.links.size() + 1, doc.where(c)));
       ScanLink link;
-      link.name = *name;
+      link.name = std::string(*name);
       link.element = c;
+      if (!link_index.emplace(link.name, static_cast<int>(out.links.size())).second)
+        throw Error(Status::Model, fmt::format("link '{}' is defined more than once ({})",
+                                               link.name, doc.where(c)));
       out.links.push_back(std::move(link));
-    } else if (e.name == "joint") {
-      const std::string *name = e.attribute("name");
-      const std::string *type = e.attribute("type");
-      const XmlElement *parent = doc.first_child(e, "parent");
-      const XmlElement *child = doc.first_child(e, "child");
-      const char *missing = !name                        ? "a name attribute"
-                            : !type                      ? "a type attribute"
-                            : !parent                    ? "a <parent> element"
-                            : !parent->attribute("link") ? "a <parent link=...> attribute"
-                            : !child                     ? "a <child> element"
-                            : !child->attribute("link")  ? "a <child link=...> attribute"
-                                                         : nullptr;
+    } else if (doc.name(c) == "joint") {
+      const std::optional<std::string_view> name = doc.attribute(c, "name");
+      const std::optional<std::string_view> type = doc.attribute(c, "type");
+      const int parent = doc.child(c, "parent");
+      const int child = doc.child(c, "child");
+      const char *missing = !name                            ? "a name attribute"
+                            : !type                          ? "a type attribute"
+                            : parent < 0                     ? "a <parent> element"
+                            : !doc.attribute(parent, "link") ? "a <parent link=...> attribute"
+                            : child < 0                      ? "a <child> element"
+                            : !doc.attribute(child, "link")  ? "a <child link=...> attribute"
+                                                             : nullptr;
       if (missing)
-        throw Error(
-            Status::Parse,
-            fmt::format("URDF parse error: joint {} has no {}",
-                        name ? "'" + *name + "'" : fmt::format("number {}", out.joints.size() + 1),
-                        missing));
-      if (!joint_index.emplace(*name, static_cast<int>(out.joints.size())).second)
-        throw Error(Status::Model, fmt::format("joint '{}' is defined more than once", *name));
+        throw Error(Status::Parse,
+                    fmt::format("URDF parse error: joint {} has no {} ({})",
+                                name ? "'" + std::string(*name) + "'"
+                                     : fmt::format("number {}", out.joints.size() + 1),
+                                missing, doc.where(c)));
       ScanJoint joint;
-      joint.name = *name;
-      joint.type = *type;
-      joint.parent = *parent->attribute("link");
-      joint.child = *child->attribute("link");
+      joint.name = std::string(*name);
+      joint.type = std::string(*type);
+      joint.parent = std::string(*doc.attribute(parent, "link"));
+      joint.child = std::string(*doc.attribute(child, "link"));
       joint.element = c;
+      const int mimic = doc.child(c, "mimic");
+      if (mimic >= 0) {
+        const std::optional<std::string_view> target = doc.attribute(mimic, "joint");
+        if (!target || target->empty())
+          throw Error(Status::Parse,
+                      fmt::format("URDF parse error: joint '{}': <mimic> has no joint attribute "
+                                  "naming the joint it follows ({})",
+                                  joint.name, doc.where(mimic)));
+        joint.mimic = std::string(*target);
+      }
+      if (!joint_index.emplace(joint.name, static_cast<int>(out.joints.size())).second)
+        throw Error(Status::Model, fmt::format("joint '{}' is defined more than once ({})",
+                                               joint.name, doc.where(c)));
       out.joints.push_back(std::move(joint));
     }
   }
+  if (out.links.empty())
+    throw Error(Status::Parse, fmt::format("URDF parse error: <robot> ({}) has no <link> element",
+                                           doc.where(robot)));
 
-  // Non-finite numbers, named by element.
-  for (const ScanLink &link : out.links) {
-    const XmlElement *inertial = doc.first_child(doc.elements[link.element], "inertial");
-    if (!inertial) continue;
-    const XmlElement *origin = doc.first_child(*inertial, "origin");
-    check_finite_attribute(origin, "xyz", "link", link.name, "inertial origin xyz", kMaxMagnitude);
-    check_finite_attribute(origin, "rpy", "link", link.name, "inertial origin rpy");
-    check_finite_attribute(doc.first_child(*inertial, "mass"), "value", "link", link.name, "mass",
-                           kMaxMagnitude);
-    const XmlElement *inertia = doc.first_child(*inertial, "inertia");
-    for (const char *key : {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"})
-      check_finite_attribute(inertia, key, "link", link.name, "inertia tensor", kMaxMagnitude);
-  }
-  for (ScanJoint &joint : out.joints) {
-    const XmlElement &e = doc.elements[joint.element];
-    const XmlElement *origin = doc.first_child(e, "origin");
-    check_finite_attribute(origin, "xyz", "joint", joint.name, "origin xyz", kMaxMagnitude);
-    check_finite_attribute(origin, "rpy", "joint", joint.name, "origin rpy");
-    check_finite_attribute(doc.first_child(e, "axis"), "xyz", "joint", joint.name, "axis");
-    // The other numbers urdfdom reads (limits, dynamics, safety controller, calibration, mimic).
-    static const struct {
-      const char *element, *key, *what;
-      double max_magnitude;
-    } kJointNumbers[] = {
-        {"limit", "lower", "limit lower", HUGE_VAL},
-        {"limit", "upper", "limit upper", HUGE_VAL},
-        {"limit", "effort", "limit effort", HUGE_VAL},
-        {"limit", "velocity", "limit velocity", HUGE_VAL},
-        {"dynamics", "damping", "damping", kMaxMagnitude},
-        {"dynamics", "friction", "friction", HUGE_VAL},
-        {"safety_controller", "soft_lower_limit", "safety_controller soft_lower_limit", HUGE_VAL},
-        {"safety_controller", "soft_upper_limit", "safety_controller soft_upper_limit", HUGE_VAL},
-        {"safety_controller", "k_position", "safety_controller k_position", HUGE_VAL},
-        {"safety_controller", "k_velocity", "safety_controller k_velocity", HUGE_VAL},
-        {"calibration", "rising", "calibration rising", HUGE_VAL},
-        {"calibration", "falling", "calibration falling", HUGE_VAL},
-        {"mimic", "multiplier", "mimic multiplier", HUGE_VAL},
-        {"mimic", "offset", "mimic offset", HUGE_VAL},
-    };
-    for (const auto &n : kJointNumbers)
-      check_finite_attribute(doc.first_child(e, n.element), n.key, "joint", joint.name, n.what,
-                             n.max_magnitude);
+  for (const ScanLink &link : out.links) check_link_numbers(doc, link);
+  for (const ScanJoint &joint : out.joints) {
+    check_joint_numbers(doc, joint);
     if (joint.type == "planar" || joint.type == "floating")
       throw Error(Status::Unsupported,
                   fmt::format("joint '{}' is of type {}, which geolin does not model (only "
                               "revolute, continuous, prismatic and fixed joints)",
                               joint.name, joint.type));
   }
+  for (int m : children_named(doc, robot, "material"))
+    check_numbers(doc, doc.child(m, "color"), "rgba", "material",
+                  doc.attribute(m, "name").value_or(""), "color rgba");
 
   // Links of each joint, parent joint of each link.
   for (size_t j = 0; j < out.joints.size(); ++j) {
@@ -520,7 +566,6 @@ bool scan_robot(const XmlDocument &doc, const XmlElement &robot, ScanRobot &out)
     out.links[p->second].child_joints.push_back(static_cast<int>(j));
   }
 
-  if (out.links.empty()) return false;  // urdfdom: "No link elements found"
   std::vector<std::string> roots;
   for (size_t l = 0; l < out.links.size(); ++l) {
     if (out.links[l].parent_joint < 0) {
@@ -557,7 +602,7 @@ bool scan_robot(const XmlDocument &doc, const XmlElement &robot, ScanRobot &out)
                             "form a cycle",
                             quoted_list(lost), out.links[out.root].name));
   }
-  return true;
+  check_mimics(out, joint_index);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -730,9 +775,8 @@ Model build_model(const urdf::ModelInterface &urdf_model, const ScanRobot &scan,
       const ScanJoint &sjoint = scan.joints[slink.parent_joint];
       const urdf::JointConstSharedPtr joint = urdf_model.getJoint(sjoint.name);
       if (!joint)
-        throw Error(Status::Parse,
-                    fmt::format("URDF parse error: joint '{}': urdfdom read its name differently "
-                                "(a character reference outside UTF-8?)",
+        throw Error(Status::Internal,
+                    fmt::format("joint '{}': urdfdom read its name differently (please report)",
                                 sjoint.name));
       if (!pose_is_finite(joint->parent_to_joint_origin_transform))
         throw Error(Status::Model, fmt::format("joint '{}': origin is not finite", joint->name));
@@ -769,10 +813,9 @@ Model build_model(const urdf::ModelInterface &urdf_model, const ScanRobot &scan,
     }
     const urdf::LinkConstSharedPtr link = urdf_model.getLink(slink.name);
     if (!link)
-      throw Error(Status::Parse,
-                  fmt::format("URDF parse error: link '{}': urdfdom read its name differently (a "
-                              "character reference outside UTF-8?)",
-                              slink.name));
+      throw Error(
+          Status::Internal,
+          fmt::format("link '{}': urdfdom read its name differently (please report)", slink.name));
     double m;
     Vec3 c;
     Mat3 I_c;
@@ -812,34 +855,23 @@ struct UrdfHolder {
   ~UrdfHolder() { release_iteratively(model); }
 };
 
-Model load(const std::string &xml, unsigned flags) {
-  if (xml_nesting_bound(xml, kMaxElementDepth) > kMaxElementDepth)
-    throw Error(Status::Parse, fmt::format("URDF parse error: XML elements are nested more than "
-                                           "{} levels deep",
-                                           kMaxElementDepth));
-  // The structure is checked before urdfdom sees the file: urdfdom links a cycle of joints
+Model load(std::string_view text, unsigned flags) {
+  const Document doc(text, kMaxElementDepth);
+  check_document(doc);
+  // The structure is checked before urdfdom sees anything: urdfdom links a cycle of joints
   // into a cycle of shared pointers before it detects it, and then leaks it.
-  XmlDocument doc;
-  if (!scan_xml(xml, doc))
-    throw Error(Status::Parse,
-                "URDF parse error: the XML is not well-formed (an element, comment, CDATA section "
-                "or attribute value is not closed, an end tag does not match, or an attribute "
-                "has an undeclared entity or a bad character reference)");
   ScanRobot scan;
-  bool structured = false;
-  for (int t : doc.top) {
-    if (doc.elements[t].name == "robot") {
-      structured = scan_robot(doc, doc.elements[t], scan);
-      break;
-    }
-  }
+  scan_robot(doc, scan);
 
   CapturingHandler handler;
   UrdfHolder urdf_model;
   {
+    const std::string canonical = doc.canonical(doc.root(), read_by_urdfdom);
     ConsoleCapture capture(handler);
     try {
-      urdf_model.model = urdf::parseURDF(xml);
+      urdf_model.model = urdf::parseURDF(canonical);
+    } catch (const std::bad_alloc &) {
+      throw;
     } catch (const std::exception &e) {
       urdf_model.model.reset();
       throw Error(Status::Parse, fmt::format("URDF parse error: {}{}{}", handler.text(),
@@ -847,35 +879,111 @@ Model load(const std::string &xml, unsigned flags) {
     }
   }
   const std::string said = handler.text().empty() ? "(no message)" : handler.text();
-  if (!urdf_model.model) throw Error(Status::Parse, fmt::format("URDF parse error: {}", said));
-  if (handler.had_error()) throw Error(Status::Parse, fmt::format("URDF parse error: {}", said));
-  if (!structured)
-    throw Error(Status::Parse, "URDF parse error: could not read the element structure");
+  if (!urdf_model.model || handler.had_error())
+    throw Error(Status::Parse, fmt::format("URDF parse error: {}", said));
+  if (urdf_model.model->links_.size() != scan.links.size() ||
+      urdf_model.model->joints_.size() != scan.joints.size())
+    throw Error(Status::Internal,
+                fmt::format("urdfdom read {} links and {} joints, geolin's XML reader {} and {} "
+                            "(please report)",
+                            urdf_model.model->links_.size(), urdf_model.model->joints_.size(),
+                            scan.links.size(), scan.joints.size()));
   return build_model(*urdf_model.model, scan, flags);
+}
+
+// A std::bad_alloc while loading: Status::Memory with the size of the document (the memory a
+// load needs grows with it).
+Error out_of_memory(size_t bytes) {
+  return Error(Status::Memory,
+               fmt::format("out of memory while loading a URDF document of {} bytes (a load "
+                           "needs memory of the order of {} times the document's size)",
+                           bytes, kLoadMemoryFactor));
+}
+
+const char *file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// The whole content of a regular file of at most kMaxUrdfFileBytes (Status::Io otherwise).
+// The file is opened non-blocking (a FIFO without a writer cannot block the open) and its type
+// is checked on the opened descriptor (no race between a check and the open).
+std::string read_urdf_file(const std::string &path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    const int err = errno;
+    throw Error(Status::Io, fmt::format("cannot open URDF file '{}': {}", path,
+                                        err == ENOENT ? "no such file" : std::strerror(err)));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    throw Error(Status::Io,
+                fmt::format("cannot read URDF file '{}': {}", path, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode))
+    throw Error(Status::Io,
+                fmt::format("cannot read URDF file '{}': it is {}{}", path, file_kind(st.st_mode),
+                            S_ISDIR(st.st_mode) ? ""
+                                                : "; geolin reads URDF from regular files only "
+                                                  "(read a stream yourself and load the text)"));
+  const auto too_large = [&](const std::string &size) {
+    return Error(Status::Io, fmt::format("cannot read URDF file '{}': it is {} bytes, more than "
+                                         "the {} bytes (64 MiB) geolin reads",
+                                         path, size, kMaxUrdfFileBytes));
+  };
+  if (st.st_size < 0 || static_cast<unsigned long long>(st.st_size) > kMaxUrdfFileBytes)
+    throw too_large(std::to_string(st.st_size));
+  // Read to the end (the file may change size after fstat), never more than the limit + 1.
+  std::string content(static_cast<size_t>(st.st_size) + 1, '\0');
+  size_t total = 0;
+  for (;;) {
+    if (total == content.size()) {
+      if (content.size() > kMaxUrdfFileBytes) throw too_large("more than " + std::to_string(total));
+      content.resize(std::min(2 * content.size() + 4096, kMaxUrdfFileBytes + 1));
+    }
+    const ssize_t got = ::read(fd, &content[total], content.size() - total);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw Error(Status::Io,
+                  fmt::format("cannot read URDF file '{}': {}", path, std::strerror(errno)));
+    }
+    if (got == 0) break;
+    total += static_cast<size_t>(got);
+  }
+  content.resize(total);
+  return content;
 }
 
 }  // namespace
 
 Model load_urdf_string(const std::string &xml, unsigned flags) {
-  return load(xml, flags);
+  try {
+    return load(xml, flags);
+  } catch (const std::bad_alloc &) {
+    throw out_of_memory(xml.size());
+  }
 }
 
 Model load_urdf_file(const std::string &path, unsigned flags) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw Error(Status::Io, fmt::format("cannot open URDF file '{}': no such file", path));
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(Status::Io, fmt::format("cannot read URDF file '{}': it is a directory", path));
-  std::ifstream file(path, std::ios::in | std::ios::binary);
-  if (!file)
-    throw Error(Status::Io,
-                fmt::format("cannot open URDF file '{}': {}", path, std::strerror(errno)));
-  std::ostringstream content;
-  content << file.rdbuf();
-  if (file.bad()) throw Error(Status::Io, fmt::format("cannot read URDF file '{}'", path));
+  std::string content;
   try {
-    return load(content.str(), flags);
+    content = read_urdf_file(path);
+  } catch (const std::bad_alloc &) {
+    throw Error(Status::Memory, fmt::format("out of memory while reading URDF file '{}'", path));
+  }
+  try {
+    return load(content, flags);
   } catch (const Error &e) {
+    throw Error(e.status(), fmt::format("{}: {}", path, e.what()));
+  } catch (const std::bad_alloc &) {
+    const Error e = out_of_memory(content.size());
     throw Error(e.status(), fmt::format("{}: {}", path, e.what()));
   }
 }

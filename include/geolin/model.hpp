@@ -7,6 +7,7 @@
 // (entry 0 is unused). Joint k of the C API (0-based) is the joint of body k + 1.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,8 @@ struct Model {
   std::vector<Vec6> S;                    // motion subspace S_i (frame i): [0; a] or [a; 0]
   std::vector<Transform> H_parent_joint;  // ^{λ(i)} H_{λ(i)|i}, the URDF joint origin
   std::vector<double> damping;            // URDF <dynamics damping>, 0 if absent
-  std::vector<std::string> mimic_of;      // non-empty: URDF <mimic joint=...> (not modelled)
+  std::vector<std::string> mimic_of;      // non-empty: URDF <mimic joint=...>; the joint is
+                                          // still modelled as an independent joint
 
   // --- inertia of each body after merging fixed joints, in frame i ---
   std::vector<double> mass;
@@ -84,11 +86,29 @@ struct Model {
 /// or body at fault. Called by the URDF loader and by code that builds a Model by hand.
 void finalize_model(Model &model);
 
-/// Load a URDF (urdf.cpp). flags: LoadFlags bits. Hardening limits: XML nested more than 256
-/// levels is refused (Status::Parse; urdfdom's parser recurses per level), and masses,
-/// inertias, lengths and damping above 1e100 in magnitude are refused (Status::Model) since
-/// they overflow in the dynamics. Throws Error with Status::Io, Parse, Model or
-/// Unsupported and a message naming the offending element. Never prints anything.
+/// The largest URDF file load_urdf_file reads: 64 MiB (a 100000-body chain is 38 MB).
+constexpr std::size_t kMaxUrdfFileBytes = std::size_t{64} << 20;
+
+/// Load a URDF (urdf.cpp). flags: LoadFlags bits. Throws Error with a message naming the
+/// offending element (and its line), never prints anything:
+///   Status::Io        (file only) missing, unreadable, not a regular file (a FIFO or device
+///                     is refused without blocking), or larger than kMaxUrdfFileBytes;
+///   Status::Parse     not well-formed XML or an XML construct geolin does not read (xml.hpp:
+///                     DTD entities, ...), names or values that are not valid UTF-8, elements
+///                     nested more than 256 levels deep, a root that is not <robot>, a second
+///                     <robot>, unexpanded xacro (xacro: elements or attributes, "${" or "$(" in
+///                     values), a number that is not decimal ("0x10"), a missing required
+///                     element or attribute;
+///   Status::Model     not a valid tree or dynamics model: duplicate names, unknown links,
+///                     several or no roots, cycles, non-finite numbers, masses, inertias,
+///                     lengths and damping above 1e100 in magnitude (they overflow in the
+///                     dynamics), limit lower > upper, negative effort or velocity, a <mimic>
+///                     of itself, of an unknown or fixed joint or in a cycle, negative mass,
+///                     inertia not positive semidefinite, a singular mass matrix (model.cpp);
+///   Status::Unsupported planar and floating joints;
+///   Status::Memory    an allocation failed (the message gives the document's size).
+/// A valid <mimic> is reported in Model::mimic_of; the joint is modelled as an independent
+/// joint (its own position, velocity and torque), not as a constraint.
 Model load_urdf_file(const std::string &path, unsigned flags = 0);
 Model load_urdf_string(const std::string &xml, unsigned flags = 0);
 
