@@ -1,8 +1,14 @@
 // Numerical robustness on near-singular but valid models (very light fingers on a heavy trunk,
 // mass ratios of 1e5 to 1e6, long thin links): the results stay finite and still pass the
 // linearization check; below the loader's structural threshold the model is refused instead.
+// And an allocation failure while loading is Status::Memory, not a crash or "std::bad_alloc".
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <sstream>
 
+#include "geolin/generate.hpp"
 #include "geolin/status.hpp"
 #include "test_util.hpp"
 
@@ -94,6 +100,67 @@ TEST(Robustness, NearSingularModelsGiveFiniteResultsThatPassTheCheck) {
   }
   EXPECT_GE(loaded, 4);   // the 1e5 and 1e6 mass ratios load and pass
   EXPECT_GE(refused, 1);  // the 1e6 ratio with 1e-9 kg m² fingers is refused
+}
+
+// Sanitizers reserve terabytes of address space at start-up: an address-space limit cannot
+// make one allocation fail there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GEOLIN_TEST_NO_RLIMIT_AS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define GEOLIN_TEST_NO_RLIMIT_AS 1
+#endif
+#endif
+
+// The address space mapped by this process now, in bytes (/proc/self/statm: pages).
+long long mapped_bytes() {
+  std::FILE *f = std::fopen("/proc/self/statm", "r");
+  if (!f) return -1;
+  long long pages = -1;
+  if (std::fscanf(f, "%lld", &pages) != 1) pages = -1;
+  std::fclose(f);
+  return pages < 0 ? -1 : pages * sysconf(_SC_PAGESIZE);
+}
+
+// Loads `xml` with the address space capped 48 MB above what the process maps now; prints
+// "<status> <message>" (or what else happened) on stderr and exits, 0 for Status::Memory.
+[[noreturn]] void load_with_capped_memory(const std::string &xml) {
+  const long long now = mapped_bytes();
+  rlimit limit;
+  limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(now + (48ll << 20));
+  if (now <= 0 || setrlimit(RLIMIT_AS, &limit) != 0) {
+    std::fprintf(stderr, "cannot limit the address space\n");
+    std::_Exit(2);
+  }
+  try {
+    load_urdf_string(xml);
+    std::fprintf(stderr, "loaded\n");
+  } catch (const Error &e) {
+    std::fprintf(stderr, "%d %s\n", static_cast<int>(e.status()), e.what());
+    std::_Exit(e.status() == Status::Memory ? 0 : 1);
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "std::bad_alloc\n");
+  } catch (...) {
+    std::fprintf(stderr, "another exception\n");
+  }
+  std::_Exit(1);
+}
+
+// A 20000-body chain (7.6 MB of URDF, ~150 MB to load) in a fresh process capped 48 MB above
+// its start-up size runs out of memory: the load must end in Status::Memory (9) with a message
+// giving the document's size -- not a crash, and not a bare std::bad_alloc.
+TEST(Robustness, OutOfMemoryWhileLoadingIsMemoryStatusWithTheDocumentSize) {
+#ifdef GEOLIN_TEST_NO_RLIMIT_AS
+  GTEST_SKIP() << "address-space limits do not work under sanitizers";
+#else
+  // "threadsafe" runs the child as a new process: no heap left mapped by earlier tests.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string xml = make_chain_urdf(20000);
+  EXPECT_EXIT(
+      load_with_capped_memory(xml), testing::ExitedWithCode(0),
+      "^9 out of memory while loading a URDF document of " + std::to_string(xml.size()) + " bytes");
+#endif
 }
 
 }  // namespace

@@ -422,10 +422,19 @@ TEST(UrdfErrors, FileErrorsNameThePathAndTheElement) {
   }
 }
 
-TEST(UrdfErrors, MalformedXmlIsParseErrorWithUrdfdomMessage) {
-  expect_error("<robot name=\"r\"><link name=\"a\"></robot>", Status::Parse, {"parse"});
+// geolin's XML reader (xml.hpp) says what it saw and where (issue: a non-empty garbage file was
+// reported as "Error document empty").
+TEST(UrdfErrors, MalformedXmlIsParseErrorSayingWhatAndWhere) {
+  expect_error("<robot name=\"r\">\n<link name=\"a\"></robot>", Status::Parse,
+               {"URDF parse error", "</robot> does not match the start tag <link>", "line 2"});
   expect_error("", Status::Parse, {"empty"});
-  expect_error("this is not xml", Status::Parse, {"parse"});
+  expect_error(" \n\t", Status::Parse, {"empty"});
+  expect_error("<!-- only a comment -->", Status::Parse, {"no element"});
+  expect_error("this is not xml", Status::Parse,
+               {"not XML", "starts with 'this is not xml'", "line 1, column 1"});
+  expect_error(std::string("\x89PNG\r\n", 6), Status::Parse, {"not XML", "\\x89PNG"});
+  expect_error("<robot name=\"r\"><link name=\"a\"/>", Status::Parse,
+               {"element <robot> is not closed", "line 1, column 1"});
 }
 
 TEST(UrdfErrors, NotAUrdfIsParseError) {
@@ -595,7 +604,9 @@ TEST(UrdfErrors, UrdfdomOutputIsCapturedAndHandlerRestored) {
   console_bridge::useOutputHandler(&recorder);
   const console_bridge::LogLevel level = console_bridge::getLogLevel();
   expect_error(robot(link("a") + link("a")), Status::Model, {"link 'a'"});
-  expect_error("<robot name=\"r\"><link name=\"a\"></robot>", Status::Parse, {});
+  // An error only urdfdom finds (it reads the joint types): its message is in the error.
+  expect_error(robot(link("a") + link("b") + joint("ball", "spherical", "a", "b")), Status::Parse,
+               {"ball"});
   EXPECT_EQ(console_bridge::getOutputHandler(), &recorder);
   EXPECT_EQ(console_bridge::getLogLevel(), level);
   EXPECT_EQ(recorder.calls, 0);  // urdfdom's messages went to the error, not to the host
@@ -621,6 +632,171 @@ TEST(UrdfLoad, TransmissionAndGazeboJointElementsAreIgnored) {
   const Model m = load_urdf_string(xml);
   EXPECT_EQ(m.n_B, 1);
   EXPECT_EQ(m.joint_name[1], "j");
+}
+
+// ---------------------------------------------------------------------------------------------
+// One reader: what the XML says is what urdfdom reads (names decoded once, for both)
+
+TEST(UrdfLoad, CharacterReferencesAndEntitiesInNamesReachTheModelDecoded) {
+  const Model m =
+      load_urdf_string(robot(link("&#x263A;&amp;&lt;&quot;") + link("b&#9;c") +
+                             joint("j&#233;", "continuous", "&#x263A;&amp;&lt;&quot;", "b&#9;c")));
+  EXPECT_EQ(m.body_name[0], "\xE2\x98\xBA&<\"");
+  EXPECT_EQ(m.body_name[1], "b\tc");
+  EXPECT_EQ(m.joint_name[1], "j\xC3\xA9");
+}
+
+TEST(UrdfLoad, AttributeValuesAreNormalizedAsXmlSays) {
+  // A literal tab or line break in an attribute value is a space (XML 1.0 §3.3.3); a character
+  // reference keeps its character.
+  const Model m =
+      load_urdf_string(robot(link("a\tb") + link("c\r\nd") +
+                             joint("j", "continuous", "a b", "c d", "<origin xyz=\"0\n0\t1\"/>")));
+  EXPECT_EQ(m.body_name[0], "a b");
+  EXPECT_EQ(m.body_name[1], "c d");
+  EXPECT_TRUE(m.H_parent_joint[1].o.isApprox(Vec3(0, 0, 1)));
+}
+
+TEST(UrdfLoad, DeclarationDoctypeCommentsAndProcessingInstructionsAreSkipped) {
+  const std::string xml =
+      "\xEF\xBB\xBF<?xml version='1.0' encoding=\"UTF-8\" standalone='yes'?>\n"
+      "<?xml-stylesheet href=\"a>b\"?>\n"
+      "<!DOCTYPE robot SYSTEM \"urdf.dtd\" [ <!ELEMENT robot ANY> <!-- ]> --> ]>\n"
+      "<!-- \" -->\n" +
+      robot(link("a") + "<?pi \"?>" + link("b") + "<!-- ' -->" +
+            joint("j", "continuous", "a", "b") +
+            "<gazebo><![CDATA[ <link name=\"c\"/> ]]></gazebo>") +
+      "<!-- after -->\n";
+  const Model m = load_urdf_string(xml);
+  EXPECT_EQ(m.frames.size(), 2u);
+  EXPECT_EQ(m.n_B, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load checks of the URDF itself
+
+TEST(UrdfErrors, SecondOrNestedRobotIsParseError) {
+  expect_error(robot(link("a")) + robot(link("b")), Status::Parse,
+               {"second top-level element <robot>", "line 1"});
+  expect_error(robot(link("a") + "<gazebo>" + robot(link("b")) + "</gazebo>"), Status::Parse,
+               {"second <robot> element inside <gazebo>"});
+}
+
+TEST(UrdfErrors, UnexpandedXacroIsParseErrorNamingTheElement) {
+  const std::string ns = "<robot name=\"r\" xmlns:xacro=\"http://www.ros.org/wiki/xacro\">";
+  expect_error(ns + link("a") + "<xacro:include filename=\"leg.xacro\"/></robot>", Status::Parse,
+               {"unexpanded xacro", "<xacro:include>", "run xacro"});
+  expect_error(robot(link("a") + "<link name=\"b\" xacro:if=\"1\"/>"), Status::Parse,
+               {"unexpanded xacro", "attribute 'xacro:if' of <link>"});
+  expect_error(robot(link("a") + link("b") +
+                     joint("knee", "continuous", "a", "b", "<origin xyz=\"0 0 ${l/2}\"/>")),
+               Status::Parse, {"unexpanded xacro expression '${l/2}'", "'xyz' of <origin>"});
+  expect_error(robot("<link name=\"$(arg prefix)base\"/>"), Status::Parse,
+               {"unexpanded xacro expression '$(arg prefix)base'", "'name' of <link>"});
+  expect_error("<robot name=\"r\" xmlns:x=\"http://ros.org/wiki/xacro\">" + link("a") +
+                   "<x:macro name=\"m\"/></robot>",
+               Status::Parse, {"unexpanded xacro", "<x:macro>"});
+  // xacro keeps the namespace declaration in its output: alone it is no fault.
+  EXPECT_EQ(
+      load_urdf_string(ns + link("a") + link("b") + joint("j", "continuous", "a", "b") + "</robot>")
+          .n_B,
+      1);
+  // Outside what urdfdom reads (a <gazebo> plugin's parameters), "${" is left alone.
+  EXPECT_EQ(load_urdf_string(robot(link("a") + "<gazebo><plugin name=\"${x}\"/></gazebo>")).n_B, 0);
+}
+
+TEST(UrdfErrors, LimitLowerAboveUpperIsModelErrorNamingTheJoint) {
+  const std::string limits = "<limit lower=\"0.5\" upper=\"-0.5\" effort=\"1\" velocity=\"1\"/>";
+  expect_error(robot(link("a") + link("b") +
+                     "<joint name=\"elbow\" type=\"revolute\"><parent link=\"a\"/><child "
+                     "link=\"b\"/>" +
+                     limits + "</joint>"),
+               Status::Model, {"joint 'elbow'", "limit lower (0.5) is greater than limit upper"});
+  // Equal limits are a valid (if immobile) range.
+  EXPECT_NO_THROW(load_urdf_string(
+      robot(link("a") + link("b") +
+            "<joint name=\"elbow\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/>"
+            "<limit lower=\"0.5\" upper=\"0.5\" effort=\"1\" velocity=\"1\"/></joint>")));
+}
+
+TEST(UrdfErrors, NegativeEffortOrVelocityIsModelErrorNamingTheJoint) {
+  for (const std::string key : {"effort", "velocity"}) {
+    SCOPED_TRACE(key);
+    std::string limits = "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>";
+    limits.replace(limits.find(key + "=\"1\"") + key.size() + 2, 1, "-3");
+    expect_error(robot(link("a") + link("b") +
+                       "<joint name=\"slide\" type=\"prismatic\"><parent link=\"a\"/><child "
+                       "link=\"b\"/>" +
+                       limits + "</joint>"),
+                 Status::Model, {"joint 'slide'", "limit " + key + " is negative (-3"});
+  }
+}
+
+TEST(UrdfErrors, HexadecimalNumberIsParseErrorSayingItIsNotDecimal) {
+  expect_error(robot("<link name=\"a\"><inertial><mass value=\"0x10\"/><inertia ixx=\"1\" "
+                     "ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>"),
+               Status::Parse,
+               {"link 'a': mass is not a decimal number", "'0x10' is hexadecimal", "line 1"});
+  expect_error(
+      robot(link("a") + link("b") + joint("j", "continuous", "a", "b", "<axis xyz=\"0 0 1,0\"/>")),
+      Status::Parse, {"joint 'j': axis is not a decimal number ('1,0'"});
+}
+
+TEST(UrdfErrors, InvalidUtf8NamesAreRefusedAtLoad) {
+  // Names reach every --format json: they must be UTF-8.
+  expect_error(robot(link("caf\xE9")), Status::Parse,
+               {"attribute 'name' of <link> is not valid UTF-8", "byte 0xE9"});
+  expect_error(robot(link("a\xED\xA0\x80")), Status::Parse, {"not valid UTF-8", "0xED"});
+  expect_error(robot(link("a\x1F")), Status::Parse, {"control character 0x1F"});
+  expect_error(robot(link("a&#xD800;")), Status::Parse,
+               {"not a character reference to an XML character"});
+  expect_error("<robot name=\"r\"><l\xE9nk name=\"a\"/></robot>", Status::Parse,
+               {"not valid UTF-8"});
+}
+
+// Mimic joints load as independent joints (docs/conventions.md); the <mimic> element must
+// still name a joint they can follow.
+TEST(UrdfMimic, ValidMimicsLoadAsIndependentJointsAndAreReported) {
+  const Model m = load_urdf_string(
+      robot(link("palm") + link("f1") + link("f2") + link("f3") + link("tip") +
+            joint("a", "prismatic", "palm", "f1") +
+            joint("b", "prismatic", "palm", "f2", "<mimic joint=\"a\" multiplier=\"-1\"/>") +
+            joint("c", "continuous", "palm", "f3", "<mimic joint=\"b\"/>") +  // a chain
+            joint("cover", "fixed", "f3", "tip", "<mimic joint=\"a\"/>")));   // ignored
+  ASSERT_EQ(m.n_B, 3);
+  EXPECT_EQ(m.mimic_of[1], "");
+  EXPECT_EQ(m.mimic_of[2], "a");
+  EXPECT_EQ(m.mimic_of[3], "b");
+  EXPECT_EQ(m.num_dofs(), 9);  // every mimic joint keeps its own coordinate
+}
+
+TEST(UrdfMimic, SelfUnknownAndFixedTargetsAreRefusedNamingTheJoints) {
+  const std::string base = link("a") + link("b") + link("c");
+  expect_error(robot(base + joint("j", "continuous", "a", "b", "<mimic joint=\"j\"/>") +
+                     joint("k", "continuous", "a", "c")),
+               Status::Model, {"joint 'j' mimics itself"});
+  expect_error(robot(base + joint("j", "continuous", "a", "b", "<mimic joint=\"ghost\"/>") +
+                     joint("k", "continuous", "a", "c")),
+               Status::Model, {"joint 'j' mimics joint 'ghost', which does not exist"});
+  expect_error(robot(base + joint("weld", "fixed", "a", "b") +
+                     joint("k", "continuous", "a", "c", "<mimic joint=\"weld\"/>")),
+               Status::Model, {"joint 'k' mimics joint 'weld', which is fixed"});
+  expect_error(robot(base + joint("j", "continuous", "a", "b", "<mimic multiplier=\"2\"/>") +
+                     joint("k", "continuous", "a", "c")),
+               Status::Parse, {"joint 'j': <mimic> has no joint attribute"});
+}
+
+TEST(UrdfMimic, MimicCycleIsRefusedNamingItsJoints) {
+  expect_error(robot(link("a") + link("b") + link("c") +
+                     joint("p", "continuous", "a", "b", "<mimic joint=\"q\"/>") +
+                     joint("q", "continuous", "a", "c", "<mimic joint=\"p\"/>")),
+               Status::Model, {"cycle", "'p' -> 'q' -> 'p'"});
+  // A cycle entered from a chain: only the cycle is named.
+  expect_error(robot(link("a") + link("b") + link("c") + link("d") +
+                     joint("in", "continuous", "a", "b", "<mimic joint=\"x\"/>") +
+                     joint("x", "continuous", "a", "c", "<mimic joint=\"y\"/>") +
+                     joint("y", "continuous", "a", "d", "<mimic joint=\"x\"/>")),
+               Status::Model, {"cycle ('x' -> 'y' -> 'x')"});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -662,17 +838,31 @@ TEST(UrdfShared, RealRobotsLoadWithTheDocumentedJointCount) {
   }
 }
 
-TEST(UrdfShared, TalosMimicJointsAreReportedAndIndependent) {
+// panda's second finger and talos_full's gripper joints are valid mimics (a moving target in
+// the model, not themselves): they load, reported and independent. talos_reduced has <mimic>
+// on fixed joints, which is allowed (nothing follows from it).
+TEST(UrdfShared, PandaAndTalosMimicJointsAreValidReportedAndIndependent) {
   if (!std::filesystem::is_directory(kShared))
     GTEST_SKIP() << "shared model folder " << kShared << " not present";
-  const Model m = load_urdf_file(kShared + "/talos_full_v2.urdf");
-  int mimics = 0;
-  for (int i = 1; i <= m.n_B; ++i)
-    if (!m.mimic_of[i].empty()) {
-      ++mimics;
-      EXPECT_GE(m.joint_index(m.mimic_of[i]), 0) << m.mimic_of[i];
-    }
-  EXPECT_GT(mimics, 0);
+  const struct {
+    const char *file;
+    unsigned flags;
+    int mimics;
+  } rows[] = {{"panda.urdf", kFixedBase, 1}, {"talos_full_v2.urdf", 0, 12}};
+  for (const auto &row : rows) {
+    SCOPED_TRACE(row.file);
+    const Model m = load_urdf_file(kShared + "/" + row.file, row.flags);
+    int mimics = 0;
+    for (int i = 1; i <= m.n_B; ++i)
+      if (!m.mimic_of[i].empty()) {
+        ++mimics;
+        EXPECT_GE(m.joint_index(m.mimic_of[i]), 0) << m.mimic_of[i];
+        EXPECT_NE(m.mimic_of[i], m.joint_name[i]);
+      }
+    EXPECT_EQ(mimics, row.mimics);
+  }
+  const Model reduced = load_urdf_file(kShared + "/talos_reduced.urdf");
+  for (int i = 1; i <= reduced.n_B; ++i) EXPECT_EQ(reduced.mimic_of[i], "");
 }
 
 TEST(UrdfShared, RomeoIsRefusedNamingAMasslessFingerJoint) {
