@@ -64,7 +64,8 @@ enum {
   GEOLIN_ERR_MODEL = 4,            /* valid URDF but not a valid dynamics model (cycle,       */
                                    /* several roots, negative mass, inertia not positive,     */
                                    /* singular mass matrix, zero joint axis, ...)             */
-  GEOLIN_ERR_UNSUPPORTED = 5,      /* a URDF feature the library does not model (mimic, ...)  */
+  GEOLIN_ERR_UNSUPPORTED = 5,      /* a URDF feature the library does not model (planar and   */
+                                   /* floating joints)                                        */
   GEOLIN_ERR_NONFINITE = 6,        /* NaN or Inf in an input                                  */
   GEOLIN_ERR_NUMERIC = 7,          /* numerically singular at this state                      */
   GEOLIN_ERR_INTERNAL = 8,         /* a bug: please report                                    */
@@ -108,11 +109,31 @@ typedef struct geolin_model geolin_model;
 
 /* Load a URDF file. path: a NUL-terminated file name. out: receives the new model (free it with
  * geolin_model_free); set to NULL on failure. Neither pointer may be NULL.
- * Errors: INVALID_ARGUMENT (NULL, unknown flag), IO, PARSE, MODEL, UNSUPPORTED. */
+ * The file must be a regular file of at most 64 MiB (67108864 bytes); it is read as UTF-8 XML.
+ * Errors (the message names the file, the element or joint/link at fault, and its line):
+ *   INVALID_ARGUMENT  NULL, unknown flag;
+ *   IO           missing or unreadable file, not a regular file (a FIFO, device or directory
+ *                is refused without blocking or reading), larger than 64 MiB;
+ *   PARSE        not well-formed XML, or XML the loader does not read (DTD entities or
+ *                attribute defaults); names or values not valid UTF-8; elements nested more
+ *                than 256 levels; a root other than <robot>, a second or nested <robot>;
+ *                unexpanded xacro (xacro: elements or attributes, "${" or "$(" in values); a
+ *                number that is not decimal (e.g. "0x10"); a missing required element or
+ *                attribute (including <mimic> without joint=);
+ *   MODEL        valid URDF but not a valid tree or dynamics model: duplicate names, unknown
+ *                links, several or no root links, cycles, NaN/Inf or magnitudes above 1e100
+ *                (masses, inertias, lengths, damping), limit lower > upper, negative effort or
+ *                velocity, a <mimic> of itself, of an unknown or a fixed joint, or mimics in a
+ *                cycle, negative mass, inertia not positive semidefinite, singular mass matrix;
+ *   UNSUPPORTED  planar and floating joints;
+ *   MEMORY       out of memory while loading (the message gives the document's size).
+ * Mimic joints: a valid <mimic joint="x"/> is reported (geolin info marks it), but the joint is
+ * modelled as an independent joint with its own position, velocity and torque, not as a
+ * constraint; impose the coupling on the inputs if it is wanted. */
 GEOLIN_API int geolin_model_load_urdf(const char *path, unsigned flags, geolin_model **out);
 
-/* Load a URDF document held in memory. xml: the NUL-terminated XML text. Otherwise as
- * geolin_model_load_urdf (no IO error). */
+/* Load a URDF document held in memory. xml: the NUL-terminated XML text (no size limit).
+ * Otherwise as geolin_model_load_urdf (no IO error). */
 GEOLIN_API int geolin_model_load_urdf_string(const char *xml, unsigned flags, geolin_model **out);
 
 /* Free a model. NULL is a no-op. Every workspace of the model must be freed first (a workspace
