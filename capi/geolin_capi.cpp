@@ -396,6 +396,14 @@ int load_common(const char *function, const char *arg_name, const char *text, un
                                                  : geolin::load_urdf_string(text, flags)};
     *out = m;
     return GEOLIN_OK;
+  } catch (const std::bad_alloc &) {
+    // The loader reports its own allocation failures as Status::Memory with the document's
+    // size; this is the rest (e.g. the handle itself).
+    if (from_file)
+      return fail(GEOLIN_ERR_MEMORY, "%s: out of memory while loading URDF file '%.300s'", function,
+                  text);
+    return fail(GEOLIN_ERR_MEMORY, "%s: out of memory while loading a URDF document of %zu bytes",
+                function, std::char_traits<char>::length(text));
   } catch (...) {
     return handle_exception(function);
   }
