@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# Fuzz the URDF loader through the C API for a fixed time (default 60 s) with libFuzzer,
-# AddressSanitizer and UBSan. Builds tests/fuzz/fuzz_load_urdf.cpp with clang++ directly from
-# the sources (src/*.cpp, capi/*.cpp) into a separate directory -- independent of the main
-# (g++) build and of the project's CMake files -- seeds the corpus from tests/data/hostile and
-# models/, and fails (non-zero exit) if the fuzzer finds a crash, a leak, undefined behaviour,
-# a timeout or an out-of-memory.
+# Fuzz the C API for a fixed time with libFuzzer, AddressSanitizer and UBSan: two targets,
+#   fuzz_load_urdf  (tests/fuzz/fuzz_load_urdf.cpp) the URDF loader, seeded from
+#                   tests/data/hostile, models/ and tests/capi;
+#   fuzz_states     (tests/fuzz/fuzz_states.cpp) every evaluation function at fuzzed states of
+#                   the bundled models (OK with finite outputs, or an error with the outputs
+#                   untouched).
+# Builds them with clang++ directly from the sources (src/*.cpp, capi/*.cpp) into a separate
+# directory -- independent of the main (g++) build and of the project's CMake files -- and
+# fails (non-zero exit) if a fuzzer finds a crash, a leak, undefined behaviour, a failed
+# check, a timeout or an out-of-memory.
 #
-#   cmake/ci_fuzz.sh [BUILD_DIR]     (default: <repo>/build-fuzz)
-#   FUZZ_SECONDS=600 cmake/ci_fuzz.sh  (longer run)
+#   cmake/ci_fuzz.sh [BUILD_DIR]       (default: <repo>/build-fuzz)
+#   FUZZ_SECONDS=600 cmake/ci_fuzz.sh  (longer run; default 70 s, split between the targets)
+#   FUZZ_STATES_REGRESSIONS=1          also replay tests/fuzz/states_regressions/ (inputs the
+#                                      state fuzzer once failed on; enable when they pass)
 #
-# Crashing inputs are left in BUILD_DIR/artifacts/. After fixing the loader, keep each one as
-# tests/data/hostile/fuzz_regression_<what>.urdf with a line in tests/data/hostile/MANIFEST.tsv.
+# Failing inputs are left in BUILD_DIR/artifacts/{load_urdf,states}/. After fixing the loader,
+# keep each as tests/data/hostile/fuzz_regression_<what>.urdf with a line in
+# tests/data/hostile/MANIFEST.tsv; a state input goes to tests/fuzz/states_regressions/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${1:-"$ROOT/build-fuzz"}
-SECONDS_TO_RUN=${FUZZ_SECONDS:-60}
+SECONDS_TO_RUN=${FUZZ_SECONDS:-70}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # --- toolchain: clang++ and the libFuzzer runtime (Debian: libclang-rt-14-dev) --------------
@@ -65,7 +72,8 @@ read -r -a PKG_CFLAGS <<<"$(pkg-config --cflags eigen3 urdfdom 2>/dev/null || ec
 CXXFLAGS+=("${PKG_CFLAGS[@]}")
 LIBS=(-lurdfdom_model -lconsole_bridge -lfmt)
 
-mkdir -p "$BUILD/obj" "$BUILD/corpus" "$BUILD/artifacts"
+mkdir -p "$BUILD/obj" "$BUILD/corpus" "$BUILD/corpus_states" "$BUILD/artifacts/load_urdf" \
+  "$BUILD/artifacts/states"
 sources=("$ROOT"/src/*.cpp "$ROOT"/capi/*.cpp)
 objects=()
 pids=()
@@ -83,31 +91,54 @@ for src in "${sources[@]}"; do
   fi
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
-echo "ci_fuzz: linking fuzz_load_urdf"
+echo "ci_fuzz: linking fuzz_load_urdf and fuzz_states"
 "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer,$SAN "$ROOT/tests/fuzz/fuzz_load_urdf.cpp" \
   "${objects[@]}" "${LIBS[@]}" -o "$BUILD/fuzz_load_urdf"
+"$CXX" "${CXXFLAGS[@]}" -DGEOLIN_FUZZ_MODELS_DIR="\"$ROOT/models\"" -fsanitize=fuzzer,$SAN \
+  "$ROOT/tests/fuzz/fuzz_states.cpp" "${objects[@]}" "${LIBS[@]}" -o "$BUILD/fuzz_states"
 
 # --- corpus and run -------------------------------------------------------------------------
 shopt -s nullglob
 for seed in "$ROOT"/tests/data/hostile/*.urdf "$ROOT"/models/*.urdf "$ROOT"/tests/capi/*.urdf; do
   cp -f "$seed" "$BUILD/corpus/seed_$(basename "$seed")"
 done
-rm -f "$BUILD"/artifacts/*
+rm -f "$BUILD"/artifacts/load_urdf/* "$BUILD"/artifacts/states/*
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-echo "ci_fuzz: fuzzing for ${SECONDS_TO_RUN} s"
-set +e
-"$BUILD/fuzz_load_urdf" -max_total_time="$SECONDS_TO_RUN" -rss_limit_mb=4096 -max_len=65536 \
-  -timeout=10 -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/" "$BUILD/corpus" \
-  2>&1 | tee "$BUILD/fuzz.log"
-rc=${PIPESTATUS[0]}
-set -e
-artifacts=("$BUILD"/artifacts/*)
-if ((rc != 0)) || ((${#artifacts[@]})); then
-  echo "ci_fuzz: FAILED (exit code $rc); crashing inputs:" >&2
-  for a in "${artifacts[@]}"; do echo "  $a" >&2; done
+failed=0
+# run NAME SECONDS MAX_LEN CORPUS...: fuzz for SECONDS; a failure is recorded, not fatal, so that
+# both targets always run.
+run() {
+  local name=$1 seconds=$2 max_len=$3
+  shift 3
+  echo "ci_fuzz: fuzzing $name for $seconds s"
+  set +e
+  "$BUILD/fuzz_$name" -max_total_time="$seconds" -rss_limit_mb=4096 -max_len="$max_len" \
+    -timeout=10 -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/$name/" "$@" \
+    2>&1 | tee "$BUILD/fuzz_$name.log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  local artifacts=("$BUILD"/artifacts/"$name"/*)
+  if ((rc != 0)) || ((${#artifacts[@]})); then
+    echo "ci_fuzz: fuzz_$name FAILED (exit code $rc); failing inputs:" >&2
+    for a in "${artifacts[@]}"; do echo "  $a" >&2; done
+    failed=1
+  else
+    grep -E 'stat::number_of_executed_units|Done [0-9]+ runs' "$BUILD/fuzz_$name.log" || true
+  fi
+}
+run load_urdf $((SECONDS_TO_RUN / 2)) 65536 "$BUILD/corpus"
+run states $((SECONDS_TO_RUN - SECONDS_TO_RUN / 2)) 4096 "$BUILD/corpus_states"
+if [[ "${FUZZ_STATES_REGRESSIONS:-0}" == 1 ]]; then
+  regressions=("$ROOT"/tests/fuzz/states_regressions/*)
+  if ((${#regressions[@]})); then
+    echo "ci_fuzz: replaying ${#regressions[@]} state regressions"
+    "$BUILD/fuzz_states" "${regressions[@]}" || failed=1
+  fi
+fi
+if ((failed)); then
+  echo "ci_fuzz: FAILED" >&2
   exit 1
 fi
-grep -E 'stat::number_of_executed_units|Done [0-9]+ runs' "$BUILD/fuzz.log" || true
-echo "ci_fuzz: no crash in ${SECONDS_TO_RUN} s"
+echo "ci_fuzz: no failure in ${SECONDS_TO_RUN} s"
