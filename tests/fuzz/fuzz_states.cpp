@@ -14,8 +14,9 @@
 // bytes of a double (NaN, Inf, denormals, anything). H is a rigid transform built from six
 // numbers, or 16 raw numbers, or a rigid transform with one entry changed.
 //
-// Found inputs that fail are kept in tests/fuzz/states_regressions/ (run them with
-// `fuzz_states tests/fuzz/states_regressions/*`).
+// tests/fuzz/states_seeds/ holds one moderate input per model and base (default gravity, two
+// mixed wrenches, RK4), the starting corpus of cmake/ci_fuzz.sh. Inputs that once failed go to
+// tests/fuzz/states_regressions/ (replay: `fuzz_states tests/fuzz/states_regressions/*`).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
