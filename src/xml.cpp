@@ -203,6 +203,12 @@ class Reader {
       malformed(i_, fmt::format("expected {}, found '{}'", what, excerpt(s_, i_, 12)));
     while (i_ < n_ && is_name_char(static_cast<unsigned char>(s_[i_]))) ++i_;
     const std::string_view result = s_.substr(start, i_ - start);
+    // TinyXML skips a U+FEFF (byte-order mark) where a name may start, so it would read
+    // "<\uFEFFlink>" as <link>: such a name would mean different things to the two readers.
+    if (result.substr(0, 3) == "\xEF\xBB\xBF")
+      refuse(start, fmt::format("{} starts with U+FEFF (a byte-order mark), which geolin does not "
+                                "accept in names",
+                                what));
     const std::size_t bad = invalid_utf8(result);
     if (bad != npos)
       refuse(start + bad, fmt::format("{} '{}' is not valid UTF-8 (byte 0x{:02X}): geolin reads "

@@ -16,7 +16,8 @@
 //     they would add entities or default attributes that this reader does not apply;
 //   - exactly one root element; elements and attributes whose names follow the intersection
 //     of the XML and TinyXML name rules (an ASCII letter, '_' or a non-ASCII character first,
-//     then also digits, '-', '.', ':'); quoted attribute values without '<'; no duplicate
+//     then also digits, '-', '.', ':'; not starting with U+FEFF, which TinyXML skips);
+//     quoted attribute values without '<'; no duplicate
 //     attribute; the five predefined entities and character references of XML characters
 //     only (no DTD entities); names and values valid UTF-8 without control characters.
 //     Attribute values are normalized as XML says (a literal tab, CR, LF or CR LF becomes one

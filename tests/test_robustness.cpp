@@ -113,6 +113,7 @@ TEST(Robustness, NearSingularModelsGiveFiniteResultsThatPassTheCheck) {
 #endif
 #endif
 
+#ifndef GEOLIN_TEST_NO_RLIMIT_AS
 // The address space mapped by this process now, in bytes (/proc/self/statm: pages).
 long long mapped_bytes() {
   std::FILE *f = std::fopen("/proc/self/statm", "r");
@@ -146,6 +147,7 @@ long long mapped_bytes() {
   }
   std::_Exit(1);
 }
+#endif
 
 // A 20000-body chain (7.6 MB of URDF, ~150 MB to load) in a fresh process capped 48 MB above
 // its start-up size runs out of memory: the load must end in Status::Memory (9) with a message

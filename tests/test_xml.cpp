@@ -146,6 +146,24 @@ TEST(XmlReader, ManyAttributesAreCheckedForDuplicates) {
   }
 }
 
+// TinyXML skips U+FEFF where a name may start: <\uFEFFlink> would be a <link> to urdfdom and
+// an unknown element to this reader, so such names are refused.
+TEST(XmlReader, NameStartingWithAByteOrderMarkIsRefused) {
+  for (const std::string text :
+       {"<r><\xEF\xBB\xBFlink name=\"b\"/></r>", "<r><link \xEF\xBB\xBFname=\"b\"/></r>"}) {
+    SCOPED_TRACE(text);
+    try {
+      xml::Document(text, 256);
+      ADD_FAILURE() << "read";
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find("starts with U+FEFF"), std::string::npos) << e.what();
+    }
+  }
+  // Inside a name it is an ordinary character; at the document's start, a byte-order mark.
+  EXPECT_EQ(xml::Document("<r\xEF\xBB\xBF/>", 256).name(0), "r\xEF\xBB\xBF");
+  EXPECT_EQ(xml::Document("\xEF\xBB\xBF<r/>", 256).name(0), "r");
+}
+
 TEST(XmlReader, DepthLimitCountsEveryElement) {
   std::string ok, deep;
   for (int k = 0; k < 3; ++k) ok += "<x>";
