@@ -93,8 +93,8 @@ constexpr std::size_t kMaxUrdfFileBytes = std::size_t{64} << 20;
 /// offending element (and its line), never prints anything:
 ///   Status::Io        (file only) missing, unreadable, not a regular file (a FIFO or device
 ///                     is refused without blocking), or larger than kMaxUrdfFileBytes;
-///   Status::Parse     not well-formed XML or an XML construct geolin does not read (xml.hpp:
-///                     DTD entities, ...), names or values that are not valid UTF-8, elements
+///   Status::Parse     not well-formed XML or an XML construct geolin does not read (DTD
+///                     entities or attribute defaults), names or values not valid UTF-8, elements
 ///                     nested more than 256 levels deep, a root that is not <robot>, a second
 ///                     <robot>, unexpanded xacro (xacro: elements or attributes, "${" or "$(" in
 ///                     values), a number that is not decimal ("0x10"), a missing required
