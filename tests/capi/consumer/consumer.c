@@ -1,4 +1,6 @@
-/* A user's program built against an installed geolin (pkg-config or find_package). */
+/* A user's program built against an installed geolin (pkg-config or find_package). The URDF is
+ * the first argument or, without one, the installed humanoid (GEOLIN_MODELS_DIR, defined by the
+ * build from pkg-config's modelsdir or CMake's geolin_MODELS_DIR). */
 #include <geolin.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +13,22 @@ int main(int argc, char **argv) {
   double *s, *r, *tau, *nu_dot;
   int major, minor, patch, n_j, n, st;
 
-  if (argc < 2) {
+#ifdef GEOLIN_MODELS_DIR
+  const char *urdf = argc > 1 ? argv[1] : GEOLIN_MODELS_DIR "/humanoid.urdf";
+#else
+  const char *urdf = argc > 1 ? argv[1] : NULL;
+  if (urdf == NULL) {
     fprintf(stderr, "usage: %s robot.urdf\n", argv[0]);
     return 2;
   }
+#endif
   geolin_version(&major, &minor, &patch);
   if (major != GEOLIN_VERSION_MAJOR || minor != GEOLIN_VERSION_MINOR) {
     fprintf(stderr, "header %d.%d, library %d.%d\n", GEOLIN_VERSION_MAJOR, GEOLIN_VERSION_MINOR,
             major, minor);
     return 1;
   }
-  st = geolin_model_load_urdf(argv[1], 0, &model);
+  st = geolin_model_load_urdf(urdf, 0, &model);
   if (st != GEOLIN_OK) {
     fprintf(stderr, "%s: %s\n", geolin_status_string(st), geolin_last_error());
     return 1;
@@ -36,9 +43,13 @@ int main(int argc, char **argv) {
   if (st == GEOLIN_OK) st = geolin_forward_dynamics(ws, H, s, v, r, tau, nu_dot);
   if (st != GEOLIN_OK) {
     fprintf(stderr, "%s: %s\n", geolin_status_string(st), geolin_last_error());
+  } else if (nu_dot[2] > -9.81 + 1e-9 || nu_dot[2] < -9.81 - 1e-9) {
+    /* at rest without torques the whole robot falls freely (docs/dynamics.md §3) */
+    fprintf(stderr, "base acceleration z = %.17g, expected -9.81\n", nu_dot[2]);
+    st = GEOLIN_ERR_INTERNAL;
   } else {
-    printf("geolin %d.%d.%d: %d joints, base acceleration z = %g\n", major, minor, patch, n_j,
-           nu_dot[2]);
+    printf("geolin %d.%d.%d: %s: %d joints, base acceleration z = %g\n", major, minor, patch, urdf,
+           n_j, nu_dot[2]);
   }
   geolin_workspace_free(ws);
   geolin_model_free(model);
