@@ -14,6 +14,11 @@
 //! [`WrenchCoordinates`]) and discrete time ([`Workspace::step`], [`Workspace::step_in_place`],
 //! [`Workspace::step_linearize`], with [`StepMethod`]).
 //!
+//! Linking: the build script finds `libgeolin.so` through `GEOLIN_LIB_DIR` or `pkg-config` and
+//! passes its directory to dependent build scripts as `DEP_GEOLIN_LIBDIR`; a binary crate puts
+//! it into its rpath with a two-line `build.rs`, or runs with `LD_LIBRARY_PATH` (capi/README.md,
+//! "Rust").
+//!
 //! Layouts follow the C API: matrices are column-major, `H` is the 4x4 base pose (16 values,
 //! column-major), `v` the base twist (linear first), joint vectors have `n_J` entries,
 //! generalized vectors `n`, the linearization state `N = 2 n`.
@@ -69,6 +74,7 @@ pub mod sys {
     pub const GEOLIN_ERR_NONFINITE: c_int = 6;
     pub const GEOLIN_ERR_NUMERIC: c_int = 7;
     pub const GEOLIN_ERR_INTERNAL: c_int = 8;
+    pub const GEOLIN_ERR_MEMORY: c_int = 9;
 
     pub const GEOLIN_FIXED_BASE: c_uint = 1;
     pub const GEOLIN_JOINT_DAMPING: c_uint = 2;
@@ -295,9 +301,9 @@ impl StepMethod {
 pub mod status {
     pub use super::sys::{
         GEOLIN_ERR_INTERNAL as INTERNAL, GEOLIN_ERR_INVALID_ARGUMENT as INVALID_ARGUMENT,
-        GEOLIN_ERR_IO as IO, GEOLIN_ERR_MODEL as MODEL, GEOLIN_ERR_NONFINITE as NONFINITE,
-        GEOLIN_ERR_NUMERIC as NUMERIC, GEOLIN_ERR_PARSE as PARSE,
-        GEOLIN_ERR_UNSUPPORTED as UNSUPPORTED, GEOLIN_OK as OK,
+        GEOLIN_ERR_IO as IO, GEOLIN_ERR_MEMORY as MEMORY, GEOLIN_ERR_MODEL as MODEL,
+        GEOLIN_ERR_NONFINITE as NONFINITE, GEOLIN_ERR_NUMERIC as NUMERIC,
+        GEOLIN_ERR_PARSE as PARSE, GEOLIN_ERR_UNSUPPORTED as UNSUPPORTED, GEOLIN_OK as OK,
     };
 }
 

@@ -44,6 +44,26 @@ fn version_matches_header() {
 }
 
 #[test]
+fn status_constants_are_the_librarys_codes() {
+    // Each constant of geolin::status is the code the library names that way.
+    for (code, name) in [
+        (status::OK, "GEOLIN_OK"),
+        (status::INVALID_ARGUMENT, "GEOLIN_ERR_INVALID_ARGUMENT"),
+        (status::IO, "GEOLIN_ERR_IO"),
+        (status::PARSE, "GEOLIN_ERR_PARSE"),
+        (status::MODEL, "GEOLIN_ERR_MODEL"),
+        (status::UNSUPPORTED, "GEOLIN_ERR_UNSUPPORTED"),
+        (status::NONFINITE, "GEOLIN_ERR_NONFINITE"),
+        (status::NUMERIC, "GEOLIN_ERR_NUMERIC"),
+        (status::INTERNAL, "GEOLIN_ERR_INTERNAL"),
+        (status::MEMORY, "GEOLIN_ERR_MEMORY"),
+    ] {
+        let text = geolin::status_string(code);
+        assert!(text.starts_with(&format!("{name}:")), "{code}: {text}");
+    }
+}
+
+#[test]
 fn structure() {
     let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
     assert_eq!(model.num_joints(), 3);
