@@ -1,4 +1,8 @@
-! Fortran 2008 bindings of the geolin C API (geolin.h), through iso_c_binding.
+! Fortran 2018 bindings of the geolin C API (geolin.h), through iso_c_binding.
+!
+! Standard: Fortran 2018 (compile with gfortran -std=f2018 or without -std). The only feature
+! beyond Fortran 2008 is OPTIONAL dummy arguments of BIND(C) interfaces, which pass NULL when
+! absent (Fortran 2018, before that ISO/IEC TS 29113); `gfortran -std=f2008` refuses them.
 !
 ! Every C function has an interface of the same name. Matrices are column-major on both sides,
 ! so a Fortran array A(N, N) is passed as is. Handles are type(c_ptr). Strings going in must be
@@ -30,6 +34,7 @@ module geolin
   integer(c_int), parameter, public :: GEOLIN_ERR_NONFINITE = 6
   integer(c_int), parameter, public :: GEOLIN_ERR_NUMERIC = 7
   integer(c_int), parameter, public :: GEOLIN_ERR_INTERNAL = 8
+  integer(c_int), parameter, public :: GEOLIN_ERR_MEMORY = 9
 
   ! Load flags (C: unsigned; the same bits in a C int)
   integer(c_int), parameter, public :: GEOLIN_FIXED_BASE = 1
