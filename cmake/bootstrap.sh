@@ -19,7 +19,7 @@ JOBS=${GEOLIN_JOBS:-2}
 
 BUILD_PACKAGES=(build-essential cmake pkg-config libeigen3-dev liburdfdom-dev libfmt-dev
                 libgtest-dev nlohmann-json3-dev)
-TEST_PACKAGES=(gfortran python3 clang valgrind)
+TEST_PACKAGES=(gfortran python3 python3-numpy clang valgrind)
 
 log() { printf '\n==> [geolin] %s\n' "$*"; }
 die() { printf '\n!!! [geolin] %s\n' "$*" >&2; exit 1; }

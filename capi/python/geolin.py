@@ -1,19 +1,33 @@
-"""Python bindings of the geolin C API (geolin.h) with ctypes: standard library only.
+"""Python bindings of the geolin C API (geolin.h) with ctypes: standard library only, numpy
+optional.
 
 Forward dynamics of moving-base robots loaded from URDF and its exact left-trivialized
 linearization. The library is found from the environment variable GEOLIN_LIBRARY (a path to
 libgeolin.so.0), else by its name on the system's search path.
 
-Arrays are plain Python sequences of floats (lists, tuples, array.array, or numpy arrays when
-numpy is installed); results are lists, and matrices are returned column-major as flat lists
-together with their shape, or as numpy arrays of shape (rows, cols) if numpy is available and
-``as_numpy=True``.
+Inputs (H, s, v, r, tau, ...) may be
+  - numpy arrays (when numpy is installed) -- float64 arrays that are 1-D and contiguous, or
+    Fortran-ordered (column-major) matrices, are passed to C without copying; other arrays
+    (another dtype, a row-major 4x4 H, a strided view) are converted first;
+  - any other buffer of doubles (array.array('d'), a memoryview of format 'd'), without copying;
+  - plain sequences of numbers (lists, tuples), copied into a C array.
+Matrices are column-major, as in C: H is the 4x4 pose (16 values, or a 4x4 numpy array, which
+is read as a matrix whatever its memory order). Strings and sequences of non-numbers are refused
+with geolin.Error (ERR_INVALID_ARGUMENT), as are wrong lengths.
+
+Outputs are lists by default (matrices: flat column-major lists), numpy arrays with
+as_numpy=True (matrices of shape (rows, cols), Fortran-ordered), or arrays you pass with out=:
+preallocated float64 numpy arrays (1-D, or Fortran-ordered matrices) or writable buffers of
+doubles of the right size, which are filled in place and returned (nothing is written if the
+call fails). For the lowest overhead per call, pass numpy arrays and out=.
 
     import geolin
     model = geolin.Model.from_urdf_file("robot.urdf")
     ws = model.workspace()
     nu_dot = ws.forward_dynamics(H, s, v, r, tau)     # H: 16 values, column-major 4x4
     A, B = ws.linearize(H, s, v, r, tau)              # column-major, N x N and N x n_J
+    A = numpy.empty((N, N), order="F"); B = numpy.empty((N, nj), order="F")
+    ws.linearize(H, s, v, r, tau, out=(A, B))         # no allocation, no copy
     tool = model.frame_index("tool")
     H_tool = ws.frame_pose(H, s, tool)                # 16 values, column-major 4x4
     nu_dot = ws.forward_dynamics_ext(H, s, v, r, tau, [tool], [[0, 0, -10, 0, 0, 0]],
@@ -21,16 +35,29 @@ together with their shape, or as numpy arrays of shape (rows, cols) if numpy is 
     H, s, v, r = ws.step(geolin.STEP_RK4, 1e-3, H, s, v, r, tau)
 """
 
+import array
 import ctypes
 import ctypes.util
+import numbers
 import os
+
+try:  # optional: arrays in and out without copies
+    import numpy as _np
+
+    _F64 = _np.dtype(_np.float64)  # the builtin descriptor: arrays of native doubles share it
+except ImportError:  # pragma: no cover - depends on the installation
+    _np = None
 
 __all__ = [
     "Error", "Model", "Workspace", "version", "status_string", "load_library",
     "OK", "ERR_INVALID_ARGUMENT", "ERR_IO", "ERR_PARSE", "ERR_MODEL", "ERR_UNSUPPORTED",
-    "ERR_NONFINITE", "ERR_NUMERIC", "ERR_INTERNAL", "FIXED_BASE", "JOINT_DAMPING",
+    "ERR_NONFINITE", "ERR_NUMERIC", "ERR_INTERNAL", "ERR_MEMORY", "FIXED_BASE", "JOINT_DAMPING",
     "WRENCH_LOCAL", "WRENCH_MIXED", "STEP_SEMI_IMPLICIT_EULER", "STEP_RK4", "HEADER_VERSION",
+    "HAVE_NUMPY",
 ]
+
+# Whether numpy was importable (as_numpy=True and the copy-free numpy paths need it).
+HAVE_NUMPY = _np is not None
 
 OK = 0
 ERR_INVALID_ARGUMENT = 1
@@ -41,6 +68,7 @@ ERR_UNSUPPORTED = 5
 ERR_NONFINITE = 6
 ERR_NUMERIC = 7
 ERR_INTERNAL = 8
+ERR_MEMORY = 9
 
 FIXED_BASE = 1
 JOINT_DAMPING = 2
@@ -164,54 +192,191 @@ def status_string(status):
     return _decode(_L().geolin_status_string(status))
 
 
+_array_types = {}
+
+
+def _c_array_type(size):
+    """ctypes.c_double * size, cached (creating an array type is slow)."""
+    cls = _array_types.get(size)
+    if cls is None:
+        cls = _array_types[size] = ctypes.c_double * size
+    return cls
+
+
+
+
+def _not_numbers(name, what):
+    return Error(ERR_INVALID_ARGUMENT, "'%s' must be numbers (a sequence or an array of float), "
+                 "not %s" % (name, what))
+
+
 def _in(name, values, size):
-    """A C array of doubles from a sequence (None stays NULL); checks the length."""
+    """A pointer to `size` doubles for the C API from an input argument (None stays NULL).
+
+    float64 numpy arrays in column-major order and writable buffers of doubles are passed
+    without copying; other arrays are converted; sequences are copied. Strings and non-numbers
+    raise Error(ERR_INVALID_ARGUMENT), as does a wrong number of entries."""
     if values is None:
         return None
+    if isinstance(values, (str, bytes, bytearray)):
+        raise _not_numbers(name, "a %s" % type(values).__name__)
+    if _np is not None and isinstance(values, _np.ndarray):
+        a = values
+        flags = a.flags
+        # f_contiguous: column-major memory (every contiguous 1-D array is)
+        if a.dtype is not _F64 or not flags.f_contiguous:
+            if a.dtype.kind not in "biuf":
+                raise _not_numbers(name, "an array of dtype %s" % a.dtype)
+            a = _np.asfortranarray(a, dtype=_np.float64)  # matrices keep their meaning
+            flags = a.flags
+        if a.size != size:
+            raise Error(ERR_INVALID_ARGUMENT,
+                        "'%s' has %d entries, expected %d" % (name, a.size, size))
+        if size == 0:
+            return None
+        if flags.writeable:  # a 1-D view in memory order (from_buffer needs C order)
+            return _c_array_type(size).from_buffer(a if a.ndim == 1 else a.ravel(order="K"))
+        return a.ctypes.data_as(_c_double_p)
     try:
-        flat = [float(x) for x in (values.ravel(order="F") if hasattr(values, "ravel") else values)]
+        view = memoryview(values)
     except TypeError:
-        raise Error(ERR_INVALID_ARGUMENT, "'%s' is not a sequence of numbers" % name)
+        view = None
+    if view is not None and view.format == "d":
+        if view.ndim > 1 and not view.f_contiguous:
+            raise Error(ERR_INVALID_ARGUMENT, "'%s': a %d-dimensional buffer must be column-major "
+                        "(Fortran order)" % (name, view.ndim))
+        if not view.contiguous:
+            values = view.tolist()  # strided 1-D: copied below
+        else:
+            count = view.nbytes // 8
+            if count != size:
+                raise Error(ERR_INVALID_ARGUMENT,
+                            "'%s' has %d entries, expected %d" % (name, count, size))
+            if size == 0:
+                return None
+            if view.readonly or view.ndim > 1:
+                return _c_array_type(size).from_buffer_copy(view.tobytes(order="A"))
+            return _c_array_type(size).from_buffer(view)
+    elif view is not None:
+        values = view.tolist()  # e.g. array('i'): convert; array('u') fails below
+    try:
+        flat = array.array("d", values)
+    except TypeError:
+        if hasattr(values, "__iter__"):
+            bad = next((x for x in values if not isinstance(x, numbers.Real)), None)
+            if bad is not None:
+                raise _not_numbers(name, "a sequence containing %r" % (bad,))
+        raise _not_numbers(name, "a %s" % type(values).__name__)
     if len(flat) != size:
         raise Error(ERR_INVALID_ARGUMENT,
                     "'%s' has %d entries, expected %d" % (name, len(flat), size))
-    return (ctypes.c_double * max(size, 1))(*flat)
+    if size == 0:
+        return None
+    return _c_array_type(size).from_buffer(flat)
 
 
 def _frames_and_wrenches(frames, wrenches):
     """(nf, int array or None, double array or None) from a list of frame indices and the
-    wrenches: a flat sequence of 6 nf values or a sequence of nf 6-vectors."""
+    wrenches: a flat sequence of 6 nf values, a sequence of nf 6-vectors, or an nf x 6 array
+    (row k is wrench k)."""
+    if isinstance(frames, (str, bytes, bytearray)):
+        raise Error(ERR_INVALID_ARGUMENT, "'frames' is not a sequence of frame indices")
     frames = [] if frames is None else list(frames)
     nf = len(frames)
     if wrenches is None:
         wrenches = []
-    elif hasattr(wrenches, "ravel"):
-        wrenches = wrenches.ravel()  # numpy: nf x 6 (row k is wrench k) or flat
-    flat = []
-    for w in wrenches:
-        if hasattr(w, "__len__"):
-            flat.extend(w)
-        else:
-            flat.append(w)
-    if nf == 0 and not flat:
+    elif _np is not None and isinstance(wrenches, _np.ndarray):
+        if wrenches.dtype.kind not in "biuf":
+            raise _not_numbers("wrenches", "an array of dtype %s" % wrenches.dtype)
+        wrenches = _np.ascontiguousarray(wrenches, dtype=_np.float64).reshape(-1)
+    elif isinstance(wrenches, (list, tuple)) and any(
+            isinstance(w, (list, tuple)) or (_np is not None and isinstance(w, _np.ndarray))
+            for w in wrenches):
+        flat = []
+        for w in wrenches:
+            if isinstance(w, (str, bytes, bytearray)):
+                raise _not_numbers("wrenches", "a sequence containing %r" % (w,))
+            if hasattr(w, "__len__"):
+                flat.extend(w)
+            else:
+                flat.append(w)
+        wrenches = flat
+    if nf == 0 and len(wrenches) == 0:
         return 0, None, None
-    try:
-        c_frames = (ctypes.c_int * nf)(*[int(f) for f in frames])
-    except (TypeError, ValueError, OverflowError):
-        raise Error(ERR_INVALID_ARGUMENT, "'frames' is not a sequence of frame indices")
-    return nf, c_frames, _in("wrenches", flat, 6 * nf)
+    for f in frames:
+        if not isinstance(f, numbers.Integral):
+            raise Error(ERR_INVALID_ARGUMENT,
+                        "'frames' is not a sequence of frame indices (found %r)" % (f,))
+    c_frames = (ctypes.c_int * nf)(*[int(f) for f in frames])
+    return nf, c_frames, _in("wrenches", wrenches, 6 * nf)
 
 
-def _out(size):
-    return (ctypes.c_double * max(size, 1))()
+def _out(name, out, shape, as_numpy):
+    """(pointer for C, result) for an output of `shape` (rows,) or (rows, cols).
 
-
-def _matrix(buf, rows, cols, as_numpy):
-    flat = list(buf[: rows * cols])
+    out: a preallocated float64 numpy array (1-D, or a column-major matrix) or writable buffer
+    of doubles with the right number of entries: filled in place and returned. Otherwise a new
+    numpy array (as_numpy) or a C buffer that _result() turns into a list."""
+    size = 1
+    for d in shape:
+        size *= d
+    if out is not None:
+        if _np is not None and isinstance(out, _np.ndarray):
+            flags = out.flags
+            if out.dtype is not _F64:
+                raise Error(ERR_INVALID_ARGUMENT,
+                            "out '%s' must have dtype float64, not %s" % (name, out.dtype))
+            if not flags.f_contiguous:
+                raise Error(ERR_INVALID_ARGUMENT, "out '%s' must be 1-D contiguous or "
+                            "Fortran-ordered (column-major), e.g. numpy.empty(%s, order='F')"
+                            % (name, shape))
+            if not flags.writeable:
+                raise Error(ERR_INVALID_ARGUMENT, "out '%s' is read-only" % name)
+            if out.size != size:
+                raise Error(ERR_INVALID_ARGUMENT, "out '%s' has %d entries, expected %d %s"
+                            % (name, out.size, size, "x".join(str(d) for d in shape)))
+            flat = out if out.ndim == 1 else out.ravel(order="K")  # a view: out is contiguous
+            return (_c_array_type(size).from_buffer(flat) if size else None), out
+        try:
+            view = memoryview(out)
+        except TypeError:
+            raise Error(ERR_INVALID_ARGUMENT, "out '%s' must be a numpy array or a writable "
+                        "buffer of doubles, not %s" % (name, type(out).__name__))
+        if view.format != "d" or view.readonly or view.ndim != 1 or not view.contiguous:
+            raise Error(ERR_INVALID_ARGUMENT, "out '%s' must be a numpy array or a writable, "
+                        "contiguous 1-D buffer of doubles (e.g. array.array('d'))" % name)
+        if view.nbytes // 8 != size:
+            raise Error(ERR_INVALID_ARGUMENT, "out '%s' has %d entries, expected %d"
+                        % (name, view.nbytes // 8, size))
+        return (_c_array_type(size).from_buffer(view) if size else None), out
     if as_numpy:
-        import numpy as np  # optional dependency
-        return np.array(flat, dtype=float).reshape((rows, cols), order="F")
-    return flat
+        if _np is None:
+            raise Error(ERR_INVALID_ARGUMENT, "as_numpy=True needs numpy, which is not installed")
+        flat = _np.empty(size, dtype=_np.float64)  # filled by C, seen as a Fortran-ordered matrix
+        return (_c_array_type(size).from_buffer(flat) if size else None), \
+            flat.reshape(shape, order="F")
+    return _c_array_type(max(size, 1))(), None
+
+
+def _result(buf, result, size):
+    """The value returned for an output made by _out: the array itself, or a list."""
+    return result if result is not None else buf[:size]
+
+
+def _index(name, value):
+    """An integer argument (frame index, flags, method): refuses strings and non-integers."""
+    if not isinstance(value, numbers.Integral):
+        raise Error(ERR_INVALID_ARGUMENT, "'%s' must be an integer, not %r" % (name, value))
+    return int(value)
+
+
+def _outs(out, count):
+    """The out= argument of a function with several outputs: None or a tuple of `count`."""
+    if out is None:
+        return (None,) * count
+    if not isinstance(out, (tuple, list)) or len(out) != count:
+        raise Error(ERR_INVALID_ARGUMENT, "out must be a tuple of %d arrays" % count)
+    return tuple(out)
 
 
 class Model:
@@ -346,100 +511,122 @@ class Workspace:
         nj = self._nj
         return (_in("H", H, 16), _in("s", s, nj), _in("v", v, 6), _in("r", r, nj))
 
-    def forward_dynamics(self, H, s, v, r, tau):
+    def forward_dynamics(self, H, s, v, r, tau, out=None, as_numpy=False):
         """nu_dot (n) for joint torques tau. H, v may be None for a fixed base."""
-        out = _out(self._n)
+        n = self._n
+        buf, res = _out("nu_dot", out, (n,), as_numpy)
         _check(_L().geolin_forward_dynamics(self._h, *self._state(H, s, v, r),
-                                            _in("tau", tau, self._nj), out))
-        return list(out[: self._n])
+                                            _in("tau", tau, self._nj), buf))
+        return _result(buf, res, n)
 
-    def inverse_dynamics(self, H, s, v, r, nu_dot):
+    def inverse_dynamics(self, H, s, v, r, nu_dot, out=None, as_numpy=False):
         """[base wrench; joint torques] (n) producing nu_dot."""
-        out = _out(self._n)
+        n = self._n
+        buf, res = _out("generalized_force", out, (n,), as_numpy)
         _check(_L().geolin_inverse_dynamics(self._h, *self._state(H, s, v, r),
-                                            _in("nu_dot", nu_dot, self._n), out))
-        return list(out[: self._n])
+                                            _in("nu_dot", nu_dot, n), buf))
+        return _result(buf, res, n)
 
-    def mass_matrix(self, s, as_numpy=False):
+    def mass_matrix(self, s, as_numpy=False, out=None):
         """M(s): a column-major flat list of n*n values (or an n x n numpy array)."""
-        out = _out(self._n * self._n)
-        _check(_L().geolin_mass_matrix(self._h, _in("s", s, self._nj), out))
-        return _matrix(out, self._n, self._n, as_numpy)
+        n = self._n
+        buf, res = _out("M", out, (n, n), as_numpy)
+        _check(_L().geolin_mass_matrix(self._h, _in("s", s, self._nj), buf))
+        return _result(buf, res, n * n)
 
-    def mass_matrix_inverse(self, s, as_numpy=False):
-        out = _out(self._n * self._n)
-        _check(_L().geolin_mass_matrix_inverse(self._h, _in("s", s, self._nj), out))
-        return _matrix(out, self._n, self._n, as_numpy)
+    def mass_matrix_inverse(self, s, as_numpy=False, out=None):
+        n = self._n
+        buf, res = _out("Minv", out, (n, n), as_numpy)
+        _check(_L().geolin_mass_matrix_inverse(self._h, _in("s", s, self._nj), buf))
+        return _result(buf, res, n * n)
 
-    def linearize(self, H, s, v, r, tau, as_numpy=False):
-        """(A, B): column-major N x N and N x n_J."""
+    def linearize(self, H, s, v, r, tau, as_numpy=False, out=None):
+        """(A, B): column-major N x N and N x n_J. out=(A, B) fills preallocated arrays."""
         N, nj = self._N, self._nj
-        A, B = _out(N * N), _out(N * nj)
-        _check(_L().geolin_linearize(self._h, *self._state(H, s, v, r), _in("tau", tau, nj), A, B))
-        return _matrix(A, N, N, as_numpy), _matrix(B, N, nj, as_numpy)
+        out_a, out_b = _outs(out, 2)
+        a, ra = _out("A", out_a, (N, N), as_numpy)
+        b, rb = _out("B", out_b, (N, nj), as_numpy)
+        _check(_L().geolin_linearize(self._h, *self._state(H, s, v, r), _in("tau", tau, nj), a, b))
+        return _result(a, ra, N * N), _result(b, rb, N * nj)
 
-    def linearize_finite_difference(self, H, s, v, r, tau, eps=1e-6, as_numpy=False):
+    def linearize_finite_difference(self, H, s, v, r, tau, eps=1e-6, as_numpy=False, out=None):
         N, nj = self._N, self._nj
-        A, B = _out(N * N), _out(N * nj)
+        out_a, out_b = _outs(out, 2)
+        a, ra = _out("A", out_a, (N, N), as_numpy)
+        b, rb = _out("B", out_b, (N, nj), as_numpy)
         _check(_L().geolin_linearize_finite_difference(
-            self._h, *self._state(H, s, v, r), _in("tau", tau, nj), float(eps), A, B))
-        return _matrix(A, N, N, as_numpy), _matrix(B, N, nj, as_numpy)
+            self._h, *self._state(H, s, v, r), _in("tau", tau, nj), float(eps), a, b))
+        return _result(a, ra, N * N), _result(b, rb, N * nj)
 
-    def frame_pose(self, H, s, frame):
-        """The world pose of a frame: 16 values, column-major 4x4. H may be None for a fixed
-        base."""
-        out = _out(16)
-        _check(_L().geolin_frame_pose(self._h, _in("H", H, 16), _in("s", s, self._nj), frame,
-                                      out))
-        return list(out[:16])
+    def frame_pose(self, H, s, frame, out=None, as_numpy=False):
+        """The world pose of a frame: 16 values, column-major 4x4 (as_numpy: a 4x4 array). H may
+        be None for a fixed base."""
+        buf, res = _out("H_frame", out, (4, 4), as_numpy)
+        _check(_L().geolin_frame_pose(self._h, _in("H", H, 16), _in("s", s, self._nj),
+                                      _index("frame", frame), buf))
+        return _result(buf, res, 16)
 
-    def frame_jacobian(self, H, s, frame, as_numpy=False):
+    def frame_jacobian(self, H, s, frame, as_numpy=False, out=None):
         """The frame Jacobian (6 x n, column-major): body twist of the frame = J nu."""
-        out = _out(6 * self._n)
+        n = self._n
+        buf, res = _out("J", out, (6, n), as_numpy)
         _check(_L().geolin_frame_jacobian(self._h, _in("H", H, 16), _in("s", s, self._nj),
-                                          frame, out))
-        return _matrix(out, 6, self._n, as_numpy)
+                                          _index("frame", frame), buf))
+        return _result(buf, res, 6 * n)
 
-    def forward_dynamics_ext(self, H, s, v, r, tau, frames, wrenches, flags=WRENCH_LOCAL):
+    def forward_dynamics_ext(self, H, s, v, r, tau, frames, wrenches, flags=WRENCH_LOCAL,
+                             out=None, as_numpy=False):
         """nu_dot (n) with external wrenches [force; torque] at the origins of frames
-        (wrenches: nf 6-vectors or 6 nf values; flags WRENCH_LOCAL or WRENCH_MIXED)."""
+        (wrenches: nf 6-vectors, 6 nf values or an nf x 6 array; flags WRENCH_LOCAL or
+        WRENCH_MIXED)."""
+        n = self._n
         nf, c_frames, c_wrenches = _frames_and_wrenches(frames, wrenches)
-        out = _out(self._n)
+        buf, res = _out("nu_dot", out, (n,), as_numpy)
         _check(_L().geolin_forward_dynamics_ext(self._h, *self._state(H, s, v, r),
                                                 _in("tau", tau, self._nj), nf, c_frames,
-                                                c_wrenches, flags, out))
-        return list(out[: self._n])
+                                                c_wrenches, _index("flags", flags), buf))
+        return _result(buf, res, n)
 
     def linearize_ext(self, H, s, v, r, tau, frames, wrenches, flags=WRENCH_LOCAL,
-                      as_numpy=False):
+                      as_numpy=False, out=None):
         """(A, B) with the wrenches as inputs too: N x N and N x (n_J + 6 nf)."""
         N, nj = self._N, self._nj
         nf, c_frames, c_wrenches = _frames_and_wrenches(frames, wrenches)
-        A, B = _out(N * N), _out(N * (nj + 6 * nf))
+        out_a, out_b = _outs(out, 2)
+        a, ra = _out("A", out_a, (N, N), as_numpy)
+        b, rb = _out("B", out_b, (N, nj + 6 * nf), as_numpy)
         _check(_L().geolin_linearize_ext(self._h, *self._state(H, s, v, r), _in("tau", tau, nj),
-                                         nf, c_frames, c_wrenches, flags, A, B))
-        return _matrix(A, N, N, as_numpy), _matrix(B, N, nj + 6 * nf, as_numpy)
+                                         nf, c_frames, c_wrenches, _index("flags", flags), a, b))
+        return _result(a, ra, N * N), _result(b, rb, N * (nj + 6 * nf))
 
-    def step(self, method, h, H, s, v, r, tau):
+    def step(self, method, h, H, s, v, r, tau, out=None, as_numpy=False):
         """One step of length h: (H_next, s_next, v_next, r_next). For a fixed base H, v may be
-        None, and H_next, v_next are None."""
+        None, and H_next, v_next are None. out=(H_next, s_next, v_next, r_next) fills
+        preallocated arrays (they may be the inputs: in-place stepping; None for the fixed-base
+        H_next, v_next)."""
         nj = self._nj
         fixed = self.model.is_fixed_base
-        Hn, sn, vn, rn = _out(16), _out(nj), _out(6), _out(nj)
-        _check(_L().geolin_step(self._h, method, float(h), *self._state(H, s, v, r),
-                                _in("tau", tau, nj), None if fixed else Hn, sn,
-                                None if fixed else vn, rn))
+        out_h, out_s, out_v, out_r = _outs(out, 4)
+        hb, hr = (None, None) if fixed else _out("H_next", out_h, (4, 4), as_numpy)
+        sb, sr = _out("s_next", out_s, (nj,), as_numpy)
+        vb, vr = (None, None) if fixed else _out("v_next", out_v, (6,), as_numpy)
+        rb, rr = _out("r_next", out_r, (nj,), as_numpy)
+        _check(_L().geolin_step(self._h, _index("method", method), float(h),
+                                *self._state(H, s, v, r), _in("tau", tau, nj), hb, sb, vb, rb))
         if fixed:
-            return None, list(sn[:nj]), None, list(rn[:nj])
-        return list(Hn[:16]), list(sn[:nj]), list(vn[:6]), list(rn[:nj])
+            return None, _result(sb, sr, nj), None, _result(rb, rr, nj)
+        return (_result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6),
+                _result(rb, rr, nj))
 
-    def step_linearize(self, method, h, H, s, v, r, tau, as_numpy=False):
+    def step_linearize(self, method, h, H, s, v, r, tau, as_numpy=False, out=None):
         """(A_d, B_d): the exact linearization of step, N x N and N x n_J."""
         N, nj = self._N, self._nj
-        A, B = _out(N * N), _out(N * nj)
-        _check(_L().geolin_step_linearize(self._h, method, float(h), *self._state(H, s, v, r),
-                                          _in("tau", tau, nj), A, B))
-        return _matrix(A, N, N, as_numpy), _matrix(B, N, nj, as_numpy)
+        out_a, out_b = _outs(out, 2)
+        a, ra = _out("A_d", out_a, (N, N), as_numpy)
+        b, rb = _out("B_d", out_b, (N, nj), as_numpy)
+        _check(_L().geolin_step_linearize(self._h, _index("method", method), float(h),
+                                          *self._state(H, s, v, r), _in("tau", tau, nj), a, b))
+        return _result(a, ra, N * N), _result(b, rb, N * nj)
 
 
 def _identity_pose(x=0.0, y=0.0, z=0.0):

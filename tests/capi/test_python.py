@@ -1,10 +1,14 @@
 """Tests of the ctypes bindings capi/python/geolin.py against the built library.
 
 Environment: GEOLIN_LIBRARY (path to libgeolin.so.0), GEOLIN_PYTHON_DIR (capi/python),
-GEOLIN_TEST_URDF (tests/capi/tree.urdf).
+GEOLIN_TEST_URDF (tests/capi/tree.urdf). The numpy tests (TestNumpy) skip when numpy is not
+installed; TestWithoutNumpy runs the bindings in a subprocess where numpy cannot be imported.
 """
+import array
+import ctypes
 import math
 import os
+import subprocess
 import sys
 import threading
 import unittest
@@ -13,6 +17,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.environ.get("GEOLIN_PYTHON_DIR",
                                   os.path.join(HERE, "..", "..", "capi", "python")))
 import geolin  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
 
 URDF = os.environ.get("GEOLIN_TEST_URDF", os.path.join(HERE, "tree.urdf"))
 HEADER = os.path.join(os.environ.get("GEOLIN_PYTHON_DIR",
@@ -235,6 +244,211 @@ class TestGeolin(unittest.TestCase):
         self.assertIsNone(H1)
         self.assertIsNone(v1)
         self.assertEqual(len(s1), nj)
+
+    def test_strings_and_non_numbers_are_refused(self):
+        nj = self.model.num_joints
+        cases = [
+            ("tau", dict(tau="1" * nj)),          # a string of the right length
+            ("s", dict(s=b"\x00" * (8 * nj))),   # bytes, even of the size of nj doubles
+            ("tau", dict(tau=["0.5"] * nj)),      # strings inside a list
+            ("v", dict(v=[0, 0, 0, 0, 0, None])),
+            ("r", dict(r=[[0.1]] * nj)),          # nested
+            ("H", dict(H=object())),
+        ]
+        for name, change in cases:
+            args = dict(H=self.H, s=self.s, v=self.v, r=self.r, tau=self.tau)
+            args.update(change)
+            with self.assertRaises(geolin.Error, msg=repr(change)) as cm:
+                self.ws.forward_dynamics(**args)
+            self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+            self.assertIn("'%s'" % name, cm.exception.message)
+        tool = self.model.frame_index("tool")
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.forward_dynamics_ext(self.H, self.s, self.v, self.r, self.tau, "1", [0] * 6)
+        self.assertIn("'frames'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.forward_dynamics_ext(self.H, self.s, self.v, self.r, self.tau, [tool],
+                                         ["abcdef"])
+        self.assertIn("'wrenches'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.step("rk4", 1e-3, self.H, self.s, self.v, self.r, self.tau)
+        self.assertIn("'method'", cm.exception.message)
+
+    def test_buffers_of_doubles_in_and_out(self):
+        n, N, nj = self.model.num_dofs, self.model.state_dim, self.model.num_joints
+        expected = self.ws.forward_dynamics(self.H, self.s, self.v, self.r, self.tau)
+        out = array.array("d", [0.0] * n)
+        got = self.ws.forward_dynamics(array.array("d", self.H), array.array("d", self.s),
+                                       tuple(self.v), memoryview(array.array("d", self.r)),
+                                       array.array("d", self.tau), out=out)
+        self.assertIs(got, out)
+        self.assertEqual(list(out), expected)
+        A, B = self.ws.linearize(self.H, self.s, self.v, self.r, self.tau)
+        outA, outB = array.array("d", [0.0] * (N * N)), array.array("d", [0.0] * (N * nj))
+        self.ws.linearize(self.H, self.s, self.v, self.r, self.tau, out=(outA, outB))
+        self.assertEqual((list(outA), list(outB)), (A, B))
+        # a wrong size, a read-only buffer or another element type is refused; nothing written
+        for bad in (array.array("d", [7.0] * (n - 1)), bytes(8 * n), array.array("f", [7.0] * n)):
+            with self.assertRaises(geolin.Error) as cm:
+                self.ws.forward_dynamics(self.H, self.s, self.v, self.r, self.tau, out=bad)
+            self.assertIn("nu_dot", cm.exception.message)
+        sentinel = array.array("d", [7.0] * n)
+        with self.assertRaises(geolin.Error):
+            self.ws.forward_dynamics(self.H, self.s, self.v, self.r, [math.inf] * nj,
+                                     out=sentinel)
+        self.assertEqual(list(sentinel), [7.0] * n)
+
+
+class TestWithoutNumpy(unittest.TestCase):
+    def test_bindings_work_when_numpy_cannot_be_imported(self):
+        code = "\n".join([
+            "import sys",
+            "sys.modules['numpy'] = None  # makes 'import numpy' fail",
+            "sys.path.insert(0, %r)" % os.path.dirname(os.path.abspath(geolin.__file__)),
+            "import geolin",
+            "assert not geolin.HAVE_NUMPY",
+            "m = geolin.Model.from_urdf_file(%r)" % URDF,
+            "ws = m.workspace()",
+            "nj = m.num_joints",
+            "H = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1]",
+            "a = ws.forward_dynamics(H, [0.1] * nj, [0] * 6, [0] * nj, [0] * nj)",
+            "assert isinstance(a, list) and abs(a[2] + 9.81) < 1e-12, a",
+            "A, B = ws.linearize(H, [0.1] * nj, [0] * 6, [0] * nj, [0] * nj)",
+            "assert len(A) == m.state_dim ** 2",
+            "try:",
+            "    ws.mass_matrix([0.1] * nj, as_numpy=True)",
+            "except geolin.Error as e:",
+            "    assert 'numpy' in e.message, e.message",
+            "else:",
+            "    raise AssertionError('as_numpy without numpy')",
+            "print('ok')",
+        ])
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=dict(os.environ), timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stdout.strip(), "ok")
+
+
+@unittest.skipIf(np is None, "numpy is not installed for %s" % sys.executable)
+class TestNumpy(unittest.TestCase):
+    def setUp(self):
+        self.model = geolin.Model.from_urdf_file(URDF)
+        self.ws = self.model.workspace()
+        nj = self.model.num_joints
+        self.H = pose(0.4)
+        self.v = [0.1, -0.2, 0.3, 0.4, -0.5, 0.6]
+        self.s = [0.2 * i - 0.1 for i in range(nj)]
+        self.r = [0.3 - 0.1 * i for i in range(nj)]
+        self.tau = [0.5 * (i + 1) for i in range(nj)]
+
+    def arrays(self):
+        return tuple(np.array(x) for x in (self.H, self.s, self.v, self.r, self.tau))
+
+    def test_numpy_inputs_give_the_list_results(self):
+        self.assertTrue(geolin.HAVE_NUMPY)
+        expected = self.ws.forward_dynamics(self.H, self.s, self.v, self.r, self.tau)
+        got = self.ws.forward_dynamics(*self.arrays(), as_numpy=True)
+        self.assertIsInstance(got, np.ndarray)
+        self.assertEqual(got.tolist(), expected)
+        A, B = self.ws.linearize(self.H, self.s, self.v, self.r, self.tau)
+        An, Bn = self.ws.linearize(*self.arrays(), as_numpy=True)
+        N, nj = self.model.state_dim, self.model.num_joints
+        self.assertEqual((An.shape, Bn.shape), ((N, N), (N, nj)))
+        self.assertEqual(An.ravel(order="F").tolist(), A)
+        self.assertEqual(Bn.ravel(order="F").tolist(), B)
+        # other dtypes and strided views are converted
+        s32 = np.array(self.s, dtype=np.float32)
+        self.assertEqual(self.ws.mass_matrix(s32), self.ws.mass_matrix([float(x) for x in s32]))
+        strided = np.zeros(2 * len(self.s))
+        strided[::2] = self.s
+        self.assertEqual(self.ws.mass_matrix(strided[::2]), self.ws.mass_matrix(self.s))
+
+    def test_pose_matrix_is_read_as_a_matrix_in_any_memory_order(self):
+        expected = self.ws.forward_dynamics(self.H, self.s, self.v, self.r, self.tau)
+        Hm = np.array(self.H).reshape((4, 4), order="F")  # the 4x4 matrix
+        for H in (Hm, np.ascontiguousarray(Hm), np.asfortranarray(Hm)):
+            self.assertEqual(self.ws.forward_dynamics(H, self.s, self.v, self.r, self.tau),
+                             expected)
+
+    def test_column_major_float64_inputs_are_not_copied(self):
+        nj = self.model.num_joints
+        for a in (np.array(self.s), np.asfortranarray(np.eye(4)), np.zeros((nj, 1))):
+            ptr = geolin._in("s", a, a.size)
+            self.assertEqual(ctypes.addressof(ptr), a.ctypes.data)
+        readonly = np.array(self.s)
+        readonly.flags.writeable = False
+        ptr = geolin._in("s", readonly, nj)
+        self.assertEqual(ctypes.cast(ptr, ctypes.c_void_p).value, readonly.ctypes.data)
+        # a row-major matrix must be transposed into column-major order: a copy
+        c_order = np.ascontiguousarray(np.arange(16.0).reshape(4, 4))
+        self.assertNotEqual(ctypes.addressof(geolin._in("H", c_order, 16)), c_order.ctypes.data)
+
+    def test_out_arrays_are_filled_in_place(self):
+        N, n, nj = self.model.state_dim, self.model.num_dofs, self.model.num_joints
+        H, s, v, r, tau = self.arrays()
+        A = np.full((N, N), 7.0, order="F")
+        B = np.full((N, nj), 7.0, order="F")
+        ra, rb = self.ws.linearize(H, s, v, r, tau, out=(A, B))
+        self.assertIs(ra, A)
+        self.assertIs(rb, B)
+        A2, B2 = self.ws.linearize(H, s, v, r, tau, as_numpy=True)
+        np.testing.assert_array_equal(A, A2)
+        np.testing.assert_array_equal(B, B2)
+        nu = np.empty(n)
+        self.assertIs(self.ws.forward_dynamics(H, s, v, r, tau, out=nu), nu)
+        # in-place stepping
+        Hs, ss, vs, rs = np.asfortranarray(H.reshape(4, 4, order="F")), s.copy(), v.copy(), r.copy()
+        expected = self.ws.step(geolin.STEP_RK4, 1e-3, Hs, ss, vs, rs, tau)
+        got = self.ws.step(geolin.STEP_RK4, 1e-3, Hs, ss, vs, rs, tau, out=(Hs, ss, vs, rs))
+        self.assertIs(got[1], ss)
+        self.assertEqual(Hs.ravel(order="F").tolist(), expected[0])
+        self.assertEqual(ss.tolist(), expected[1])
+
+    def test_bad_out_arrays_are_refused_and_failed_calls_write_nothing(self):
+        N, n, nj = self.model.state_dim, self.model.num_dofs, self.model.num_joints
+        H, s, v, r, tau = self.arrays()
+        good_b = np.empty((N, nj), order="F")
+        for bad, what in ((np.empty((N, N)), "Fortran"),            # C order matrix
+                          (np.empty((N, N), dtype=np.float32, order="F"), "float64"),
+                          (np.empty((N, N - 1), order="F"), "entries"),
+                          (np.empty((2 * N, N), order="F")[::2], "Fortran")):
+            with self.assertRaises(geolin.Error) as cm:
+                self.ws.linearize(H, s, v, r, tau, out=(bad, good_b))
+            self.assertIn("'A'", cm.exception.message)
+            self.assertIn(what, cm.exception.message)
+        readonly = np.empty(n)
+        readonly.flags.writeable = False
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.forward_dynamics(H, s, v, r, tau, out=readonly)
+        self.assertIn("read-only", cm.exception.message)
+        A = np.full((N, N), 7.0, order="F")
+        B = np.full((N, nj), 7.0, order="F")
+        bad_tau = tau.copy()
+        bad_tau[0] = np.nan
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.linearize(H, s, v, r, bad_tau, out=(A, B))
+        self.assertEqual(cm.exception.status, geolin.ERR_NONFINITE)
+        self.assertTrue((A == 7.0).all() and (B == 7.0).all())
+
+    def test_arrays_of_strings_are_refused(self):
+        nj = self.model.num_joints
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.forward_dynamics(self.H, self.s, self.v, self.r, np.array(["1.0"] * nj))
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        self.assertIn("'tau'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.forward_dynamics(self.H, self.s, self.v, self.r,
+                                     np.array([object()] * nj))
+        self.assertIn("'tau'", cm.exception.message)
+
+    def test_wrench_arrays(self):
+        tool = self.model.frame_index("tool")
+        w = [1.0, -2.0, 0.5, 0.1, 0.2, -0.3]
+        expected = self.ws.forward_dynamics_ext(self.H, self.s, self.v, self.r, self.tau,
+                                                [tool, tool], [w, w])
+        got = self.ws.forward_dynamics_ext(*self.arrays(), np.array([tool, tool]),
+                                           np.array([w, w]))  # nf x 6, row k is wrench k
+        self.assertEqual(got, expected)
 
 
 if __name__ == "__main__":
