@@ -12,9 +12,7 @@
 #
 #   cmake/ci_fuzz.sh [BUILD_DIR]       (default: <repo>/build-fuzz)
 #   FUZZ_SECONDS=600 cmake/ci_fuzz.sh  (longer run; default 70 s, split between the targets)
-#   FUZZ_STATES_REGRESSIONS=1          also replay tests/fuzz/states_regressions/ (inputs the
-#                                      state fuzzer failed on) without the known-defect skips
-#                                      of fuzz_states.cpp; enable when they pass
+#   (tests/fuzz/states_regressions/, inputs the state fuzzer once failed on, are replayed too)
 #
 # Failing inputs are left in BUILD_DIR/artifacts/{load_urdf,states}/. After fixing the loader,
 # keep each as tests/data/hostile/fuzz_regression_<what>.urdf with a line in
@@ -136,16 +134,11 @@ run() {
 }
 run load_urdf $((SECONDS_TO_RUN / 2)) 65536 "$BUILD/corpus"
 run states $((SECONDS_TO_RUN - SECONDS_TO_RUN / 2)) 4096 "$BUILD/corpus_states"
-if [[ "${FUZZ_STATES_REGRESSIONS:-0}" == 1 ]]; then
-  # The regressions with the known-defect skips of fuzz_states.cpp removed (GEOLIN_FUZZ_ALL).
-  "$CXX" "${CXXFLAGS[@]}" -DGEOLIN_FUZZ_ALL -DGEOLIN_FUZZ_MODELS_DIR="\"$ROOT/models\"" \
-    -fsanitize=fuzzer,$SAN "$ROOT/tests/fuzz/fuzz_states.cpp" "${objects[@]}" "${LIBS[@]}" \
-    -o "$BUILD/fuzz_states_all"
-  regressions=("$ROOT"/tests/fuzz/states_regressions/*)
-  if ((${#regressions[@]})); then
-    echo "ci_fuzz: replaying ${#regressions[@]} state regressions"
-    "$BUILD/fuzz_states_all" "${regressions[@]}" || failed=1
-  fi
+# Inputs that once failed must keep passing.
+regressions=("$ROOT"/tests/fuzz/states_regressions/*)
+if ((${#regressions[@]})); then
+  echo "ci_fuzz: replaying ${#regressions[@]} state regressions"
+  "$BUILD/fuzz_states" "${regressions[@]}" || failed=1
 fi
 if ((failed)); then
   echo "ci_fuzz: FAILED" >&2

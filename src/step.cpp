@@ -124,7 +124,8 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
     Dnu.topRows(n).setZero();
     Dnu.block(0, n, n, n).setIdentity();
     Dnu.topLeftCorner(n, N) += h * ws.A_stage.bottomRows(n);
-    Dnu.block(0, N, n, nj) = h * ws.B_stage.bottomRows(n);
+    // (A robot without joints has an empty B_stage with no storage: take no block of it.)
+    if (nj > 0) Dnu.block(0, N, n, nj) = h * ws.B_stage.bottomRows(n);
     ws.Z.setZero();
     ws.Z.block(n, 0, n, N + nj) = Dnu.topRows(n);  // z_v⁺, z_r⁺
     // z_s⁺ = z_s + h δr⁺

@@ -9,10 +9,11 @@
 // Input: byte 0 chooses one of the bundled models (models/*.urdf, GEOLIN_FUZZ_MODELS_DIR),
 // moving or fixed base; the rest is read as the numbers of the calls (gravity, H, s, v, r, tau,
 // nu_dot, the wrenches, frame indices, the step method and length, the finite-difference
-// step). Each number is one control byte, then either a small value (one byte, times a scale
-// from 1e-8 to 1e150 chosen by the control byte) or, for control bytes >= 0xE0, the raw 8
-// bytes of a double (NaN, Inf, denormals, anything). H is a rigid transform built from six
-// numbers, or 16 raw numbers, or a rigid transform with one entry changed.
+// step, then the contacts: count, frames, types, gains, references). Each number is one control
+// byte, then either a small value (one byte, times a scale from 1e-8 to 1e150 chosen by the control
+// byte) or, for control bytes >= 0xE0, the raw 8 bytes of a double (NaN, Inf, denormals, anything).
+// H is a rigid transform built from six numbers, or 16 raw numbers, or a rigid transform with one
+// entry changed.
 //
 // tests/fuzz/states_seeds/ holds one moderate input per model and base (default gravity, two
 // mixed wrenches, RK4), the starting corpus of cmake/ci_fuzz.sh. Inputs that once failed go to
@@ -331,20 +332,55 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                       o[1].data.data(), o[2].data.data(), o[3].data.data()),
           o);
   }
-  // Known defect outside the loader, skipped unless GEOLIN_FUZZ_ALL (remove when fixed):
-  // semi-implicit Euler on a model without joints (free_body, moving base) takes bottomRows of
-  // a matrix with no columns and null data in step.cpp (UBSan: offset applied to a null
-  // pointer). Input: tests/fuzz/states_regressions/step_linearize_euler_without_joints.
-#ifndef GEOLIN_FUZZ_ALL
-  const bool known_defect = nj == 0 && method == 0;
-#else
-  const bool known_defect = false;
-#endif
-  if (!known_defect) {
+  {
     std::vector<Output> o{{"A_d", uN * uN}, {"B_d", uN * unj}};
     check(robot, "geolin_step_linearize",
           geolin_step_linearize(ws, method, h, Hp, s.data(), vp, r.data(), tau.data(),
                                 o[0].data.data(), o[1].data.data()),
+          o);
+  }
+
+  // Contacts: up to 4, at fuzzed frames (one past the last is invalid), point or rigid or an
+  // invalid type, gains NULL or fuzzed, references NULL or rigid transforms (possibly broken).
+  const int nc = static_cast<int>(in.byte() % 5u);
+  std::vector<int> contact_frames(static_cast<std::size_t>(nc)), types(contact_frames.size());
+  int m = 0;
+  bool types_valid = true;
+  for (int k = 0; k < nc; ++k) {
+    contact_frames[k] = static_cast<int>(in.byte() % static_cast<unsigned>(frames_count + 1));
+    const std::uint8_t type_byte = in.byte();
+    types[k] = type_byte < 250 ? (type_byte % 2 ? GEOLIN_CONTACT_RIGID : GEOLIN_CONTACT_POINT)
+                               : type_byte - 250;
+    types_valid = types_valid && (types[k] == 3 || types[k] == 6);
+    m += types[k] == 6 ? 6 : 3;
+  }
+  const std::size_t um = static_cast<std::size_t>(m);
+  double gains[2] = {0.0, 0.0};
+  const bool with_gains = in.byte() % 2;
+  if (with_gains) in.numbers(gains, 2);
+  std::vector<double> refs(16 * static_cast<std::size_t>(nc));
+  const bool with_refs = in.byte() % 2;
+  if (with_refs)
+    for (int k = 0; k < nc; ++k) read_transform(in, &refs[16 * static_cast<std::size_t>(k)]);
+  const double *gp = with_gains ? gains : nullptr;
+  const double *rp = with_refs ? refs.data() : nullptr;
+  {
+    std::vector<Output> o{{"nu_dot", un}, {"lambda", um}};
+    const int st = geolin_contact_dynamics(ws, Hp, s.data(), vp, r.data(), tau.data(), nc,
+                                           contact_frames.data(), types.data(), wrench_flags, gp,
+                                           rp, o[0].data.data(), o[1].data.data());
+    if (st == GEOLIN_OK && !types_valid)
+      fail(robot, "geolin_contact_dynamics", st, "OK with an invalid contact type", nullptr, 0);
+    check(robot, "geolin_contact_dynamics", st, o);
+  }
+  {
+    std::vector<Output> o{
+        {"A", uN * uN}, {"B", uN * unj}, {"dlambda_dz", um * uN}, {"dlambda_dw", um * unj}};
+    check(robot, "geolin_contact_linearize",
+          geolin_contact_linearize(ws, Hp, s.data(), vp, r.data(), tau.data(), nc,
+                                   contact_frames.data(), types.data(), wrench_flags, gp, rp,
+                                   o[0].data.data(), o[1].data.data(), o[2].data.data(),
+                                   o[3].data.data()),
           o);
   }
   return 0;
