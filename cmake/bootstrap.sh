@@ -4,12 +4,14 @@
 #   bash cmake/bootstrap.sh run    install the build dependencies (Debian/Ubuntu), build a
 #                                  Release tree in build/, run `build/src/cli/geolin linearize`
 #   bash cmake/bootstrap.sh test   install the build and test dependencies, build build/, run
-#                                  ctest, then the extra jobs: an ASan+UBSan build (build-asan/),
-#                                  cmake/tsan.sh build-tsan and cmake/ci_*.sh when present
+#                                  ctest, then the extra jobs: an ASan+UBSan build (build-asan/,
+#                                  the library, the C API tests and the memory-relevant tests),
+#                                  cmake/tsan.sh build-tsan and cmake/ci_*.sh (fuzz, valgrind)
 #
 # Idempotent: packages are installed only when missing (apt-get update only then), and build
-# trees are reused. Environment: GEOLIN_JOBS (parallel jobs, default 2), GEOLIN_SKIP_INSTALL=1
-# (never call apt-get), GEOLIN_SKIP_ASAN=1 (test: skip the sanitizer job).
+# trees are reused. Each configuration is built once, with only the targets its job runs.
+# Environment: GEOLIN_JOBS (parallel jobs, default 2), GEOLIN_SKIP_INSTALL=1 (never call
+# apt-get), GEOLIN_SKIP_ASAN=1 (test: skip the sanitizer job).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -25,7 +27,7 @@ log() { printf '\n==> [geolin] %s\n' "$*"; }
 die() { printf '\n!!! [geolin] %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 # --- packages ----------------------------------------------------------------------------------
@@ -97,39 +99,57 @@ job_run() {
   "$ROOT/build/src/cli/geolin" linearize
 }
 
+# timed NAME COMMAND...: runs a job and records its duration for the summary.
+JOB_TIMES=()
+timed() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  JOB_TIMES+=("$(printf '%-34s %4d s' "$name" $((SECONDS - start)))")
+}
+
+job_release() {
+  log "job 1: Release build in build/ and its tests (ctest -j $JOBS)"
+  configure release
+  build build
+  run_tests build
+}
+
+job_asan() {
+  log "job 2: ASan+UBSan build in build-asan/ (library, C API tests, memory-relevant tests)"
+  configure asan
+  build build-asan
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    run_tests build-asan -E 'install|rust|fortran|python'
+}
+
 job_test() {
   install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
   local start=$SECONDS
 
-  log "job 1: Release build in build/ and its tests (ctest)"
-  configure release
-  build build
-  run_tests build
+  timed "Release build + ctest" job_release
 
   if [ "${GEOLIN_SKIP_ASAN:-0}" = 1 ]; then
     log "job 2: ASan+UBSan skipped (GEOLIN_SKIP_ASAN=1)"
   else
-    log "job 2: ASan+UBSan build in build-asan/ and its tests (slow and binding tests excluded)"
-    configure asan
-    build build-asan
-    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1} \
-      UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-      run_tests build-asan -E 'install|rust|fortran|python'
+    timed "ASan+UBSan build + ctest" job_asan
   fi
 
   if [ -f "$ROOT/cmake/tsan.sh" ]; then
     log "job: ThreadSanitizer (cmake/tsan.sh build-tsan)"
-    bash "$ROOT/cmake/tsan.sh" build-tsan
+    timed "ThreadSanitizer (cmake/tsan.sh)" bash "$ROOT/cmake/tsan.sh" "$ROOT/build-tsan"
   fi
 
   local script
   for script in "$ROOT"/cmake/ci_*.sh; do
     [ -f "$script" ] || continue
     log "job: ${script#"$ROOT"/}"
-    bash "$script"
+    timed "${script#"$ROOT"/}" bash "$script"
   done
 
-  log "all test jobs passed in $((SECONDS - start)) s"
+  log "all test jobs passed in $((SECONDS - start)) s:"
+  printf '    %s\n' "${JOB_TIMES[@]}"
 }
 
 case "$MODE" in
