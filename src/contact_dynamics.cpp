@@ -8,8 +8,11 @@
 //   λ = Λ (γ − J_c ν̇_free),  ν̇ = ν̇_free + Y λ.
 // The contact frame's body acceleration is ^F X_0 a_b (a_b the frame-0 acceleration of its body
 // from the RNEA recursion: linearize.cpp's coordinates), so J̇_c ν is ^F X_0 Σ_path Ψ̇_j ṙ_j.
+#include <fmt/format.h>
+
 #include <cmath>
 
+#include "geolin/status.hpp"
 #include "internal.hpp"
 
 namespace geolin {
@@ -71,8 +74,17 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
   const int n = model.num_dofs(), m = c.rows();
   const bool moving = !model.fixed_base, mixed = (c.flags & kWrenchMixed) != 0;
   const Transform &Hb = moving ? H : model.H_A_0;
+  // The workspace holds at most n rows (more are always dependent) and its contact capacity.
+  if (c.count > static_cast<int>(ws.contacts.size()) || m > ws.contact_gamma.size())
+    throw Error(Status::InvalidArgument,
+                fmt::format("contacts: {} contacts with {} rows exceed the workspace's {} contacts "
+                            "and {} rows (at most n = {})",
+                            c.count, m, ws.contacts.size(), ws.contact_gamma.size(), n));
   double *J = ws.contact_J.data();  // m x n, row-major, stride n
   std::fill_n(J, static_cast<std::ptrdiff_t>(m) * n, 0.0);
+  const int ldm = solve_stride(m);
+  double *X = ws.rhs.data();  // n x m, row-major, stride ldm: J_cᵀ, then Y
+  std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldm, 0.0);
   ws.contact_failed = -1;
 
   // Frames, rows of J_c and γ, contact after contact (in the axes of λ).
@@ -108,41 +120,31 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
       if (c.Kp != 0.0) target -= c.Kp * (HF.o - contact_reference(c, k).o);
       gamma.head<3>() = f.R_F.transpose() * target - a_bias.head<3>() - w.cross(vl);
     }
-    // Rows: J_F = ^F X_0 [1_6 (moving base), S_j (j on the path)], the first 3 for a point.
+    // Rows: J_F = ^F X_0 [1_6 (moving base), S_j (j on the path)], the first 3 for a point, in
+    // λ's axes (Mixed: turned by R_F, 3 at a time). Each goes to J_c (row-major) and to the
+    // right-hand sides of Y = M⁻¹ J_cᵀ (its transpose).
+    Mat6 T = f.X_F0;
+    if (mixed) {
+      T.topRows<3>() = f.R_F * f.X_F0.topRows<3>();
+      T.bottomRows<3>() = f.R_F * f.X_F0.bottomRows<3>();
+      for (int b = 0; b < f.rows; b += 3) gamma.segment<3>(b) = f.R_F * gamma.segment<3>(b);
+    }
     auto put = [&](int col, const Vec6 &Jcol) {
-      for (int r = 0; r < f.rows; ++r) J[(row0 + r) * n + col] = Jcol[r];
+      double *x = X + col * ldm + row0;
+      for (int r = 0; r < f.rows; ++r) J[(row0 + r) * n + col] = x[r] = Jcol[r];
     };
     if (moving)
-      for (int e = 0; e < 6; ++e) put(e, f.X_F0.col(e));
-    for (int i = f.body; i >= 1; i = model.parent[i]) put(model.dof(i), f.X_F0 * ws.S0[i]);
-    if (mixed) {  // λ in axes of A: rows and γ turn by R_F, 3 at a time
-      for (int b = 0; b < f.rows; b += 3) {
-        gamma.segment<3>(b) = f.R_F * gamma.segment<3>(b);
-        for (int col = 0; col < n; ++col) {
-          double *x = J + (row0 + b) * n + col;
-          const Vec3 t = f.R_F * Vec3(x[0], x[n], x[2 * n]);
-          x[0] = t[0], x[n] = t[1], x[2 * n] = t[2];
-        }
-      }
-    }
+      for (int e = 0; e < 6; ++e) put(e, T.col(e));
+    for (int i = f.body; i >= 1; i = model.parent[i]) put(model.dof(i), T * ws.S0[i]);
     ws.contact_gamma.segment(row0, f.rows) = gamma.head(f.rows);
     row0 += f.rows;
   }
 
   // Y = M⁻¹ J_cᵀ: one column per row of J_c, non-zero on the base and the contact's path.
-  const int ldm = solve_stride(m);
-  double *X = ws.rhs.data();
-  std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldm, 0.0);
   RhsBlock *blocks = ws.rhs_blocks.data();
   for (int k = 0; k < c.count; ++k) {
     const Workspace::ContactFrame &f = ws.contacts[k];
     blocks[k] = {RhsBlock::kAtBody, f.row0, f.rows, 1, f.body};
-    for (int r = f.row0; r < f.row0 + f.rows; ++r) {
-      if (moving)
-        for (int e = 0; e < 6; ++e) X[e * ldm + r] = J[r * n + e];
-      for (int i = f.body; i >= 1; i = model.parent[i])
-        X[model.dof(i) * ldm + r] = J[r * n + model.dof(i)];
-    }
   }
   articulated_solve(model, ws, blocks, c.count, m);
   double *Y = ws.contact_Y.data();
@@ -155,14 +157,11 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
     for (int p = f.row0; p < f.row0 + f.rows; ++p) {
       double *lp = L + p * ldm;
       std::fill_n(lp, p + 1, 0.0);
-      auto add = [&](int col) {
-        const double j = J[p * n + col];
-        const double *y = Y + col * ldm;
-        for (int q = 0; q <= p; ++q) lp[q] += j * y[q];
+      auto add = [&](int lo, int hi) {
+        combine_rows(0, p + 1, hi - lo, J + p * n + lo, Y + lo * ldm, ldm, lp);
       };
-      if (moving)
-        for (int e = 0; e < 6; ++e) add(e);
-      for (int i = f.body; i >= 1; i = model.parent[i]) add(model.dof(i));
+      if (moving) add(0, 6);
+      for_each_path_run(model, f.body, add);
     }
   }
   double ratio = 0.0;

@@ -4,10 +4,9 @@
 //
 // At the solution (ν̇, λ) of contact_dynamics, ν̇ = FD_ext(x, τ, λ): the unconstrained dynamics
 // with λ applied as external wrenches at the contact frames. Perturbing the state by z and the
-// torques by w,
-//   δν̇ = F_ext z + M⁻¹ S w + Y δλ                 (F_ext: linearize_ext's F at fixed λ, Y = M⁻¹
-//   J_cᵀ) J_c δν̇ = −∂c/∂z z                             (the constraint c(x, ν̇) = 0 stays
-//   satisfied)
+// torques by w (F_ext: linearize_ext's F at fixed λ; Y = M⁻¹ J_cᵀ),
+//   δν̇ = F_ext z + M⁻¹ S w + Y δλ,
+//   J_c δν̇ = −∂c/∂z z          (the constraint c(x, ν̇) = 0 stays satisfied),
 // where c is the contact acceleration error at fixed ν̇. Hence, with Λ = (J_c Y)⁻¹,
 //   ∂λ/∂z = −Λ (∂c/∂z + J_c F_ext),   ∂λ/∂w = −Λ J_c M⁻¹ S,
 //   F = F_ext + Y ∂λ/∂z,              B = [0; M⁻¹ S + Y ∂λ/∂w].
@@ -130,19 +129,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
       }
     };
     if (moving) run(0, 6);
-    if (b >= 1) {
-      int lo = model.dof(b), hi = lo + 1;
-      for (int i = model.parent[b]; i >= 1; i = model.parent[i]) {
-        if (model.dof(i) == lo - 1) {
-          --lo;
-          continue;
-        }
-        run(lo, hi);
-        lo = model.dof(i);
-        hi = lo + 1;
-      }
-      run(lo, hi);
-    }
+    detail::for_each_path_run(model, b, run);
     auto add = [&](int col, const Vec6 &d) {
       for (int r = 0; r < f.rows; ++r) K[(f.row0 + r) * ldx + col] += d[r];
     };

@@ -171,6 +171,25 @@ int solve_stride(int cols);
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols);
 
+/// Calls f(lo, hi) for the degrees of freedom of the joints on the path from body b to the root,
+/// as runs [lo, hi) of consecutive ones (a limb is numbered consecutively), tip first; the base's
+/// six are not included. The non-zero columns of a frame Jacobian row on body b.
+template <class F>
+void for_each_path_run(const Model &model, int b, F &&f) {
+  if (b < 1) return;
+  int lo = model.dof(b), hi = lo + 1;
+  for (int i = model.parent[b]; i >= 1; i = model.parent[i]) {
+    if (model.dof(i) == lo - 1) {
+      --lo;
+      continue;
+    }
+    f(lo, hi);
+    lo = model.dof(i);
+    hi = lo + 1;
+  }
+  f(lo, hi);
+}
+
 /// y[lo, hi) += Σ_{k < count} coef[k] · rows[k ld + lo, hi): a row of a small dense product with
 /// row-major panels, with the widest instruction set of articulated_solve's loops.
 void combine_rows(int lo, int hi, int count, const double *coef, const double *rows,

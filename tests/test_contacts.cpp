@@ -8,6 +8,7 @@
 #include <random>
 
 #include "geolin/algorithms.hpp"
+#include "geolin/status.hpp"
 #include "test_util.hpp"
 
 namespace geolin::test {
@@ -281,6 +282,27 @@ TEST(ContactDynamics, RedundantContactsAreReportedNotSolved) {
     EXPECT_FALSE(contact_dynamics(m, ws, x.H, x.s, x.v, x.r, x.tau, cs.view(kWrenchLocal, 0.0, 0.0),
                                   nu_dot, lambda));
     EXPECT_EQ(ws.contact_failed, 1);
+  }
+}
+
+TEST(ContactDynamics, MoreRowsThanTheWorkspaceHoldsThrowInsteadOfOverrunning) {
+  // Four rigid contacts on a fixed-base quadruped: 24 rows > n = 12, beyond any workspace.
+  const Model m = load_urdf_file(model_path("quadruped.urdf"), kFixedBase);
+  Workspace ws(m);
+  const State x = scenario_state(m, 3u);
+  const ContactSet cs = make_contacts(m, ws, x,
+                                      {{"FL_foot", kContactRigid},
+                                       {"FR_foot", kContactRigid},
+                                       {"HL_foot", kContactRigid},
+                                       {"HR_foot", kContactRigid}});
+  VecX nu_dot(m.num_dofs()), lambda(rows_of(cs));
+  try {
+    contact_dynamics(m, ws, x.H, x.s, x.v, x.r, x.tau, cs.view(kWrenchLocal, 0.0, 0.0), nu_dot,
+                     lambda);
+    ADD_FAILURE() << "no exception for 24 rows in a workspace of 12";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.status(), Status::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("24 rows"), std::string::npos) << e.what();
   }
 }
 
