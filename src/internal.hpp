@@ -21,7 +21,7 @@ inline bool all_finite(const double *p, std::ptrdiff_t count) {
   return all_finite_wide(p, count);
 }
 
-/// Threshold of the articulated pivots (docs/dynamics.md §3, "numerically singular"). A joint
+/// Threshold of the articulated pivots (docs/c-api.md, "Numeric contract"). A joint
 /// pivot D_i = S_iᵀ I^A_i S_i is computed in frame 0 from terms as large as |S_i|ᵀ |I^A_i| |S_i|
 /// (entrywise absolute values): when D_i is not above kPivotTolerance times that, the round-off of
 /// the sum is comparable with D_i itself and M is singular to working precision at this state

@@ -87,8 +87,9 @@ std::vector<int> null_motion_joints(const Model &model, Workspace &ws, const Vec
 }
 
 // The generic-singularity test: the articulated-body pivots (the runtime test of
-// docs/dynamics.md §3) at kGenericSamples pseudo-random configurations. Throws Status::Model
-// naming the joint (and the joints that move with it) or the base when every sample fails.
+// docs/c-api.md, "Numeric contract") at kGenericSamples pseudo-random configurations. Throws
+// Status::Model naming the joint (and the joints that move with it) or the base when every
+// sample fails.
 void check_generic_regularity(const Model &model) {
   Workspace ws(model, kWorkspaceDynamics, 0);
   VecX s(model.n_B);

@@ -107,8 +107,9 @@ struct Workspace {
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);  // g in the inertial frame A
 
   // Set by every pass that factorizes M (aba_pass, articulated_inertias): the first body whose
-  // articulated pivot is numerically zero (0: the base's I^A_0; docs/dynamics.md §3), or -1 when
-  // M is regular at this state; then the results of that evaluation are not to be used.
+  // articulated pivot is numerically zero (0: the base's I^A_0; docs/c-api.md, "Numeric
+  // contract"), or -1 when M is regular at this state; then the results of that evaluation are
+  // not to be used.
   int singular = -1;
   double singular_pivot = 0.0;  // the failed pivot D_i (base: min L_kk² / (I^A_0)_kk)
   double singular_ratio = 0.0;  // D_i relative to the size of the terms it is summed from
