@@ -106,7 +106,7 @@ struct State {
   VecX s, r, tau;
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
   /// External wrenches [fx, fy, fz, tx, ty, tz] by frame name ("wrenches" of a state file), in
-  /// the order given; after contacts_from_args, exactly one per contact, in contact order.
+  /// the order given; after wrenches_from_args, exactly one per --wrenches frame, in that order.
   std::vector<std::pair<std::string, Vec6>> wrenches;
   std::string description;  // "default", "file x.json", "random (seed 3)"
 };
@@ -128,17 +128,18 @@ State parse_state_json(const Model &model, const std::string &text, const std::s
 inline const std::set<std::string> kStateOptions = {"--state", "--random"};
 State state_from_args(const Model &model, const Args &args);
 
-// --- contacts (external wrenches) -------------------------------------------------------------
+// --- external wrenches (--wrenches) -----------------------------------------------------------
 
-/// --contacts FRAME,FRAME,... and --mixed (dynamics, linearize).
-inline const std::set<std::string> kContactOptions = {"--contacts"};
-inline const std::set<std::string> kContactFlags = {"--mixed"};
+/// --wrenches FRAME,FRAME,... (dynamics, linearize): given external wrenches at frames.
+inline const std::set<std::string> kWrenchOptions = {"--wrenches"};
+/// --mixed: world-aligned axes at the frame origin, for --wrenches and for --contacts alike.
+inline const std::set<std::string> kMixedFlags = {"--mixed"};
 
-/// The external wrenches of one evaluation: one per contact frame, in contact order.
-struct Contacts {
+/// The given external wrenches of one evaluation: one per frame, in the order given.
+struct Wrenches {
   std::vector<std::string> names;
   std::vector<int> frames;     // frame indices (Model::frames)
-  std::vector<double> values;  // 6 per contact: [fx, fy, fz, tx, ty, tz]
+  std::vector<double> values;  // 6 per wrench: [fx, fy, fz, tx, ty, tz]
   bool mixed = false;          // kWrenchMixed (world-aligned axes at the frame origin)
 
   int count() const { return static_cast<int>(frames.size()); }
@@ -149,14 +150,80 @@ struct Contacts {
   std::string describe() const;
 };
 
-/// The contacts: the frames of --contacts (checked, no duplicates), or without --contacts the
+/// The wrenches: the frames of --wrenches (checked, no duplicates), or without --wrenches the
 /// frames named in the state's "wrenches"; each takes its wrench from the state, zero if the
-/// state names none. A state wrench at a frame not in --contacts is an error. Rewrites
-/// st.wrenches to exactly the applied wrenches, in contact order.
-Contacts contacts_from_args(const Model &model, const Args &args, State &st);
+/// state names none. A state wrench at a frame not in --wrenches is an error. Rewrites
+/// st.wrenches to exactly the applied wrenches, in order. Only without --contacts.
+Wrenches wrenches_from_args(const Model &model, const Args &args, State &st);
 
-/// f[frame][fx]..f[frame][tz] for every contact.
-std::vector<std::string> wrench_labels(const Contacts &contacts);
+/// f[frame][fx]..f[frame][tz] for every wrench.
+std::vector<std::string> wrench_labels(const Wrenches &wrenches);
+
+// --- contact constraints (--contacts) ---------------------------------------------------------
+
+/// --contacts FRAME,... [--contact-type point|rigid[,...]] [--gains KP,KD] (dynamics, linearize,
+/// check, bench) with --mixed for the axes of lambda.
+inline const std::set<std::string> kContactOptions = {"--contacts", "--contact-type", "--gains"};
+
+/// The contacts of a constrained evaluation (geolin::contact_dynamics): frames held as a point
+/// (3 rows of lambda: a force) or rigidly (6 rows: force then torque), lambda in the frame's own
+/// axes or world-aligned ones (--mixed), Baumgarte gains, and references (the frames' poses at
+/// the state, set by set_contact_refs).
+struct ContactSet {
+  std::vector<std::string> names;
+  std::vector<int> frames;  // frame indices (Model::frames); a frame may repeat
+  std::vector<int> types;   // kContactPoint (3) or kContactRigid (6)
+  bool mixed = false;
+  double Kp = 0.0, Kd = 0.0;
+  std::vector<double> refs;  // 16 per contact: ^A H_ref, column-major
+
+  int count() const { return static_cast<int>(frames.size()); }
+  int rows() const;
+  bool empty() const { return frames.empty(); }
+  /// The library's view (points into this object: keep it alive).
+  Contacts library() const;
+  std::string axes_name() const { return mixed ? "mixed" : "local"; }
+  static const char *type_name(int type) { return type == kContactRigid ? "rigid" : "point"; }
+  /// "FL_foot (point), ...", then on a second line the axes, the rows and the gains.
+  std::string describe() const;
+  Json json() const;
+};
+
+/// Whether the command line asks for constrained contacts (--contacts); --contact-type and
+/// --gains without --contacts, or --contacts with --wrenches, are usage errors.
+bool constrained_mode(const Args &args);
+
+/// The contacts of --contacts / --contact-type / --gains / --mixed. A frame the model does not
+/// have is Error(InvalidArgument) naming the option and the closest frames; a bad type or gain
+/// is a UsageError naming the option and the value. More constraint rows than the model's
+/// degrees of freedom are Error(Numeric) (redundant for certain). The refs are not set.
+ContactSet contacts_from_args(const Model &model, const Args &args);
+
+/// The references: every contact frame's pose at the state (H, s), so that the constraint error
+/// p_F - p_ref (log(H_ref^-1 H_F)) is zero there; only Kd then acts at the state itself.
+void set_contact_refs(const Model &model, Workspace &ws, const Transform &H, const VecX &s,
+                      ContactSet &contacts);
+
+/// lambda[frame][fx]..[fz] (point) or ..[tz] (rigid), per contact: the rows of lambda.
+std::vector<std::string> lambda_labels(const ContactSet &contacts);
+
+/// A workspace for a model with room for the contacts (all features).
+int workspace_capacity(const Model &model, const ContactSet &contacts);
+
+// --- numeric failures (the GEOLIN_ERR_NUMERIC messages of the C API) --------------------------
+
+/// Throws Error(Numeric) naming the joint (or the base) where M is numerically singular if
+/// ws.singular >= 0 after `function`; `output` was not computed. The wording of the C API.
+void check_singular(const Model &model, const Workspace &ws, const std::string &function,
+                    const std::string &output);
+/// Throws Error(Numeric) if `value` is not finite (an overflow; the C API's wording).
+void check_finite(const Eigen::Ref<const MatX> &value, const std::string &function,
+                  const std::string &output);
+/// After a contact_* call returned false: M singular (check_singular), the contact whose row
+/// depends on the others (ws.contact_failed, the C API's wording), or a non-finite result.
+[[noreturn]] void throw_contact_failure(const Model &model, const Workspace &ws,
+                                        const ContactSet &contacts, const std::string &function,
+                                        const std::string &output);
 
 /// Reproducible uniform numbers in [0, 1) (SplitMix64), independent of the standard library.
 class Random {

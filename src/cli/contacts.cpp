@@ -1,16 +1,45 @@
-// External wrenches at named frames (--contacts, --mixed): which frames, their wrenches from the
-// state, and the labels of the wrench inputs.
+// External wrenches at named frames (--wrenches, --mixed): which frames, their wrenches from the
+// state, and the labels of the wrench inputs. Contact constraints (--contacts, --contact-type,
+// --gains, --mixed) for geolin::contact_dynamics and contact_linearize. The GEOLIN_ERR_NUMERIC
+// messages of a singular mass matrix or redundant contacts, worded as the C API's
+// (capi/geolin_capi.cpp: numeric_failure, contact_failure, check_contact_rows).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "cli.hpp"
 
 namespace geolin::cli {
 
-ExternalWrenches Contacts::external() const {
+namespace {
+
+// The comma-separated items of an option's value; an empty item is a UsageError.
+std::vector<std::string> split_list(const std::string &text, const std::string &option,
+                                    const std::string &expected) {
+  std::vector<std::string> out;
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    if (item.empty()) {
+      throw UsageError(
+          fmt::format("{}: an empty item in '{}' (expected {})", option, text, expected));
+    }
+    out.push_back(item);
+  }
+  if (out.empty() || text.back() == ',') {
+    throw UsageError(fmt::format("{}: '{}' is not {}", option, text, expected));
+  }
+  return out;
+}
+
+}  // namespace
+
+// --- external wrenches ------------------------------------------------------------------------
+
+ExternalWrenches Wrenches::external() const {
   ExternalWrenches ext;
   ext.count = count();
   ext.frames = frames.data();
@@ -19,32 +48,28 @@ ExternalWrenches Contacts::external() const {
   return ext;
 }
 
-std::string Contacts::describe() const {
+std::string Wrenches::describe() const {
   if (names.empty()) return "none";
   return fmt::format("{} ({} axes: {})", fmt::join(names, ", "), axes_name(),
                      mixed ? "world-aligned at the frame origin" : "the frame's own");
 }
 
-Contacts contacts_from_args(const Model &model, const Args &args, State &st) {
-  Contacts c;
+Wrenches wrenches_from_args(const Model &model, const Args &args, State &st) {
+  Wrenches c;
   c.mixed = args.flag("--mixed");
-  if (args.has("--contacts")) {
-    std::stringstream list(args.get("--contacts"));
-    std::string name;
-    while (std::getline(list, name, ',')) {
-      if (name.empty()) throw UsageError("--contacts: an empty frame name (FRAME,FRAME,...)");
+  if (args.has("--wrenches")) {
+    for (const auto &name : split_list(args.get("--wrenches"), "--wrenches", "FRAME,FRAME,...")) {
       if (std::find(c.names.begin(), c.names.end(), name) != c.names.end()) {
-        throw UsageError(fmt::format("--contacts: frame '{}' is listed twice", name));
+        throw UsageError(fmt::format("--wrenches: frame '{}' is listed twice", name));
       }
-      c.frames.push_back(find_frame(model, name, "--contacts"));
+      c.frames.push_back(find_frame(model, name, "--wrenches"));
       c.names.push_back(name);
     }
-    if (c.names.empty()) throw UsageError("--contacts: expected FRAME,FRAME,...");
     for (const auto &w : st.wrenches) {
       if (std::find(c.names.begin(), c.names.end(), w.first) == c.names.end()) {
         throw Error(Status::InvalidArgument,
                     fmt::format("state {}: field \"wrenches\": a wrench at frame '{}', which is "
-                                "not in --contacts ({}); add it there or remove it",
+                                "not in --wrenches ({}); add it there or remove it",
                                 st.description, w.first, fmt::join(c.names, ",")));
       }
     }
@@ -55,7 +80,9 @@ Contacts contacts_from_args(const Model &model, const Args &args, State &st) {
     }
   }
   if (c.mixed && c.names.empty()) {
-    throw UsageError("--mixed needs contacts (--contacts or \"wrenches\" in the state file)");
+    throw UsageError(
+        "--mixed needs --contacts, --wrenches or \"wrenches\" in the state file (it sets their "
+        "axes)");
   }
   std::vector<std::pair<std::string, Vec6>> applied;
   for (const auto &name : c.names) {
@@ -70,13 +97,207 @@ Contacts contacts_from_args(const Model &model, const Args &args, State &st) {
   return c;
 }
 
-std::vector<std::string> wrench_labels(const Contacts &contacts) {
+std::vector<std::string> wrench_labels(const Wrenches &wrenches) {
   static const char *const kWrenchNames[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
   std::vector<std::string> out;
-  for (const auto &name : contacts.names) {
+  for (const auto &name : wrenches.names) {
     for (const char *c : kWrenchNames) out.push_back(fmt::format("f[{}][{}]", name, c));
   }
   return out;
+}
+
+// --- contact constraints ----------------------------------------------------------------------
+
+int ContactSet::rows() const {
+  int m = 0;
+  for (int t : types) m += t;
+  return m;
+}
+
+Contacts ContactSet::library() const {
+  Contacts c;
+  c.count = count();
+  c.frames = frames.data();
+  c.types = types.data();
+  c.flags = mixed ? kWrenchMixed : kWrenchLocal;
+  c.Kp = Kp;
+  c.Kd = Kd;
+  c.refs = refs.size() == 16 * frames.size() ? refs.data() : nullptr;
+  return c;
+}
+
+std::string ContactSet::describe() const {
+  std::vector<std::string> items;
+  for (int k = 0; k < count(); ++k)
+    items.push_back(fmt::format("{} ({})", names[k], type_name(types[k])));
+  return fmt::format(
+      "{}\n  lambda axes: {} ({}); m = {} constraint rows; gains Kp = {:g}, Kd = {:g}",
+      fmt::join(items, ", "), axes_name(),
+      mixed ? "world-aligned at the frame origin" : "the frame's own", rows(), Kp, Kd);
+}
+
+Json ContactSet::json() const {
+  std::vector<std::string> type_names;
+  for (int t : types) type_names.push_back(type_name(t));
+  return {{"frames", names},
+          {"types", type_names},
+          {"axes", axes_name()},
+          {"rows", rows()},
+          {"Kp", Kp},
+          {"Kd", Kd},
+          {"refs", "the frames' poses at the state"}};
+}
+
+bool constrained_mode(const Args &args) {
+  const bool contacts = args.has("--contacts");
+  if (contacts && args.has("--wrenches")) {
+    throw UsageError(
+        "--contacts (contact constraints: lambda is solved for) and --wrenches (given external "
+        "wrenches) cannot be combined");
+  }
+  for (const char *option : {"--contact-type", "--gains"}) {
+    if (!contacts && args.has(option)) {
+      throw UsageError(fmt::format("{} needs --contacts FRAME,...", option));
+    }
+  }
+  return contacts;
+}
+
+ContactSet contacts_from_args(const Model &model, const Args &args) {
+  ContactSet c;
+  c.mixed = args.flag("--mixed");
+  for (const auto &name : split_list(args.get("--contacts"), "--contacts", "FRAME,FRAME,...")) {
+    c.frames.push_back(find_frame(model, name, "--contacts"));
+    c.names.push_back(name);
+  }
+  std::vector<int> types;
+  for (const auto &t : split_list(args.get("--contact-type", "point"), "--contact-type",
+                                  "point or rigid, or one of them per contact")) {
+    if (t == "point") {
+      types.push_back(kContactPoint);
+    } else if (t == "rigid") {
+      types.push_back(kContactRigid);
+    } else {
+      throw UsageError(
+          fmt::format("--contact-type: unknown contact type '{}' (point or rigid)", t));
+    }
+  }
+  if (types.size() == 1) {
+    c.types.assign(c.frames.size(), types[0]);
+  } else if (types.size() == c.frames.size()) {
+    c.types = types;
+  } else {
+    throw UsageError(fmt::format(
+        "--contact-type: {} types for {} contacts (give one type for all, or one per contact)",
+        types.size(), c.frames.size()));
+  }
+  if (args.has("--gains")) {
+    const auto gains = split_list(args.get("--gains"), "--gains", "KP,KD");
+    if (gains.size() != 2) {
+      throw UsageError(
+          fmt::format("--gains: '{}' is not KP,KD (two numbers)", args.get("--gains")));
+    }
+    c.Kp = parse_double(gains[0], "--gains (KP)");
+    c.Kd = parse_double(gains[1], "--gains (KD)");
+    for (double g : {c.Kp, c.Kd}) {
+      if (!(std::isfinite(g) && g >= 0.0)) {
+        throw UsageError(
+            fmt::format("--gains: '{}': the gains must be finite and >= 0", args.get("--gains")));
+      }
+    }
+  }
+  const int m = c.rows(), n = model.num_dofs();
+  if (m > n) {
+    throw Error(Status::Numeric,
+                fmt::format("--contacts: the {} contacts have {} constraint rows, more than the "
+                            "model's {} degrees of freedom: they are redundant (remove contacts, "
+                            "or hold points instead of frames)",
+                            c.count(), m, n));
+  }
+  return c;
+}
+
+void set_contact_refs(const Model &model, Workspace &ws, const Transform &H, const VecX &s,
+                      ContactSet &contacts) {
+  contacts.refs.assign(16 * contacts.frames.size(), 0.0);
+  for (int k = 0; k < contacts.count(); ++k) {
+    const Mat4 T = frame_pose(model, ws, H, s, contacts.frames[k]).matrix();  // column-major
+    std::copy(T.data(), T.data() + 16, contacts.refs.begin() + 16 * k);
+  }
+}
+
+std::vector<std::string> lambda_labels(const ContactSet &contacts) {
+  static const char *const kNames[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
+  std::vector<std::string> out;
+  for (int k = 0; k < contacts.count(); ++k) {
+    for (int i = 0; i < contacts.types[k]; ++i) {
+      out.push_back(fmt::format("lambda[{}][{}]", contacts.names[k], kNames[i]));
+    }
+  }
+  return out;
+}
+
+int workspace_capacity(const Model &model, const ContactSet &contacts) {
+  return std::max(static_cast<int>(model.frames.size()), contacts.count());
+}
+
+// --- numeric failures -------------------------------------------------------------------------
+
+void check_singular(const Model &model, const Workspace &ws, const std::string &function,
+                    const std::string &output) {
+  const int b = ws.singular;
+  if (b > 0) {
+    throw Error(Status::Numeric,
+                fmt::format("{}: the mass matrix is numerically singular at this state: the "
+                            "articulated inertia of joint '{}' (joint {}) about its axis vanishes "
+                            "(pivot {:.3g}, {:.1e} of the terms it is summed from; threshold "
+                            "1e-10): the joint moves its subtree as other joints do, e.g. two "
+                            "joint axes aligned through massless links; '{}' was not computed",
+                            function, model.joint_name[b], b - 1, ws.singular_pivot,
+                            ws.singular_ratio, output));
+  }
+  if (b == 0) {
+    throw Error(Status::Numeric,
+                fmt::format("{}: the mass matrix is numerically singular at this state: the "
+                            "articulated inertia of the base '{}' is singular (Cholesky pivot "
+                            "{:.1e} of its diagonal; threshold 1e-10): the joints can move the "
+                            "whole robot relative to the base without inertia; '{}' was not "
+                            "computed",
+                            function, model.body_name[0], ws.singular_ratio, output));
+  }
+}
+
+void check_finite(const Eigen::Ref<const MatX> &value, const std::string &function,
+                  const std::string &output) {
+  if (value.allFinite()) return;
+  throw Error(Status::Numeric,
+              fmt::format("{}: the result '{}' overflowed (is not finite) although every input "
+                          "is finite: the inputs are too large for this model (e.g. velocities "
+                          "above ~1e150 square to Inf)",
+                          function, output));
+}
+
+void throw_contact_failure(const Model &model, const Workspace &ws, const ContactSet &contacts,
+                           const std::string &function, const std::string &output) {
+  check_singular(model, ws, function, output);
+  const int k = ws.contact_failed;
+  if (k >= 0 && k < contacts.count()) {
+    std::vector<std::string> others;
+    for (int j = 0; j < k && j < 6; ++j)
+      others.push_back(fmt::format("{} ('{}')", j, contacts.names[j]));
+    throw Error(Status::Numeric,
+                fmt::format("{}: the contacts are redundant or singular at this state: row {} of "
+                            "contact {} ('{}', {}) depends on the rows before it{}{} (pivot "
+                            "{:.1e} of its diagonal in J_c M^-1 J_c^T, threshold 1e-10; e.g. two "
+                            "contacts on one body, or a leg at full stretch)",
+                            function, ws.contact_failed_row, k, contacts.names[k],
+                            ContactSet::type_name(contacts.types[k]), k > 0 ? " of contacts " : "",
+                            fmt::join(others, ", "), ws.contact_failed_ratio));
+  }
+  throw Error(Status::Numeric,
+              fmt::format("{}: the result '{}' is not finite although every input is: the inputs "
+                          "are too large for this model, or the contacts nearly singular",
+                          function, output));
 }
 
 }  // namespace geolin::cli
