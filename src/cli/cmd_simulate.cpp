@@ -40,7 +40,8 @@ bool finite(const Point &x) {
 }
 
 // Integrates `steps` steps of length h from the state, calling visit(k, t, point) for
-// k = 0 (the initial state) .. steps. Throws Error(Numeric) if the state stops being finite.
+// k = 0 (the initial state) .. steps. Throws Error(Numeric) if the state stops being finite or
+// the mass matrix is singular at a stage.
 template <class Visit>
 void integrate(const Model &model, Workspace &ws, StepMethod method, double h, long steps,
                const State &st, Visit &&visit) {
@@ -49,9 +50,18 @@ void integrate(const Model &model, Workspace &ws, StepMethod method, double h, l
   Point next = x;
   visit(0L, 0.0, x);
   for (long k = 1; k <= steps; ++k) {
+    ws.singular = -1;
     step(model, ws, method, h, x.H, x.s, x.v, x.r, st.tau, next.H, next.s, next.v, next.r);
-    std::swap(x, next);
     const double t = static_cast<double>(k) * h;
+    // A singular mass matrix at a stage: the step is not to be used (the C API's message).
+    if (ws.singular >= 0) {
+      try {
+        check_singular(model, ws, "step", "the next state");
+      } catch (const Error &e) {
+        throw Error(e.status(), fmt::format("step {} (t = {:g} s): {}", k, t, e.what()));
+      }
+    }
+    std::swap(x, next);
     if (!finite(x)) {
       throw Error(Status::Numeric,
                   fmt::format("the simulation diverged at step {} (t = {:g} s, h = {:g}): try a "
@@ -169,7 +179,7 @@ int cmd_simulate(const std::vector<std::string> &argv) {
   if (!st.wrenches.empty()) {
     throw Error(Status::Unsupported,
                 fmt::format("state {}: field \"wrenches\": simulate applies no external wrenches "
-                            "(only dynamics and linearize do)",
+                            "(only dynamics and linearize do, with --wrenches)",
                             st.description));
   }
   Workspace ws(model);
