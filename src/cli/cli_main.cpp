@@ -108,6 +108,8 @@ const Command kCommands[] = {
      "compare the analytical linearization with finite differences",
      "usage: geolin check [URDF|-] [--samples K] [--fixed-base] [--tol T] [--eps EPS]\n"
      "                    [--fd richardson|central] [--seed SEED] [--format text|json]\n"
+     "                    [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
+     "                     [--gains KP,KD] [--mixed]]\n"
      "\n"
      "Compares the analytical A, B with geometric finite differences over exactly K states\n"
      "(default 20): pitch +90 deg, pitch -90 deg, large velocities (|v| = 10, r in [-10, 10]),\n"
@@ -121,7 +123,12 @@ const Command kCommands[] = {
      "                  differences D: truncation O(eps^4), so a larger step, less round-off\n"
      "  --fd central    plain central differences D(eps): truncation O(eps^2)\n"
      "  --eps EPS       finite-difference step (default 2e-4 for richardson, 1e-5 for central)\n"
-     "  --seed SEED     seed of the first random state (default 1)\n"},
+     "  --seed SEED     seed of the first random state (default 1)\n"
+     "  --contacts FRAME,...  check the contact-constrained linearization instead\n"
+     "                  (contact_linearize against contact_linearize_finite_difference): A, B,\n"
+     "                  dlambda/dz and dlambda/dw, with the same tolerances; the references\n"
+     "                  are the frames' poses at each state; --contact-type, --gains, --mixed\n"
+     "                  as for dynamics. Redundant contacts at a state: GEOLIN_ERR_NUMERIC\n"},
     {"generate", geolin::cli::cmd_generate, "print a synthetic URDF (chain or random tree)",
      "usage: geolin generate chain N\n"
      "       geolin generate tree N SEED\n"

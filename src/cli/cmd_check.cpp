@@ -1,6 +1,7 @@
 // geolin check: the analytical A, B against geometric finite differences (docs/dynamics.md §5,
-// §6.7) over several states, including pitch ±90° and large velocities. Exit status 1 above the
-// tolerance.
+// §6.7) over several states, including pitch ±90° and large velocities; with --contacts the
+// contact-constrained A, B, dlambda/dz and dlambda/dw (contact_linearize against
+// contact_linearize_finite_difference). Exit status 1 above the tolerance.
 //
 // The reference is a Richardson extrapolation of central differences (Richardson 1911; e.g.
 // Nocedal & Wright, Numerical Optimization, §8.1): a central difference D(eps) = D + c eps^2 +
@@ -25,10 +26,13 @@ namespace {
 
 constexpr double kHalfPi = 1.57079632679489661923;
 
-// A block of A (or B, when in_B) compared between the two methods.
+// The matrices compared: A, B, and with contacts dlambda/dz, dlambda/dw.
+enum Matrix { kA, kB, kDz, kDw };
+
+// A block of one matrix compared between the two methods.
 struct CheckBlock {
   std::string name;
-  bool in_B = false;
+  Matrix matrix = kA;
   int row, rows, col, cols;
   double max_error = 0.0;  // the largest relative error over the samples
   int max_error_sample = -1;
@@ -38,16 +42,20 @@ struct CheckBlock {
   int worst_sample = -1;   // the sample of the largest error / tolerance (decides pass or fail)
 };
 
-std::vector<CheckBlock> check_blocks(const Model &model) {
+std::vector<CheckBlock> check_blocks(const Model &model, int contact_rows) {
   const int nj = model.num_joints(), n = model.num_dofs(), N = model.state_dim();
   const int dyn = model.fixed_base ? nj : 6 + nj;  // first dynamics row (z_v, or z_r)
   std::vector<CheckBlock> out;
-  out.push_back({"kinematic rows", false, 0, dyn, 0, N});
-  if (!model.fixed_base) out.push_back({"F_H", false, dyn, n, 0, 6});
-  out.push_back({"F_s", false, dyn, n, model.fixed_base ? 0 : 6, nj});
-  if (!model.fixed_base) out.push_back({"F_v", false, dyn, n, 6 + nj, 6});
-  out.push_back({"F_r", false, dyn, n, model.fixed_base ? nj : 12 + nj, nj});
-  out.push_back({"B", true, 0, N, 0, nj});
+  out.push_back({"kinematic rows", kA, 0, dyn, 0, N});
+  if (!model.fixed_base) out.push_back({"F_H", kA, dyn, n, 0, 6});
+  out.push_back({"F_s", kA, dyn, n, model.fixed_base ? 0 : 6, nj});
+  if (!model.fixed_base) out.push_back({"F_v", kA, dyn, n, 6 + nj, 6});
+  out.push_back({"F_r", kA, dyn, n, model.fixed_base ? nj : 12 + nj, nj});
+  out.push_back({"B", kB, 0, N, 0, nj});
+  if (contact_rows > 0) {
+    out.push_back({"dlambda/dz", kDz, 0, contact_rows, 0, N});
+    out.push_back({"dlambda/dw", kDw, 0, contact_rows, 0, nj});
+  }
   std::vector<CheckBlock> nonempty;  // n_J = 0 (a single rigid body) leaves some blocks empty
   for (const auto &b : out) {
     if (b.rows > 0 && b.cols > 0) nonempty.push_back(b);
@@ -111,8 +119,12 @@ enum class FdMethod { Richardson, Central };
 int cmd_check(const std::vector<std::string> &argv) {
   ArgSpec spec;
   spec.flags = kModelFlags;
+  spec.flags.insert(kMixedFlags.begin(), kMixedFlags.end());
   spec.options = {"--samples", "--tol", "--eps", "--seed", "--format", "--fd"};
+  spec.options.insert(kContactOptions.begin(), kContactOptions.end());
   const Args args = parse_args(argv, spec);
+  if (args.flag("--mixed") && !args.has("--contacts")) throw UsageError("--mixed needs --contacts");
+  const bool constrained = constrained_mode(args);
   const Format format = parse_format(args, {Format::Text, Format::Json});
   const long samples_asked = args.get_int("--samples", 20);
   const double tol = args.get_double("--tol", 1e-5);
@@ -141,14 +153,20 @@ int cmd_check(const std::vector<std::string> &argv) {
   const LoadedModel lm = load_model(args);
   const Model &model = lm.model;
   const int N = model.state_dim(), n = model.num_dofs(), nj = model.num_joints();
-  Workspace ws(model);
-  MatX A_an(N, N), B_an(N, nj), A_fd(N, N), B_fd(N, nj), A_half, B_half;
-  MatX M(n, n);
-  if (method == FdMethod::Richardson) {
-    A_half.resize(N, N);
-    B_half.resize(N, nj);
+  ContactSet contacts;
+  if (constrained) contacts = contacts_from_args(model, args);
+  const int m = contacts.rows();
+  Workspace ws(model, kWorkspaceAll, workspace_capacity(model, contacts));
+  // Per matrix (A, B, dlambda/dz, dlambda/dw): analytical, finite differences, and D(eps/2).
+  const int mat_rows[4] = {N, N, m, m}, mat_cols[4] = {N, nj, N, nj};
+  MatX an[4], fd[4], half[4];
+  for (int i = 0; i < 4; ++i) {
+    an[i].resize(mat_rows[i], mat_cols[i]);
+    fd[i].resize(mat_rows[i], mat_cols[i]);
+    if (method == FdMethod::Richardson) half[i].resize(mat_rows[i], mat_cols[i]);
   }
-  auto blocks = check_blocks(model);
+  MatX M(n, n);
+  auto blocks = check_blocks(model, m);
   const auto samples = make_samples(model, count, static_cast<unsigned long long>(seed));
 
   const std::string fd_text =
@@ -160,8 +178,9 @@ int cmd_check(const std::vector<std::string> &argv) {
           : fmt::format("central differences, eps = {:g}", eps);
   if (format == Format::Text) {
     fmt::print("model: {}\n", model_summary(lm));
-    fmt::print("checking {} state{}: analytical A, B against {}\n\n", count, count == 1 ? "" : "s",
-               fd_text);
+    if (constrained) fmt::print("contacts: {}\n", contacts.describe());
+    fmt::print("checking {} state{}: analytical {} against {}\n\n", count, count == 1 ? "" : "s",
+               constrained ? "contact-constrained A, B, dlambda/dz, dlambda/dw" : "A, B", fd_text);
   }
   std::vector<std::vector<std::string>> sample_rows;
   Json sample_json = Json::array();
@@ -183,29 +202,63 @@ int cmd_check(const std::vector<std::string> &argv) {
                                         std::max(tol, kMaxWidened))
                              : tol;
     widened += tol_k > tol;
-    A_an.setZero();
-    B_an.setZero();
-    A_fd.setZero();
-    B_fd.setZero();
-    linearize(model, ws, H, st.s, st.v, st.r, st.tau, A_an, B_an);
-    linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, eps, A_fd, B_fd);
+    for (int i = 0; i < 4; ++i) {
+      an[i].setZero();
+      fd[i].setZero();
+    }
+    // A state where M is singular, or the contacts redundant: the library's message, naming the
+    // joint or the contact, and the state (nothing to compare).
+    auto fail_at = [&](const Error &e) {
+      throw Error(e.status(), fmt::format("state {} ({}): {}", k, samples[k].label, e.what()));
+    };
+    if (constrained) {
+      set_contact_refs(model, ws, H, st.s, contacts);
+      const Contacts c = contacts.library();
+      try {
+        ws.singular = -1;
+        if (!contact_linearize(model, ws, H, st.s, st.v, st.r, st.tau, c, an[kA], an[kB], an[kDz],
+                               an[kDw]))
+          throw_contact_failure(model, ws, contacts, "contact_linearize", "A");
+        check_singular(model, ws, "contact_linearize", "A");
+        const double steps[2] = {eps, eps / 2.0};
+        for (int h = 0; h < (method == FdMethod::Richardson ? 2 : 1); ++h) {
+          MatX *X = h == 0 ? fd : half;
+          ws.singular = -1;
+          if (!contact_linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, c,
+                                                   steps[h], X[kA], X[kB], X[kDz], X[kDw]))
+            throw_contact_failure(model, ws, contacts, "contact_linearize_finite_difference", "A");
+        }
+      } catch (const Error &e) {
+        fail_at(e);
+      }
+    } else {
+      try {
+        ws.singular = -1;
+        linearize(model, ws, H, st.s, st.v, st.r, st.tau, an[kA], an[kB]);
+        check_singular(model, ws, "linearize", "A");
+        ws.singular = -1;
+        linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, eps, fd[kA], fd[kB]);
+        check_singular(model, ws, "linearize_finite_difference", "A");
+        if (method == FdMethod::Richardson) {
+          ws.singular = -1;
+          linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, eps / 2.0, half[kA],
+                                      half[kB]);
+          check_singular(model, ws, "linearize_finite_difference", "A");
+        }
+      } catch (const Error &e) {
+        fail_at(e);
+      }
+    }
     if (method == FdMethod::Richardson) {
       // D(eps) is even in eps: D + c eps^2 + O(eps^4); this cancels the eps^2 term.
-      A_half.setZero();
-      B_half.setZero();
-      linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, eps / 2.0, A_half,
-                                  B_half);
-      A_fd = (4.0 * A_half - A_fd) / 3.0;
-      B_fd = (4.0 * B_half - B_fd) / 3.0;
+      for (int i = 0; i < 4; ++i) fd[i] = (4.0 * half[i] - fd[i]) / 3.0;
     }
     double sample_worst = 0.0;
     std::string sample_block;
     for (auto &b : blocks) {
-      const MatX &an = b.in_B ? B_an : A_an;
-      const MatX &fd = b.in_B ? B_fd : A_fd;
       double scale = 0.0;
-      const double err = relative_error(an.block(b.row, b.col, b.rows, b.cols),
-                                        fd.block(b.row, b.col, b.rows, b.cols), scale);
+      const double err = relative_error(an[b.matrix].block(b.row, b.col, b.rows, b.cols),
+                                        fd[b.matrix].block(b.row, b.col, b.rows, b.cols), scale);
       if (b.max_error_sample < 0 || !(err <= b.max_error)) {
         b.max_error = err;
         b.max_error_sample = k;
@@ -277,6 +330,7 @@ int cmd_check(const std::vector<std::string> &argv) {
   if (format == Format::Json) {
     Json doc;
     doc["model"] = model_json(lm);
+    if (constrained) doc["contacts"] = contacts.json();
     doc["fd_method"] = fd_name;
     doc["eps"] = eps;
     doc["tol"] = tol;
