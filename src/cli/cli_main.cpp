@@ -154,6 +154,7 @@ const Command kCommands[] = {
      "                  H/2 (a second run over the same duration)\n"},
     {"bench", geolin::cli::cmd_bench, "time the algorithms (ns per call), and their scaling",
      "usage: geolin bench [URDF...] [--seconds T] [--json] [--fixed-base]\n"
+     "                    [--contacts FRAME,... [--contact-type point|rigid[,...]] [--mixed]]\n"
      "       geolin bench --scaling [--seconds T] [--json] [--plot FILE.svg]\n"
      "\n"
      "Times forward dynamics (aba), inverse dynamics (rnea), the mass matrix (crba),\n"
@@ -162,6 +163,10 @@ const Command kCommands[] = {
      "seconds per function (default 0.3, at least 3 batches); prints the median ns per call,\n"
      "the interquartile range and min..max over the batches, and the ratios linearize / forward\n"
      "dynamics, linearize_fd / linearize, forward / inverse dynamics.\n"
+     "On a model with contacts, also contact_dynamics and contact_linearize and their ratios\n"
+     "to forward dynamics (the same run): the known feet of the bundled models (quadruped:\n"
+     "FL_foot FR_foot HL_foot HR_foot as points; humanoid: L_sole R_sole rigid), or those of\n"
+     "  --contacts FRAME,...  (and --contact-type, --mixed) for every model given\n"
      "  --json          a machine-readable result\n"
      "  --scaling       chains and random trees of 8, 16, 32, 64, 128 bodies: time per call\n"
      "                  against n and the fitted exponent (slope of log time against log n);\n"

@@ -1,6 +1,8 @@
 // geolin bench: nanoseconds per call of the main algorithms (median and interquartile range over
 // batches of about 1 ms), their ratios, and with --scaling the time against the number of bodies
-// for chains and random trees, with fitted exponents and an optional SVG plot.
+// for chains and random trees, with fitted exponents and an optional SVG plot. On a model whose
+// feet are known (the bundled quadruped and humanoid), or with --contacts, also the
+// contact-constrained dynamics and its linearization, against forward dynamics in the same run.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -96,21 +98,69 @@ struct Kernel {
   const char *label;  // text output
 };
 const Kernel kKernels[] = {
-    {"aba", "forward dynamics (aba)"}, {"rnea", "inverse dynamics (rnea)"},
-    {"crba", "mass matrix (crba)"},    {"minv", "mass_matrix_inverse"},
-    {"linearize", "linearize"},        {"linearize_fd", "linearize_finite_difference (eps 1e-5)"},
+    {"aba", "forward dynamics (aba)"},
+    {"rnea", "inverse dynamics (rnea)"},
+    {"crba", "mass matrix (crba)"},
+    {"minv", "mass_matrix_inverse"},
+    {"linearize", "linearize"},
+    {"linearize_fd", "linearize_finite_difference (eps 1e-5)"},
+    {"contact_dynamics", "contact_dynamics"},
+    {"contact_linearize", "contact_linearize"},
 };
 constexpr int kNumKernels = sizeof(kKernels) / sizeof(kKernels[0]);
-enum KernelId { kAba, kRnea, kCrba, kMinv, kLinearize, kLinearizeFd };
+enum KernelId {
+  kAba,
+  kRnea,
+  kCrba,
+  kMinv,
+  kLinearize,
+  kLinearizeFd,
+  kContactDynamics,
+  kContactLinearize
+};
+// --scaling times the kernels before the contact ones (generated models have no feet).
+constexpr int kNumScalingKernels = kContactDynamics;
+
+// The feet of the bundled models, used when --contacts is not given and the model has all of
+// these frames: the quadruped stands on 4 points, the humanoid on its 2 soles.
+struct KnownFeet {
+  std::vector<std::string> frames;
+  int type;
+};
+const KnownFeet kKnownFeet[] = {
+    {{"FL_foot", "FR_foot", "HL_foot", "HR_foot"}, kContactPoint},
+    {{"L_sole", "R_sole"}, kContactRigid},
+};
+
+// The contacts of a model: --contacts (and --contact-type, --gains, --mixed) if given, else the
+// known feet it has, else none.
+ContactSet bench_contacts(const Model &model, const Args &args) {
+  if (args.has("--contacts")) return contacts_from_args(model, args);
+  ContactSet c;
+  for (const auto &feet : kKnownFeet) {
+    bool all = true;
+    for (const auto &f : feet.frames) all = all && model.frame_index(f) >= 0;
+    if (!all) continue;
+    for (const auto &f : feet.frames) {
+      c.names.push_back(f);
+      c.frames.push_back(model.frame_index(f));
+      c.types.push_back(feet.type);
+    }
+    c.mixed = args.flag("--mixed");
+    break;
+  }
+  return c;
+}
 
 // A model at its default state with every output buffer, ready to run kernel k.
 class Bench {
  public:
-  explicit Bench(const Model &model)
+  explicit Bench(const Model &model, ContactSet contacts = {})
       : model_(model),
         st_(default_state(model)),
-        ws_(model),
-        H_(model.fixed_base ? model.H_A_0 : st_.H) {
+        ws_(model, kWorkspaceAll, workspace_capacity(model, contacts)),
+        H_(model.fixed_base ? model.H_A_0 : st_.H),
+        contacts_(std::move(contacts)) {
     ws_.gravity = st_.gravity;
     const int n = model.num_dofs(), N = model.state_dim(), nj = model.num_joints();
     nu_dot_ = VecX::Zero(n);
@@ -118,9 +168,30 @@ class Bench {
     M_ = MatX::Zero(n, n);
     A_ = MatX::Zero(N, N);
     B_ = MatX::Zero(N, nj);
+    ws_.singular = -1;
     aba(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, nu_dot_);  // rnea's input
+    check_singular(model_, ws_, "aba", "nu_dot");
     accel_ = nu_dot_;
+    if (!contacts_.empty()) {
+      // One evaluation of each, so that a state where the contacts are redundant fails here
+      // with the library's message rather than being timed.
+      const int m = contacts_.rows();
+      lambda_ = VecX::Zero(m);
+      dlambda_dz_ = MatX::Zero(m, N);
+      dlambda_dw_ = MatX::Zero(m, nj);
+      set_contact_refs(model_, ws_, H_, st_.s, contacts_);
+      c_ = contacts_.library();
+      if (!contact_dynamics(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, contact_nu_dot_,
+                            lambda_))
+        throw_contact_failure(model_, ws_, contacts_, "contact_dynamics", "nu_dot");
+      if (!contact_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, A_, B_, dlambda_dz_,
+                             dlambda_dw_))
+        throw_contact_failure(model_, ws_, contacts_, "contact_linearize", "A");
+    }
   }
+
+  bool has_contacts() const { return !contacts_.empty(); }
+  const ContactSet &contacts() const { return contacts_; }
 
   std::function<void()> kernel(int k) {
     switch (k) {
@@ -149,11 +220,23 @@ class Bench {
           linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, A_, B_);
           g_sink = A_(A_.rows() - 1, 0);
         };
-      default:
+      case kLinearizeFd:
         return [this] {
           linearize_finite_difference(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, kFdEps, A_,
                                       B_);
           g_sink = A_(A_.rows() - 1, 0);
+        };
+      case kContactDynamics:
+        return [this] {
+          contact_dynamics(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, contact_nu_dot_,
+                           lambda_);
+          g_sink = lambda_[0];
+        };
+      default:
+        return [this] {
+          contact_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, A_, B_, dlambda_dz_,
+                            dlambda_dw_);
+          g_sink = dlambda_dz_(0, 0);
         };
     }
   }
@@ -167,6 +250,10 @@ class Bench {
   Transform H_;
   VecX nu_dot_, accel_, tau_;
   MatX M_, A_, B_;
+  ContactSet contacts_;
+  Contacts c_;
+  VecX contact_nu_dot_ = VecX::Zero(model_.num_dofs()), lambda_;
+  MatX dlambda_dz_, dlambda_dw_;
 };
 
 std::string format_ns(double ns) {
@@ -192,12 +279,16 @@ int bench_models(const Args &args, double seconds, bool json) {
   if (paths.empty()) paths.push_back("");  // the bundled model
   const unsigned flags = load_flags(args);
   Progress progress(seconds * kNumKernels * static_cast<double>(paths.size()) > 1.0);
+  if (args.has("--contacts") || args.has("--contact-type") || args.has("--gains")) {
+    (void)constrained_mode(args);  // --contact-type / --gains need --contacts
+  }
   Json models = Json::array();
   for (std::size_t m = 0; m < paths.size(); ++m) {
     const LoadedModel lm = load_model(paths[m], flags);
-    Bench bench(lm.model);
+    Bench bench(lm.model, bench_contacts(lm.model, args));
     std::vector<Timing> t(kNumKernels);
     for (int k = 0; k < kNumKernels; ++k) {
+      if (k >= kContactDynamics && !bench.has_contacts()) continue;
       progress.show(fmt::format("bench: {} ({}/{}): {} ({}/{})...", lm.model.name, m + 1,
                                 paths.size(), kKernels[k].key, k + 1, kNumKernels));
       t[k] = measure(bench.kernel(k), seconds);
@@ -206,28 +297,44 @@ int bench_models(const Args &args, double seconds, bool json) {
     const double r_lin = ratio(t[kLinearize], t[kAba]);
     const double r_fd = ratio(t[kLinearizeFd], t[kLinearize]);
     const double r_fdid = ratio(t[kAba], t[kRnea]);
+    const double r_cd = ratio(t[kContactDynamics], t[kAba]);
+    const double r_cl = ratio(t[kContactLinearize], t[kAba]);
+    const ContactSet &contacts = bench.contacts();
     if (json) {
       Json functions = Json::object();
       for (int k = 0; k < kNumKernels; ++k) {
+        if (!t[k].measured()) continue;
         Json entry = timing_json(t[k]);
         entry["label"] = kKernels[k].label;
         functions[kKernels[k].key] = entry;
       }
+      Json ratios = {{"linearize/forward_dynamics", r_lin},
+                     {"linearize_fd/linearize", r_fd},
+                     {"forward_dynamics/inverse_dynamics", r_fdid}};
+      if (bench.has_contacts()) {
+        ratios["contact_dynamics/forward_dynamics"] = r_cd;
+        ratios["contact_linearize/forward_dynamics"] = r_cl;
+      }
       models.push_back({{"model", model_json(lm)},
                         {"state", bench.state().description},
+                        {"contacts", bench.has_contacts() ? contacts.json() : Json()},
                         {"functions", functions},
-                        {"ratios",
-                         {{"linearize/forward_dynamics", r_lin},
-                          {"linearize_fd/linearize", r_fd},
-                          {"forward_dynamics/inverse_dynamics", r_fdid}}}});
+                        {"ratios", ratios}});
       continue;
     }
     if (m > 0) fmt::print("\n");
     fmt::print("model: {}\n", model_summary(lm));
-    fmt::print("state: the default state; {:g} s per function in batches of ~{:g} ms\n\n", seconds,
+    fmt::print("state: the default state; {:g} s per function in batches of ~{:g} ms\n", seconds,
                kBatchSeconds * 1e3);
+    if (bench.has_contacts()) {
+      fmt::print("contacts{}: {}\n\n", args.has("--contacts") ? "" : " (the model's known feet)",
+                 contacts.describe());
+    } else {
+      fmt::print("contacts: none (no known feet: --contacts FRAME,... times contact_dynamics)\n\n");
+    }
     std::vector<std::vector<std::string>> rows;
     for (int k = 0; k < kNumKernels; ++k) {
+      if (!t[k].measured()) continue;
       rows.push_back({kKernels[k].label, format_ns(t[k].median),
                       fmt::format("{} .. {}", format_ns(t[k].q1), format_ns(t[k].q3)),
                       fmt::format("{} .. {}", format_ns(t[k].min), format_ns(t[k].max)),
@@ -239,6 +346,10 @@ int bench_models(const Args &args, double seconds, bool json) {
     fmt::print("  linearize / forward dynamics          {:8.2f}\n", r_lin);
     fmt::print("  linearize_fd / linearize              {:8.2f}\n", r_fd);
     fmt::print("  forward dynamics / inverse dynamics   {:8.2f}\n", r_fdid);
+    if (bench.has_contacts()) {
+      fmt::print("  contact_dynamics / forward dynamics   {:8.2f}\n", r_cd);
+      fmt::print("  contact_linearize / forward dynamics  {:8.2f}\n", r_cl);
+    }
   }
   if (json) print_json({{"seconds_per_function", seconds}, {"models", models}});
   return kExitOk;
@@ -286,19 +397,20 @@ int bench_scaling(const Args &args, double seconds, bool json) {
   };
   Progress progress(true);
   for (auto &fam : families) {
-    fam.ns.assign(kNumKernels, std::vector<double>(sizes.size(), kNaN));
+    fam.ns.assign(kNumScalingKernels, std::vector<double>(sizes.size(), kNaN));
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const int n = static_cast<int>(sizes[i]);
       const Model model = load_urdf_string(fam.urdf(n), flags);
       Bench bench(model);
-      for (int k = 0; k < kNumKernels; ++k) {
+      for (int k = 0; k < kNumScalingKernels; ++k) {
         if (k == kLinearizeFd && n > kFdMaxBodies) continue;
         progress.show(
             fmt::format("bench --scaling: {} of {} bodies: {}...", fam.key, n, kKernels[k].key));
         fam.ns[k][i] = measure(bench.kernel(k), seconds).median;
       }
     }
-    for (int k = 0; k < kNumKernels; ++k) fam.exponent.push_back(fitted_exponent(sizes, fam.ns[k]));
+    for (int k = 0; k < kNumScalingKernels; ++k)
+      fam.exponent.push_back(fitted_exponent(sizes, fam.ns[k]));
   }
   progress.clear();
 
@@ -309,7 +421,7 @@ int bench_scaling(const Args &args, double seconds, bool json) {
     Json fams = Json::object();
     for (const auto &fam : families) {
       Json f = Json::object();
-      for (int k = 0; k < kNumKernels; ++k) {
+      for (int k = 0; k < kNumScalingKernels; ++k) {
         Json times = Json::array();
         for (double v : fam.ns[k]) times.push_back(std::isfinite(v) ? Json(v) : Json());
         f[kKernels[k].key] = {
@@ -326,21 +438,21 @@ int bench_scaling(const Args &args, double seconds, bool json) {
         "the default state; linearize_fd skipped above {} bodies\n\n",
         seconds, kFdMaxBodies);
     std::vector<std::string> header = {"family", "n"};
-    for (const auto &k : kKernels) header.push_back(k.key);
+    for (int k = 0; k < kNumScalingKernels; ++k) header.push_back(kKernels[k].key);
     std::vector<std::vector<std::string>> rows;
     std::set<int> right = {1};
-    for (int k = 0; k < kNumKernels; ++k) right.insert(2 + k);
+    for (int k = 0; k < kNumScalingKernels; ++k) right.insert(2 + k);
     for (const auto &fam : families) {
       for (std::size_t i = 0; i < sizes.size(); ++i) {
         std::vector<std::string> row = {fam.key, fmt::format("{:g}", sizes[i])};
-        for (int k = 0; k < kNumKernels; ++k) row.push_back(format_ns(fam.ns[k][i]));
+        for (int k = 0; k < kNumScalingKernels; ++k) row.push_back(format_ns(fam.ns[k][i]));
         rows.push_back(std::move(row));
       }
     }
     print_table(header, rows, right);
     fmt::print("\nfitted exponent p of time ~ n^p (least squares on log time against log n):\n");
     rows.clear();
-    for (int k = 0; k < kNumKernels; ++k) {
+    for (int k = 0; k < kNumScalingKernels; ++k) {
       std::vector<std::string> row = {kKernels[k].key};
       for (const auto &fam : families) {
         row.push_back(std::isfinite(fam.exponent[k]) ? fmt::format("{:.2f}", fam.exponent[k])
@@ -362,7 +474,7 @@ int bench_scaling(const Args &args, double seconds, bool json) {
     plot.log_x = plot.log_y = true;
     plot.x_ticks = sizes;
     for (std::size_t f = 0; f < families.size(); ++f) {
-      for (int k = 0; k < kNumKernels; ++k) {
+      for (int k = 0; k < kNumScalingKernels; ++k) {
         plot.series.push_back(
             {f == 0 ? kKernels[k].key : "", plot_color(k), f > 0, sizes, families[f].ns[k]});
       }
@@ -381,7 +493,9 @@ int cmd_bench(const std::vector<std::string> &argv) {
   ArgSpec spec;
   spec.flags = kModelFlags;
   spec.flags.insert({"--json", "--scaling"});
+  spec.flags.insert(kMixedFlags.begin(), kMixedFlags.end());
   spec.options = {"--seconds", "--plot"};
+  spec.options.insert(kContactOptions.begin(), kContactOptions.end());
   spec.max_positional = 1000;
   const Args args = parse_args(argv, spec);
   const double seconds = args.get_double("--seconds", 0.3);
@@ -391,6 +505,7 @@ int cmd_bench(const std::vector<std::string> &argv) {
     if (!args.positional.empty()) {
       throw UsageError("--scaling uses generated models: no URDF arguments");
     }
+    if (args.has("--contacts")) throw UsageError("--scaling uses generated models: no --contacts");
     return bench_scaling(args, seconds, json);
   }
   if (args.has("--plot")) throw UsageError("--plot needs --scaling");
