@@ -38,7 +38,8 @@ void print_summary(const Model &model, const Wrenches &contacts, bool constraine
   }
   const char *const B_dyn = constrained ? "d nu_dot/d tau" : nw == 0 ? "M^-1 S" : "M^-1 [S  J_F^T]";
   if (model.fixed_base) {
-    fmt::print("A = [ 0  1 ; F_s  F_r ],  B = [ 0 ; {} ]\n\n", nw == 0 ? "M^-1" : B_dyn);
+    fmt::print("A = [ 0  1 ; F_s  F_r ],  B = [ 0 ; {} ]\n\n",
+               !constrained && nw == 0 ? "M^-1" : B_dyn);
   } else {
     fmt::print(
         "A = [ -v×  0  1  0 ;  0  0  0  1 ;  F_H  F_s  F_v  F_r ],  B = [ 0 ; 0 ; {} ]\n"
