@@ -18,6 +18,25 @@ void vector_field(const Model &model, Workspace &ws, const Transform &H, CRefVec
   out.tail(n) = ws.nu_dot;
 }
 
+// Moves the state to x exp(e ε_k), coordinate k of z = [z_H; z_s; z_v; z_r] (docs/dynamics.md §5):
+// a right perturbation H exp(e ε_k) of the base pose (Hp holds H), additions elsewhere (vp holds
+// v, ws.s_pert and ws.r_pert hold s and r; the caller restores them).
+void perturb(const Model &model, Workspace &ws, int k, double e, Transform &Hp, Vec6 &vp) {
+  const bool moving = !model.fixed_base;
+  const int n = model.num_dofs(), off = model.joint_offset();
+  if (moving && k < 6) {
+    Vec6 z = Vec6::Zero();
+    z[k] = e;
+    Hp = Hp * exp_se3(z);
+  } else if (k >= off && k < n) {
+    ws.s_pert[k - off] += e;
+  } else if (moving && k >= n && k < n + 6) {
+    vp[k - n] += e;
+  } else if (k >= n + off) {
+    ws.r_pert[k - n - off] += e;
+  }
+}
+
 }  // namespace
 
 void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
@@ -30,10 +49,8 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
                                  const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
                                  double eps, RefMat A, RefMat B) {
   const int nj = model.n_B;
-  const int n = model.num_dofs();
   const int N = model.state_dim();
   const bool moving = !model.fixed_base;
-  const int off = model.joint_offset();
   const double inv2e = 1.0 / (2.0 * eps);
   detail::SingularLatch latch;  // any singular evaluation makes the whole result singular
   ws.s_pert = s;
@@ -44,17 +61,7 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
       const double e = sign == 0 ? eps : -eps;
       Transform Hp = H;
       Vec6 vp = v;
-      if (moving && k < 6) {
-        Vec6 z = Vec6::Zero();
-        z[k] = e;
-        Hp = H * exp_se3(z);
-      } else if (k >= off && k < n) {
-        ws.s_pert[k - off] += e;
-      } else if (moving && k >= n && k < n + 6) {
-        vp[k - n] += e;
-      } else if (k >= n + off) {
-        ws.r_pert[k - n - off] += e;
-      }
+      perturb(model, ws, k, e, Hp, vp);
       vector_field(model, ws, Hp, ws.s_pert, vp, ws.r_pert, tau, ext,
                    sign == 0 ? ws.lambda_plus : ws.lambda_minus, latch);
       ws.s_pert = s;
@@ -115,17 +122,7 @@ bool contact_linearize_finite_difference(const Model &model, Workspace &ws, cons
       const double e = sign == 0 ? eps : -eps;
       Transform Hp = H;
       Vec6 vp = v;
-      if (moving && k < 6) {
-        Vec6 z = Vec6::Zero();
-        z[k] = e;
-        Hp = H * exp_se3(z);
-      } else if (k >= off && k < n) {
-        ws.s_pert[k - off] += e;
-      } else if (moving && k >= n && k < n + 6) {
-        vp[k - n] += e;
-      } else if (k >= n + off) {
-        ws.r_pert[k - n - off] += e;
-      }
+      perturb(model, ws, k, e, Hp, vp);
       field(Hp, ws.s_pert, vp, ws.r_pert, tau, sign == 0 ? ws.lambda_plus : ws.lambda_minus,
             sign == 0 ? lp : lm);
       ws.s_pert = s;

@@ -199,6 +199,11 @@ bool constrained_mode(const Args &args);
 /// degrees of freedom are Error(Numeric) (redundant for certain). The refs are not set.
 ContactSet contacts_from_args(const Model &model, const Args &args);
 
+/// The forces of dynamics and linearize: with --contacts (constrained) the contact set, and a
+/// state that gives wrenches is an error; otherwise the given wrenches (wrenches_from_args).
+void forces_from_args(const Model &model, const Args &args, bool constrained, State &st,
+                      Wrenches &wrenches, ContactSet &contacts);
+
 /// The references: every contact frame's pose at the state (H, s), so that the constraint error
 /// p_F - p_ref (log(H_ref^-1 H_F)) is zero there; only Kd then acts at the state itself.
 void set_contact_refs(const Model &model, Workspace &ws, const Transform &H, const VecX &s,

@@ -78,18 +78,7 @@ int cmd_dynamics(const std::vector<std::string> &argv) {
   State st = state_from_args(model, args);
   Wrenches wrenches;
   ContactSet contacts;
-  if (constrained) {
-    contacts = contacts_from_args(model, args);
-    if (!st.wrenches.empty()) {
-      throw Error(Status::InvalidArgument,
-                  fmt::format("state {}: field \"wrenches\": given external wrenches cannot be "
-                              "combined with --contacts (the contact forces are solved for); "
-                              "use --wrenches FRAME,... or remove the field",
-                              st.description));
-    }
-  } else {
-    wrenches = wrenches_from_args(model, args, st);
-  }
+  forces_from_args(model, args, constrained, st, wrenches, contacts);
   const Transform H = model.fixed_base ? model.H_A_0 : st.H;
 
   Workspace ws(model, kWorkspaceAll, workspace_capacity(model, contacts));

@@ -152,18 +152,7 @@ int cmd_linearize(const std::vector<std::string> &argv) {
   State st = state_from_args(model, args);
   Wrenches contacts;  // the given wrenches (--wrenches)
   ContactSet cs;      // the contact constraints (--contacts)
-  if (constrained) {
-    cs = contacts_from_args(model, args);
-    if (!st.wrenches.empty()) {
-      throw Error(Status::InvalidArgument,
-                  fmt::format("state {}: field \"wrenches\": given external wrenches cannot be "
-                              "combined with --contacts (the contact forces are solved for); "
-                              "use --wrenches FRAME,... or remove the field",
-                              st.description));
-    }
-  } else {
-    contacts = wrenches_from_args(model, args, st);
-  }
+  forces_from_args(model, args, constrained, st, contacts, cs);
   const ExternalWrenches ext = contacts.external();
   const Transform H = model.fixed_base ? model.H_A_0 : st.H;
 

@@ -300,4 +300,20 @@ void throw_contact_failure(const Model &model, const Workspace &ws, const Contac
                           function, output));
 }
 
+void forces_from_args(const Model &model, const Args &args, bool constrained, State &st,
+                      Wrenches &wrenches, ContactSet &contacts) {
+  if (!constrained) {
+    wrenches = wrenches_from_args(model, args, st);
+    return;
+  }
+  contacts = contacts_from_args(model, args);
+  if (!st.wrenches.empty()) {
+    throw Error(Status::InvalidArgument,
+                fmt::format("state {}: field \"wrenches\": given external wrenches cannot be "
+                            "combined with --contacts (the contact forces are solved for); "
+                            "use --wrenches FRAME,... or remove the field",
+                            st.description));
+  }
+}
+
 }  // namespace geolin::cli

@@ -10,22 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "geolin.h"
-
-static int g_passed = 0;
-static int g_failed = 0;
-
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (cond) {                                                       \
-      ++g_passed;                                                     \
-    } else {                                                          \
-      ++g_failed;                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, " [last error: %s]\n", geolin_last_error());    \
-    }                                                                 \
-  } while (0)
 
 #define MAXN 40
 #define MAXNN (2 * MAXN)

@@ -15,22 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "geolin.h"
-
-static int g_passed = 0;
-static int g_failed = 0;
-
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (cond) {                                                       \
-      ++g_passed;                                                     \
-    } else {                                                          \
-      ++g_failed;                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, " [last error: %s]\n", geolin_last_error());    \
-    }                                                                 \
-  } while (0)
 
 #define SENTINEL (-7.25)
 #define PI 3.14159265358979323846

@@ -11,20 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "geolin.h"
-
-static int g_failed = 0, g_passed = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (cond) {                                                       \
-      ++g_passed;                                                     \
-    } else {                                                          \
-      ++g_failed;                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, " [last error: %s]\n", geolin_last_error());    \
-    }                                                                 \
-  } while (0)
 
 enum { kBodies = 20000 };
 
