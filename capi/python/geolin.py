@@ -33,6 +33,11 @@ call fails). For the lowest overhead per call, pass numpy arrays and out=.
     nu_dot = ws.forward_dynamics_ext(H, s, v, r, tau, [tool], [[0, 0, -10, 0, 0, 0]],
                                      geolin.WRENCH_MIXED)
     H, s, v, r = ws.step(geolin.STEP_RK4, 1e-3, H, s, v, r, tau)
+    feet = [model.frame_index(f) for f in ("FL_foot", "FR_foot", "HL_foot", "HR_foot")]
+    nu_dot, lam = ws.contact_dynamics(H, s, v, r, tau, feet, [geolin.CONTACT_POINT] * 4)
+    A, B, dlam_dz, dlam_dw = ws.contact_linearize(H, s, v, r, tau, feet,
+                                                  [geolin.CONTACT_POINT] * 4)
+    small = model.workspace(geolin.WORKSPACE_CONTACTS, max_wrenches=4)  # less memory
 """
 
 import array
@@ -53,7 +58,9 @@ __all__ = [
     "OK", "ERR_INVALID_ARGUMENT", "ERR_IO", "ERR_PARSE", "ERR_MODEL", "ERR_UNSUPPORTED",
     "ERR_NONFINITE", "ERR_NUMERIC", "ERR_INTERNAL", "ERR_MEMORY", "FIXED_BASE", "JOINT_DAMPING",
     "WRENCH_LOCAL", "WRENCH_MIXED", "STEP_SEMI_IMPLICIT_EULER", "STEP_RK4", "HEADER_VERSION",
-    "HAVE_NUMPY",
+    "HAVE_NUMPY", "CONTACT_POINT", "CONTACT_RIGID", "WORKSPACE_DYNAMICS",
+    "WORKSPACE_MASS_MATRIX", "WORKSPACE_LINEARIZE", "WORKSPACE_FINITE_DIFFERENCE",
+    "WORKSPACE_STEP_LINEARIZE", "WORKSPACE_CONTACTS", "WORKSPACE_ALL",
 ]
 
 # Whether numpy was importable (as_numpy=True and the copy-free numpy paths need it).
@@ -80,6 +87,19 @@ WRENCH_MIXED = 1  # axes parallel to the inertial frame A (contact forces)
 # integration methods of step / step_linearize
 STEP_SEMI_IMPLICIT_EULER = 0
 STEP_RK4 = 1
+
+# contact types of contact_dynamics / contact_linearize: how a frame is held (= its rows of lambda)
+CONTACT_POINT = 3  # the frame origin is held: lambda is a force
+CONTACT_RIGID = 6  # the whole frame is held: lambda is a wrench [force; torque]
+
+# features of a workspace (bitwise or; Model.workspace(features=...)): what it is sized for
+WORKSPACE_DYNAMICS = 0  # forward/inverse dynamics, frames, forward_dynamics_ext, step: always
+WORKSPACE_MASS_MATRIX = 1  # mass_matrix, mass_matrix_inverse
+WORKSPACE_LINEARIZE = 2  # linearize, linearize_ext
+WORKSPACE_FINITE_DIFFERENCE = 4  # linearize_finite_difference
+WORKSPACE_STEP_LINEARIZE = 8  # step_linearize (includes LINEARIZE)
+WORKSPACE_CONTACTS = 16  # contact_dynamics; with LINEARIZE also contact_linearize
+WORKSPACE_ALL = 31
 
 # The version of geolin.h these bindings were written for (the library may be newer).
 HEADER_VERSION = (0, 3, 0)
@@ -110,6 +130,8 @@ _SIGNATURES = {
     "geolin_model_joint_index": (ctypes.c_int, [_handle, ctypes.c_char_p]),
     "geolin_model_total_mass": (ctypes.c_double, [_handle]),
     "geolin_workspace_new": (ctypes.c_int, [_handle, _handle_p]),
+    "geolin_workspace_new_ex": (ctypes.c_int, [_handle, ctypes.c_uint, ctypes.c_int, _handle_p]),
+    "geolin_workspace_bytes": (ctypes.c_size_t, [_handle, ctypes.c_uint, ctypes.c_int]),
     "geolin_workspace_free": (None, [_handle]),
     "geolin_workspace_set_gravity": (ctypes.c_int, [_handle, _c_double_p]),
     "geolin_forward_dynamics": (ctypes.c_int, [_handle] + [_c_double_p] * 6),
@@ -132,6 +154,12 @@ _SIGNATURES = {
     "geolin_linearize_ext": (
         ctypes.c_int, [_handle] + [_c_double_p] * 5
         + [ctypes.c_int, _c_int_p, _c_double_p, ctypes.c_uint, _c_double_p, _c_double_p]),
+    "geolin_contact_dynamics": (
+        ctypes.c_int, [_handle] + [_c_double_p] * 5
+        + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 4),
+    "geolin_contact_linearize": (
+        ctypes.c_int, [_handle] + [_c_double_p] * 5
+        + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 6),
     "geolin_step": (ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 9),
     "geolin_step_linearize": (
         ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 7),
@@ -311,6 +339,59 @@ def _frames_and_wrenches(frames, wrenches):
     return nf, c_frames, _in("wrenches", wrenches, 6 * nf)
 
 
+def _frames_and_types(frames, types):
+    """(nc, int array or None, int array or None, m) for contact_dynamics / contact_linearize
+    from sequences (or integer arrays) of frame indices and contact types; m = sum of types."""
+    lists = []
+    for name, what, values in (("frames", "frame indices", frames),
+                                ("types", "contact types", types)):
+        if isinstance(values, (str, bytes, bytearray)):
+            raise Error(ERR_INVALID_ARGUMENT, "'%s' is not a sequence of %s" % (name, what))
+        values = [] if values is None else list(values)
+        for x in values:
+            if not isinstance(x, numbers.Integral):
+                raise Error(ERR_INVALID_ARGUMENT,
+                            "'%s' is not a sequence of %s (found %r)" % (name, what, x))
+        lists.append([int(x) for x in values])
+    frames, types = lists
+    nc = len(frames)
+    if len(types) != nc:
+        raise Error(ERR_INVALID_ARGUMENT,
+                    "'types' has %d entries, expected %d (one per frame)" % (len(types), nc))
+    for k, t in enumerate(types):
+        if t not in (CONTACT_POINT, CONTACT_RIGID):
+            raise Error(ERR_INVALID_ARGUMENT, "argument 'types' has %d at index %d, not "
+                        "CONTACT_POINT (3) or CONTACT_RIGID (6)" % (t, k))
+    if nc == 0:
+        return 0, None, None, 0
+    return nc, (ctypes.c_int * nc)(*frames), (ctypes.c_int * nc)(*types), sum(types)
+
+
+def _refs(refs, nc):
+    """The reference poses of contact_dynamics: None, 16 nc values (pose k column-major at
+    16k .. 16k+15), a sequence of nc poses (16 values or 4x4 arrays), or an nc x 4 x 4 array."""
+    if refs is None:
+        return None
+    if _np is not None and isinstance(refs, _np.ndarray) and refs.ndim == 3:
+        if refs.dtype.kind not in "biuf":
+            raise _not_numbers("refs", "an array of dtype %s" % refs.dtype)
+        refs = [refs[k] for k in range(refs.shape[0])]
+    if isinstance(refs, (list, tuple)) and any(
+            isinstance(p, (list, tuple)) or (_np is not None and isinstance(p, _np.ndarray))
+            for p in refs):
+        flat = []
+        for p in refs:
+            if isinstance(p, (str, bytes, bytearray)) or not hasattr(p, "__len__"):
+                raise _not_numbers("refs", "a sequence containing %r" % (p,))
+            if _np is not None and isinstance(p, _np.ndarray):
+                if p.dtype.kind not in "biuf":
+                    raise _not_numbers("refs", "an array of dtype %s" % p.dtype)
+                p = p.ravel(order="F")  # a 4x4 matrix is read as a matrix
+            flat.extend(float(x) for x in p)
+        refs = flat
+    return _in("refs", refs, 16 * nc)
+
+
 def _out(name, out, shape, as_numpy):
     """(pointer for C, result) for an output of `shape` (rows,) or (rows, cols).
 
@@ -368,6 +449,15 @@ def _index(name, value):
     if not isinstance(value, numbers.Integral):
         raise Error(ERR_INVALID_ARGUMENT, "'%s' must be an integer, not %r" % (name, value))
     return int(value)
+
+
+def _features(features):
+    """The features argument of a workspace: WORKSPACE_* bits (the library refuses unknown ones)."""
+    features = _index("features", features)
+    if not 0 <= features <= 0xFFFFFFFF:
+        raise Error(ERR_INVALID_ARGUMENT, "'features' = %d is not a set of WORKSPACE_* bits"
+                    % features)
+    return features
 
 
 def _outs(out, count):
@@ -477,17 +567,38 @@ class Model:
         """The index of a frame, or -1 if there is none of that name."""
         return _L().geolin_model_frame_index(self._h, name.encode("utf-8"))
 
-    def workspace(self):
-        return Workspace(self)
+    def workspace(self, features=WORKSPACE_ALL, max_wrenches=None):
+        """A new workspace sized for features (WORKSPACE_* bits) and for max_wrenches wrenches
+        or contacts per call (default: one per frame)."""
+        return Workspace(self, features, max_wrenches)
+
+    def workspace_bytes(self, features=WORKSPACE_ALL, max_wrenches=None):
+        """The bytes of memory a workspace(features, max_wrenches) would allocate."""
+        features = _features(features)
+        max_wrenches = self.num_frames if max_wrenches is None \
+            else _index("max_wrenches", max_wrenches)
+        nbytes = _L().geolin_workspace_bytes(self._h, features, max_wrenches)
+        if nbytes == 0:
+            raise Error(ERR_INVALID_ARGUMENT, _decode(_L().geolin_last_error()))
+        return nbytes
 
 
 class Workspace:
     """Scratch memory and gravity of one thread. Keeps its model alive."""
 
-    def __init__(self, model):
+    def __init__(self, model, features=WORKSPACE_ALL, max_wrenches=None):
+        """A workspace sized for features (WORKSPACE_* bits; every feature by default) and for
+        max_wrenches wrenches or contacts per call (default: one per frame)."""
         self.model = model  # the model must outlive the workspace: keep a reference
         out = ctypes.c_void_p()
-        _check(_L().geolin_workspace_new(model._h, ctypes.byref(out)))
+        features = _features(features)
+        if features == WORKSPACE_ALL and max_wrenches is None:
+            _check(_L().geolin_workspace_new(model._h, ctypes.byref(out)))
+        else:
+            max_wrenches = model.num_frames if max_wrenches is None \
+                else _index("max_wrenches", max_wrenches)
+            _check(_L().geolin_workspace_new_ex(model._h, features, max_wrenches,
+                                                ctypes.byref(out)))
         self._h = out
         self._nj = model.num_joints
         self._n = model.num_dofs
@@ -598,6 +709,50 @@ class Workspace:
         _check(_L().geolin_linearize_ext(self._h, *self._state(H, s, v, r), _in("tau", tau, nj),
                                          nf, c_frames, c_wrenches, _index("flags", flags), a, b))
         return _result(a, ra, N * N), _result(b, rb, N * (nj + 6 * nf))
+
+    def contact_dynamics(self, H, s, v, r, tau, frames, types, flags=WRENCH_LOCAL, gains=None,
+                         refs=None, out=None, as_numpy=False):
+        """(nu_dot, lambda) with contact k holding frame frames[k] (an index) as types[k]
+        (CONTACT_POINT or CONTACT_RIGID) prescribes; lambda (m = sum of types) is the force or
+        wrench of each contact on the robot, in the axes flags says (WRENCH_LOCAL or
+        WRENCH_MIXED). gains: None or [Kp, Kd]; refs: None or the nc reference poses (16 values
+        each, column-major; needed when Kp != 0). Fed to forward_dynamics_ext (a point's wrench
+        with zero torque), lambda reproduces nu_dot. out=(nu_dot, lambda) fills preallocated
+        arrays. Needs WORKSPACE_CONTACTS."""
+        n, nj = self._n, self._nj
+        nc, c_frames, c_types, m = _frames_and_types(frames, types)
+        out_nu, out_lam = _outs(out, 2)
+        nu, rnu = _out("nu_dot", out_nu, (n,), as_numpy)
+        lam, rlam = _out("lambda", out_lam, (m,), as_numpy)
+        _check(_L().geolin_contact_dynamics(
+            self._h, *self._state(H, s, v, r), _in("tau", tau, nj), nc, c_frames, c_types,
+            _index("flags", flags), _in("gains", gains, 2), _refs(refs, nc), nu, lam))
+        return _result(nu, rnu, n), _result(lam, rlam, m)
+
+    def contact_linearize(self, H, s, v, r, tau, frames, types, flags=WRENCH_LOCAL, gains=None,
+                          refs=None, dlambda=True, as_numpy=False, out=None):
+        """(A, B, dlambda_dz, dlambda_dw): the exact linearization of contact_dynamics (N x N,
+        N x n_J) and the derivatives of lambda (m x N, m x n_J); arguments as contact_dynamics.
+        dlambda=False skips the last two (returned as None). out=(A, B, dlambda_dz, dlambda_dw)
+        fills preallocated arrays (with dlambda=False, out=(A, B)). Needs WORKSPACE_CONTACTS
+        and WORKSPACE_LINEARIZE."""
+        N, nj = self._N, self._nj
+        nc, c_frames, c_types, m = _frames_and_types(frames, types)
+        if dlambda:
+            out_a, out_b, out_dz, out_dw = _outs(out, 4)
+        else:
+            (out_a, out_b), out_dz, out_dw = _outs(out, 2), None, None
+        a, ra = _out("A", out_a, (N, N), as_numpy)
+        b, rb = _out("B", out_b, (N, nj), as_numpy)
+        dz, rdz = _out("dlambda_dz", out_dz, (m, N), as_numpy) if dlambda else (None, None)
+        dw, rdw = _out("dlambda_dw", out_dw, (m, nj), as_numpy) if dlambda else (None, None)
+        _check(_L().geolin_contact_linearize(
+            self._h, *self._state(H, s, v, r), _in("tau", tau, nj), nc, c_frames, c_types,
+            _index("flags", flags), _in("gains", gains, 2), _refs(refs, nc), a, b, dz, dw))
+        if not dlambda:
+            return _result(a, ra, N * N), _result(b, rb, N * nj), None, None
+        return (_result(a, ra, N * N), _result(b, rb, N * nj), _result(dz, rdz, m * N),
+                _result(dw, rdw, m * nj))
 
     def step(self, method, h, H, s, v, r, tau, out=None, as_numpy=False):
         """One step of length h: (H_next, s_next, v_next, r_next). For a fixed base H, v may be

@@ -1,8 +1,10 @@
 """Tests of the ctypes bindings capi/python/geolin.py against the built library.
 
 Environment: GEOLIN_LIBRARY (path to libgeolin.so.0), GEOLIN_PYTHON_DIR (capi/python),
-GEOLIN_TEST_URDF (tests/capi/tree.urdf). The numpy tests (TestNumpy) skip when numpy is not
-installed; TestWithoutNumpy runs the bindings in a subprocess where numpy cannot be imported.
+GEOLIN_TEST_URDF (tests/capi/tree.urdf), GEOLIN_MODELS_DIR (models/, for the quadruped of the
+contact tests; default: found from this file's path). The numpy tests (TestNumpy) skip when
+numpy is not installed; TestWithoutNumpy runs the bindings in a subprocess where numpy cannot be
+imported.
 """
 import array
 import ctypes
@@ -24,6 +26,9 @@ except ImportError:
     np = None
 
 URDF = os.environ.get("GEOLIN_TEST_URDF", os.path.join(HERE, "tree.urdf"))
+MODELS = os.environ.get("GEOLIN_MODELS_DIR", os.path.join(HERE, "..", "..", "models"))
+QUADRUPED = os.path.join(MODELS, "quadruped.urdf")
+FEET = ("FL_foot", "FR_foot", "HL_foot", "HR_foot")
 HEADER = os.path.join(os.environ.get("GEOLIN_PYTHON_DIR",
                                      os.path.join(HERE, "..", "..", "capi", "python")),
                       "..", "geolin.h")
@@ -299,6 +304,125 @@ class TestGeolin(unittest.TestCase):
         self.assertEqual(list(sentinel), [7.0] * n)
 
 
+class TestContacts(unittest.TestCase):
+    """contact_dynamics / contact_linearize on the quadruped standing on its 4 point feet."""
+
+    def setUp(self):
+        self.model = geolin.Model.from_urdf_file(QUADRUPED)
+        self.ws = self.model.workspace()
+        m = self.model
+        nj = m.num_joints
+        self.feet = [m.frame_index(name) for name in FEET]
+        self.types = [geolin.CONTACT_POINT] * 4
+        self.H = pose(0.3, 0.05, -0.02, 0.45)
+        self.s = [(0.05, 0.7, -1.4)[i % 3] + 0.03 * math.sin(i) for i in range(nj)]
+        self.v = [0.1, -0.05, 0.02, 0.03, -0.04, 0.05]
+        self.r = [0.2 * math.cos(i) for i in range(nj)]
+        self.tau = [0.5 * math.sin(1.0 + i) for i in range(nj)]
+
+    def state(self):
+        return self.H, self.s, self.v, self.r, self.tau
+
+    def check_lambda_reproduces_nu_dot(self, flags, gains, refs):
+        n = self.model.num_dofs
+        nu, lam = self.ws.contact_dynamics(*self.state(), self.feet, self.types, flags, gains,
+                                           refs)
+        self.assertEqual((len(nu), len(lam)), (n, 12))
+        wrenches = [lam[3 * k:3 * k + 3] + [0.0, 0.0, 0.0] for k in range(4)]
+        nu_ext = self.ws.forward_dynamics_ext(*self.state(), self.feet, wrenches, flags)
+        scale = max(1.0, max(abs(x) for x in nu))
+        for a, b in zip(nu, nu_ext):
+            self.assertLess(abs(a - b), 1e-9 * scale)
+
+    def test_lambda_as_wrenches_reproduces_nu_dot(self):
+        self.assertEqual(len(self.feet), 4)
+        self.assertTrue(all(f >= 0 for f in self.feet))
+        self.check_lambda_reproduces_nu_dot(geolin.WRENCH_LOCAL, None, None)
+        refs = []
+        for f in self.feet:  # reference points a little away from the feet
+            Hf = self.ws.frame_pose(self.H, self.s, f)
+            refs.append(Hf[:12] + [Hf[12] + 0.01, Hf[13] - 0.02, Hf[14] + 0.005, 1.0])
+        self.check_lambda_reproduces_nu_dot(geolin.WRENCH_MIXED, [40.0, 9.0], refs)
+        # nc = 0 is the free dynamics
+        nu, lam = self.ws.contact_dynamics(*self.state(), [], [])
+        self.assertEqual(nu, self.ws.forward_dynamics(*self.state()))
+        self.assertEqual(lam, [])
+
+    def test_linearize(self):
+        m = self.model
+        N, nj = m.state_dim, m.num_joints
+        A, B, dz, dw = self.ws.contact_linearize(*self.state(), self.feet, self.types)
+        self.assertEqual((len(A), len(B), len(dz), len(dw)), (N * N, N * nj, 12 * N, 12 * nj))
+        A2, B2, none_z, none_w = self.ws.contact_linearize(*self.state(), self.feet, self.types,
+                                                           dlambda=False)
+        self.assertEqual((A2, B2, none_z, none_w), (A, B, None, None))
+        # the torque derivative of lambda by a central difference of contact_dynamics
+        h = 1e-6
+        for j in (0, 5):
+            tp, tm = list(self.tau), list(self.tau)
+            tp[j] += h
+            tm[j] -= h
+            lp = self.ws.contact_dynamics(self.H, self.s, self.v, self.r, tp, self.feet,
+                                          self.types)[1]
+            lm = self.ws.contact_dynamics(self.H, self.s, self.v, self.r, tm, self.feet,
+                                          self.types)[1]
+            for i in range(12):
+                self.assertAlmostEqual((lp[i] - lm[i]) / (2 * h), dw[i + 12 * j], places=5)
+        # nc = 0 is geolin_linearize
+        A0, B0, dz0, dw0 = self.ws.contact_linearize(*self.state(), [], [])
+        self.assertEqual((A0, B0), self.ws.linearize(*self.state()))
+        self.assertEqual((dz0, dw0), ([], []))
+
+    def test_misuse(self):
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.contact_dynamics(*self.state(), self.feet, [3, 3, 4, 3])
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        self.assertIn("'types'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.contact_linearize(*self.state(), self.feet, self.types[:3])
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        with self.assertRaises(geolin.Error) as cm:  # Kp != 0 needs the reference poses
+            self.ws.contact_dynamics(*self.state(), self.feet, self.types, gains=[1.0, 0.0])
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        self.assertIn("refs", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.contact_dynamics(*self.state(), self.feet, self.types, flags=7)
+        self.assertIn("wrench_flags", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.contact_dynamics(*self.state(), self.feet, self.types, gains=[1.0])
+        self.assertIn("'gains'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.contact_dynamics(*self.state(), ["FL_foot"], [geolin.CONTACT_POINT])
+        self.assertIn("frame indices", cm.exception.message)
+
+    def test_workspace_features(self):
+        m = self.model
+        small = m.workspace_bytes(geolin.WORKSPACE_DYNAMICS)
+        self.assertGreater(small, 0)
+        self.assertLess(small, m.workspace_bytes(geolin.WORKSPACE_ALL))
+        self.assertLessEqual(m.workspace_bytes(geolin.WORKSPACE_ALL, 4),
+                             m.workspace_bytes(geolin.WORKSPACE_ALL))
+        ws = m.workspace(geolin.WORKSPACE_CONTACTS, max_wrenches=4)
+        nu, lam = ws.contact_dynamics(*self.state(), self.feet, self.types)
+        self.assertEqual((nu, lam), self.ws.contact_dynamics(*self.state(), self.feet,
+                                                             self.types))
+        with self.assertRaises(geolin.Error) as cm:  # no LINEARIZE feature
+            ws.contact_linearize(*self.state(), self.feet, self.types)
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        with self.assertRaises(geolin.Error) as cm:  # room for 4 contacts only
+            ws.contact_dynamics(*self.state(), self.feet + self.feet[:1], self.types + [3])
+        self.assertIn("max_wrenches", cm.exception.message)
+        ws = geolin.Workspace(m, geolin.WORKSPACE_CONTACTS | geolin.WORKSPACE_LINEARIZE, 4)
+        A, B, dz, dw = ws.contact_linearize(*self.state(), self.feet, self.types)
+        self.assertEqual(len(dz), 12 * m.state_dim)
+        with self.assertRaises(geolin.Error) as cm:
+            m.workspace_bytes(1 << 7)
+        self.assertIn("'features'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            m.workspace(geolin.WORKSPACE_ALL, -1)
+        self.assertIn("'max_wrenches'", cm.exception.message)
+
+
 class TestWithoutNumpy(unittest.TestCase):
     def test_bindings_work_when_numpy_cannot_be_imported(self):
         code = "\n".join([
@@ -449,6 +573,35 @@ class TestNumpy(unittest.TestCase):
         got = self.ws.forward_dynamics_ext(*self.arrays(), np.array([tool, tool]),
                                            np.array([w, w]))  # nf x 6, row k is wrench k
         self.assertEqual(got, expected)
+
+    def test_contact_arrays(self):
+        model = geolin.Model.from_urdf_file(QUADRUPED)
+        ws = model.workspace()
+        N, n, nj = model.state_dim, model.num_dofs, model.num_joints
+        feet = np.array([model.frame_index(name) for name in FEET])
+        types = np.full(4, geolin.CONTACT_POINT)
+        H = np.asfortranarray(np.array(pose(0.3, 0.05, -0.02, 0.45)).reshape(4, 4, order="F"))
+        s = np.tile([0.05, 0.7, -1.4], 4)
+        v, r, tau = np.zeros(6), np.full(nj, 0.1), np.full(nj, 0.2)
+        A, B, dz, dw = ws.contact_linearize(H, s, v, r, tau, feet, types, as_numpy=True)
+        self.assertEqual((A.shape, B.shape, dz.shape, dw.shape),
+                         ((N, N), (N, nj), (12, N), (12, nj)))
+        expected = ws.contact_linearize(H, s, v, r, tau, feet.tolist(), types.tolist())
+        self.assertEqual(dz.ravel(order="F").tolist(), expected[2])
+        nu, lam = np.empty(n), np.empty(12)
+        refs = np.stack([ws.frame_pose(H, s, int(f), as_numpy=True) for f in feet])  # 4 x 4 x 4
+        got = ws.contact_dynamics(H, s, v, r, tau, feet, types, geolin.WRENCH_MIXED, [40.0, 9.0],
+                                  refs, out=(nu, lam))
+        self.assertIs(got[0], nu)
+        self.assertIs(got[1], lam)
+        flat = ws.contact_dynamics(H, s, v, r, tau, feet, types, geolin.WRENCH_MIXED,
+                                   [40.0, 9.0], refs.transpose(0, 2, 1).reshape(-1).tolist())
+        self.assertEqual((nu.tolist(), lam.tolist()), flat)
+        w = np.zeros((4, 6))
+        w[:, :3] = lam.reshape(4, 3)
+        nu_ext = ws.forward_dynamics_ext(H, s, v, r, tau, feet, w, geolin.WRENCH_MIXED,
+                                         as_numpy=True)
+        self.assertLess(np.max(np.abs(nu_ext - nu)), 1e-9 * max(1.0, np.max(np.abs(nu))))
 
 
 if __name__ == "__main__":
