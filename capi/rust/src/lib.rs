@@ -12,7 +12,10 @@
 //! [`Workspace::frame_pose`], [`Workspace::frame_jacobian`], external wrenches
 //! ([`Workspace::forward_dynamics_ext`], [`Workspace::linearize_ext`], with
 //! [`WrenchCoordinates`]) and discrete time ([`Workspace::step`], [`Workspace::step_in_place`],
-//! [`Workspace::step_linearize`], with [`StepMethod`]).
+//! [`Workspace::step_linearize`], with [`StepMethod`]), and the contacts and workspace features
+//! of version 0.3: [`Workspace::contact_dynamics`], [`Workspace::contact_linearize`] (with
+//! [`ContactType`]), [`Model::workspace_with`] and [`Model::workspace_bytes`] (with the
+//! `WORKSPACE_*` feature bits).
 //!
 //! Linking: the build script finds `libgeolin.so` through `GEOLIN_LIB_DIR` or `pkg-config` and
 //! passes its directory to dependent build scripts as `DEP_GEOLIN_LIBDIR`; a binary crate puts
@@ -91,6 +94,17 @@ pub mod sys {
     pub const GEOLIN_STEP_SEMI_IMPLICIT_EULER: c_int = 0;
     pub const GEOLIN_STEP_RK4: c_int = 1;
 
+    pub const GEOLIN_WORKSPACE_DYNAMICS: c_uint = 0;
+    pub const GEOLIN_WORKSPACE_MASS_MATRIX: c_uint = 1;
+    pub const GEOLIN_WORKSPACE_LINEARIZE: c_uint = 2;
+    pub const GEOLIN_WORKSPACE_FINITE_DIFFERENCE: c_uint = 4;
+    pub const GEOLIN_WORKSPACE_STEP_LINEARIZE: c_uint = 8;
+    pub const GEOLIN_WORKSPACE_CONTACTS: c_uint = 16;
+    pub const GEOLIN_WORKSPACE_ALL: c_uint = 31;
+
+    pub const GEOLIN_CONTACT_POINT: c_int = 3;
+    pub const GEOLIN_CONTACT_RIGID: c_int = 6;
+
     extern "C" {
         pub fn geolin_last_error() -> *const c_char;
         pub fn geolin_status_string(status: c_int) -> *const c_char;
@@ -127,6 +141,17 @@ pub mod sys {
             model: *const geolin_model,
             out: *mut *mut geolin_workspace,
         ) -> c_int;
+        pub fn geolin_workspace_new_ex(
+            model: *const geolin_model,
+            features: c_uint,
+            max_wrenches: c_int,
+            out: *mut *mut geolin_workspace,
+        ) -> c_int;
+        pub fn geolin_workspace_bytes(
+            model: *const geolin_model,
+            features: c_uint,
+            max_wrenches: c_int,
+        ) -> usize;
         pub fn geolin_workspace_free(ws: *mut geolin_workspace);
         pub fn geolin_workspace_set_gravity(ws: *mut geolin_workspace, g: *const c_double)
             -> c_int;
@@ -222,6 +247,40 @@ pub mod sys {
             a: *mut c_double,
             b: *mut c_double,
         ) -> c_int;
+        pub fn geolin_contact_dynamics(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            nc: c_int,
+            frames: *const c_int,
+            types: *const c_int,
+            wrench_flags: c_uint,
+            gains: *const c_double,
+            refs: *const c_double,
+            nu_dot: *mut c_double,
+            lambda: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_contact_linearize(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            nc: c_int,
+            frames: *const c_int,
+            types: *const c_int,
+            wrench_flags: c_uint,
+            gains: *const c_double,
+            refs: *const c_double,
+            a: *mut c_double,
+            b: *mut c_double,
+            dlambda_dz: *mut c_double,
+            dlambda_dw: *mut c_double,
+        ) -> c_int;
         pub fn geolin_step(
             ws: *mut geolin_workspace,
             method: c_int,
@@ -257,6 +316,47 @@ pub const MOVING_BASE: u32 = 0;
 pub const FIXED_BASE: u32 = sys::GEOLIN_FIXED_BASE;
 /// Load flag: use URDF `<dynamics damping>` as viscous joint friction.
 pub const JOINT_DAMPING: u32 = sys::GEOLIN_JOINT_DAMPING;
+
+/// Workspace feature (bitwise or, [`Model::workspace_with`]): forward and inverse dynamics,
+/// frames, [`Workspace::forward_dynamics_ext`] and [`Workspace::step`] only; they always work.
+pub const WORKSPACE_DYNAMICS: u32 = sys::GEOLIN_WORKSPACE_DYNAMICS;
+/// Workspace feature: [`Workspace::mass_matrix`], [`Workspace::mass_matrix_inverse`].
+pub const WORKSPACE_MASS_MATRIX: u32 = sys::GEOLIN_WORKSPACE_MASS_MATRIX;
+/// Workspace feature: [`Workspace::linearize`], [`Workspace::linearize_ext`].
+pub const WORKSPACE_LINEARIZE: u32 = sys::GEOLIN_WORKSPACE_LINEARIZE;
+/// Workspace feature: [`Workspace::linearize_finite_difference`].
+pub const WORKSPACE_FINITE_DIFFERENCE: u32 = sys::GEOLIN_WORKSPACE_FINITE_DIFFERENCE;
+/// Workspace feature: [`Workspace::step_linearize`] (includes `WORKSPACE_LINEARIZE`).
+pub const WORKSPACE_STEP_LINEARIZE: u32 = sys::GEOLIN_WORKSPACE_STEP_LINEARIZE;
+/// Workspace feature: [`Workspace::contact_dynamics`]; with `WORKSPACE_LINEARIZE` also
+/// [`Workspace::contact_linearize`].
+pub const WORKSPACE_CONTACTS: u32 = sys::GEOLIN_WORKSPACE_CONTACTS;
+/// Every workspace feature (what [`Model::workspace`] creates).
+pub const WORKSPACE_ALL: u32 = sys::GEOLIN_WORKSPACE_ALL;
+
+/// How a contact of [`Workspace::contact_dynamics`] holds its frame (`types` of the C API).
+/// The discriminant is the C value and the contact's number of rows of `lambda`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum ContactType {
+    /// The frame origin is held: 3 rows, `lambda` a force (`GEOLIN_CONTACT_POINT`).
+    Point = sys::GEOLIN_CONTACT_POINT,
+    /// The whole frame is held: 6 rows, `lambda` a wrench `[force; torque]`
+    /// (`GEOLIN_CONTACT_RIGID`).
+    Rigid = sys::GEOLIN_CONTACT_RIGID,
+}
+
+impl ContactType {
+    /// The C value (`GEOLIN_CONTACT_*`).
+    pub fn raw(self) -> i32 {
+        self as i32
+    }
+
+    /// The contact's rows of `lambda`: 3 for a point, 6 for a rigid contact.
+    pub fn rows(self) -> usize {
+        self as usize
+    }
+}
 
 /// The coordinates of the external wrenches of one call (`wrench_flags` of the C API). Each
 /// wrench is `[force; torque]`, applied at the origin of its frame.
@@ -524,14 +624,47 @@ impl Model {
             .ok()
     }
 
-    /// A new workspace (gravity [0, 0, -9.81]) for evaluations on one thread.
+    /// A new workspace (gravity [0, 0, -9.81]) for evaluations on one thread, with every
+    /// feature and room for one wrench or contact per frame.
     pub fn workspace(&self) -> Result<Workspace<'_>> {
         let mut out = ptr::null_mut();
         // SAFETY: valid model handle and out pointer.
         check(unsafe { sys::geolin_workspace_new(self.as_ptr(), &mut out) })?;
+        self.wrap_workspace("geolin_workspace_new", out)
+    }
+
+    /// A new workspace sized for `features` only (`WORKSPACE_*` bits, or-ed; 0 =
+    /// [`WORKSPACE_DYNAMICS`]) and for at most `max_wrenches` wrenches per
+    /// [`Workspace::linearize_ext`] and contacts per `contact_*` call (at most 2^20). For large
+    /// models, where a workspace with every feature would not fit in memory
+    /// ([`status::MEMORY`]).
+    pub fn workspace_with(&self, features: u32, max_wrenches: usize) -> Result<Workspace<'_>> {
+        let max = c_index("workspace_with", "max_wrenches", max_wrenches)?;
+        let mut out = ptr::null_mut();
+        // SAFETY: valid model handle and out pointer; the library checks features and max.
+        check(unsafe { sys::geolin_workspace_new_ex(self.as_ptr(), features, max, &mut out) })?;
+        self.wrap_workspace("geolin_workspace_new_ex", out)
+    }
+
+    /// The bytes of memory [`Model::workspace_with`]`(features, max_wrenches)` would allocate
+    /// (to within a few kilobytes; `usize::MAX` if that does not fit).
+    pub fn workspace_bytes(&self, features: u32, max_wrenches: usize) -> Result<usize> {
+        let max = c_index("workspace_bytes", "max_wrenches", max_wrenches)?;
+        // SAFETY: valid model handle.
+        match unsafe { sys::geolin_workspace_bytes(self.as_ptr(), features, max) } {
+            0 => Err(Error::from_last(sys::GEOLIN_ERR_INVALID_ARGUMENT)),
+            bytes => Ok(bytes),
+        }
+    }
+
+    fn wrap_workspace(
+        &self,
+        function: &str,
+        out: *mut sys::geolin_workspace,
+    ) -> Result<Workspace<'_>> {
         let ptr = NonNull::new(out).ok_or_else(|| Error {
             status: sys::GEOLIN_ERR_INTERNAL,
-            message: "geolin_workspace_new returned NULL".into(),
+            message: format!("{function} returned NULL"),
         })?;
         Ok(Workspace { ptr, model: self })
     }
@@ -595,6 +728,39 @@ fn c_index(function: &str, name: &str, value: usize) -> Result<c_int> {
 fn check_wrenches(function: &str, frames: &[i32], wrenches: &[f64]) -> Result<c_int> {
     check_len(function, "wrenches", wrenches.len(), 6 * frames.len())?;
     c_index(function, "nf", frames.len())
+}
+
+/// Checks the contact arguments of the contact_* functions: one type per frame, 16 values per
+/// reference pose; returns (nc, m = the rows of lambda).
+fn check_contacts(
+    function: &str,
+    frames: &[i32],
+    types: &[ContactType],
+    refs: Option<&[f64]>,
+) -> Result<(c_int, usize)> {
+    check_len(function, "types", types.len(), frames.len())?;
+    if let Some(refs) = refs {
+        check_len(function, "refs", refs.len(), 16 * frames.len())?;
+    }
+    let nc = c_index(function, "nc", frames.len())?;
+    Ok((nc, types.iter().map(|t| t.rows()).sum()))
+}
+
+fn types_ptr(types: &[ContactType]) -> *const c_int {
+    // ContactType is repr(i32) with the C values as discriminants: a slice of it is an array of
+    // valid GEOLIN_CONTACT_* ints.
+    slice_ptr(types).cast::<c_int>()
+}
+
+fn opt_slice_ptr(x: Option<&[f64]>) -> *const f64 {
+    x.map_or(ptr::null(), slice_ptr)
+}
+
+fn opt_slice_mut_ptr(x: Option<&mut [f64]>) -> *mut f64 {
+    match x {
+        Some(x) if !x.is_empty() => x.as_mut_ptr(),
+        _ => ptr::null_mut(),
+    }
 }
 
 fn slice_ptr<T>(x: &[T]) -> *const T {
@@ -919,6 +1085,115 @@ impl<'m> Workspace<'m> {
                 coords.raw(),
                 a.as_mut_ptr(),
                 b.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// Contact-constrained forward dynamics: `nu_dot` (n) and the contact forces `lambda`
+    /// (m = the sum of [`ContactType::rows`]), contact k holding frame `frames[k]` as
+    /// `types[k]` prescribes. `lambda` is what the environment applies on the robot at each
+    /// frame origin, in the coordinates `coords`; fed to [`Workspace::forward_dynamics_ext`] (a
+    /// point's wrench with zero torque) it reproduces `nu_dot`. `gains`: `None` (Kp = Kd = 0)
+    /// or `[Kp, Kd]`; `refs`: `None` or 16 values (a 4x4 column-major pose) per contact,
+    /// required when Kp != 0. `frames` may be empty (then this is
+    /// [`Workspace::forward_dynamics`]). Needs [`WORKSPACE_CONTACTS`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn contact_dynamics(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        frames: &[i32],
+        types: &[ContactType],
+        coords: WrenchCoordinates,
+        gains: Option<&[f64; 2]>,
+        refs: Option<&[f64]>,
+        nu_dot: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "contact_dynamics";
+        self.check_state(F, s, r)?;
+        check_len(F, "tau", tau.len(), self.model.num_joints())?;
+        let (nc, m) = check_contacts(F, frames, types, refs)?;
+        check_len(F, "nu_dot", nu_dot.len(), self.model.num_dofs())?;
+        check_len(F, "lambda", lambda.len(), m)?;
+        // SAFETY: lengths checked; frame indices and gains are checked by the library.
+        check(unsafe {
+            sys::geolin_contact_dynamics(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                nc,
+                slice_ptr(frames),
+                types_ptr(types),
+                coords.raw(),
+                opt_ptr(gains),
+                opt_slice_ptr(refs),
+                nu_dot.as_mut_ptr(),
+                lambda.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// The exact linearization of [`Workspace::contact_dynamics`] (arguments as there): `A`
+    /// (N x N), `B` (N x n_J), and the derivatives of `lambda`, `dlambda_dz` (m x N) and
+    /// `dlambda_dw` (m x n_J), all column-major; either may be `None` (not computed). Needs
+    /// [`WORKSPACE_CONTACTS`] and [`WORKSPACE_LINEARIZE`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn contact_linearize(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        frames: &[i32],
+        types: &[ContactType],
+        coords: WrenchCoordinates,
+        gains: Option<&[f64; 2]>,
+        refs: Option<&[f64]>,
+        a: &mut [f64],
+        b: &mut [f64],
+        dlambda_dz: Option<&mut [f64]>,
+        dlambda_dw: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "contact_linearize";
+        self.check_state(F, s, r)?;
+        let (nj, nn) = (self.model.num_joints(), self.model.state_dim());
+        check_len(F, "tau", tau.len(), nj)?;
+        let (nc, m) = check_contacts(F, frames, types, refs)?;
+        check_len(F, "A", a.len(), nn * nn)?;
+        check_len(F, "B", b.len(), nn * nj)?;
+        if let Some(dz) = dlambda_dz.as_deref() {
+            check_len(F, "dlambda_dz", dz.len(), m * nn)?;
+        }
+        if let Some(dw) = dlambda_dw.as_deref() {
+            check_len(F, "dlambda_dw", dw.len(), m * nj)?;
+        }
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_contact_linearize(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                nc,
+                slice_ptr(frames),
+                types_ptr(types),
+                coords.raw(),
+                opt_ptr(gains),
+                opt_slice_ptr(refs),
+                a.as_mut_ptr(),
+                b.as_mut_ptr(),
+                opt_slice_mut_ptr(dlambda_dz),
+                opt_slice_mut_ptr(dlambda_dw),
             )
         })
     }

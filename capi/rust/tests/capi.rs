@@ -1,6 +1,10 @@
 // Integration tests of the safe wrapper against the real library (run by CTest as
-// capi_rust_cargo_test, with GEOLIN_LIB_DIR and GEOLIN_TEST_URDF set).
-use geolin::{status, Model, StepMethod, WrenchCoordinates, FIXED_BASE, MOVING_BASE};
+// capi_rust_cargo_test, with GEOLIN_LIB_DIR and GEOLIN_TEST_URDF set; the contact tests load
+// models/quadruped.urdf from $GEOLIN_MODELS_DIR or the source tree).
+use geolin::{
+    status, ContactType, Model, StepMethod, WrenchCoordinates, FIXED_BASE, MOVING_BASE,
+    WORKSPACE_ALL, WORKSPACE_CONTACTS, WORKSPACE_DYNAMICS, WORKSPACE_LINEARIZE,
+};
 
 fn urdf_path() -> String {
     std::env::var("GEOLIN_TEST_URDF")
@@ -579,4 +583,313 @@ fn fixed_base_step_without_pose() {
     let mut hf = [0.0; 16];
     ws.frame_pose(None, &s, 0, &mut hf).unwrap();
     assert_eq!(hf[15], 1.0);
+}
+
+fn quadruped_path() -> String {
+    let dir = std::env::var("GEOLIN_MODELS_DIR")
+        .unwrap_or_else(|_| format!("{}/../../models", env!("CARGO_MANIFEST_DIR")));
+    format!("{dir}/quadruped.urdf")
+}
+
+/// The quadruped standing on its 4 point feet: (feet, H, s, v, r, tau).
+#[allow(clippy::type_complexity)]
+fn quadruped_state(model: &Model) -> (Vec<i32>, [f64; 16], Vec<f64>, [f64; 6], Vec<f64>, Vec<f64>) {
+    let feet = ["FL_foot", "FR_foot", "HL_foot", "HR_foot"]
+        .iter()
+        .map(|name| model.frame_index(name).expect(name) as i32)
+        .collect();
+    let nj = model.num_joints();
+    let mut h = pose(0.3);
+    h[14] = 0.45;
+    let s = (0..nj)
+        .map(|i| [0.05, 0.7, -1.4][i % 3] + 0.03 * (i as f64).sin())
+        .collect();
+    let v = [0.1, -0.05, 0.02, 0.03, -0.04, 0.05];
+    let r = (0..nj).map(|i| 0.2 * (i as f64).cos()).collect();
+    let tau = (0..nj).map(|i| 0.5 * (1.0 + i as f64).sin()).collect();
+    (feet, h, s, v, r, tau)
+}
+
+#[test]
+fn contact_dynamics_lambda_reproduces_nu_dot() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (feet, h, s, v, r, tau) = quadruped_state(&model);
+    let (n, nn, nj) = (model.num_dofs(), model.state_dim(), model.num_joints());
+    let types = [ContactType::Point; 4];
+    assert_eq!(ContactType::Point.raw(), geolin::sys::GEOLIN_CONTACT_POINT);
+    assert_eq!(ContactType::Rigid.rows(), 6);
+    // reference points a little away from the feet, for the Kp != 0 case
+    let mut refs = vec![0.0; 16 * 4];
+    for (k, &f) in feet.iter().enumerate() {
+        let mut hf = [0.0; 16];
+        ws.frame_pose(Some(&h), &s, f as usize, &mut hf).unwrap();
+        hf[12] += 0.01;
+        hf[13] -= 0.02;
+        refs[16 * k..16 * k + 16].copy_from_slice(&hf);
+    }
+    for (coords, gains, refs) in [
+        (WrenchCoordinates::Local, None, None),
+        (
+            WrenchCoordinates::Mixed,
+            Some(&[40.0, 9.0]),
+            Some(&refs[..]),
+        ),
+    ] {
+        let (mut nu, mut lambda, mut nu_ext) = (vec![0.0; n], vec![0.0; 12], vec![0.0; n]);
+        ws.contact_dynamics(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &feet,
+            &types,
+            coords,
+            gains,
+            refs,
+            &mut nu,
+            &mut lambda,
+        )
+        .unwrap();
+        let mut w = vec![0.0; 24];
+        for k in 0..4 {
+            w[6 * k..6 * k + 3].copy_from_slice(&lambda[3 * k..3 * k + 3]);
+        }
+        ws.forward_dynamics_ext(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &feet,
+            &w,
+            coords,
+            &mut nu_ext,
+        )
+        .unwrap();
+        let scale = nu.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+        for i in 0..n {
+            assert!((nu[i] - nu_ext[i]).abs() < 1e-9 * scale, "{coords:?} {i}");
+        }
+    }
+    // the linearization: shapes, dlambda optional, nc = 0 is linearize
+    let (mut a, mut b) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+    let (mut dz, mut dw) = (vec![0.0; 12 * nn], vec![0.0; 12 * nj]);
+    let local = WrenchCoordinates::Local;
+    ws.contact_linearize(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &feet,
+        &types,
+        local,
+        None,
+        None,
+        &mut a,
+        &mut b,
+        Some(&mut dz),
+        Some(&mut dw),
+    )
+    .unwrap();
+    assert!(dz.iter().chain(&dw).all(|x| x.is_finite()));
+    assert!(dw.iter().any(|&x| x != 0.0));
+    let (mut a2, mut b2) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+    ws.contact_linearize(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &feet,
+        &types,
+        local,
+        None,
+        None,
+        &mut a2,
+        &mut b2,
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!((&a, &b), (&a2, &b2));
+    ws.contact_linearize(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &[],
+        &[],
+        local,
+        None,
+        None,
+        &mut a2,
+        &mut b2,
+        None,
+        None,
+    )
+    .unwrap();
+    ws.linearize(Some(&h), &s, Some(&v), &r, &tau, &mut a, &mut b)
+        .unwrap();
+    assert_eq!((&a, &b), (&a2, &b2));
+    // misuse: lengths checked here, the rest by the library
+    let (mut nu, mut lambda) = (vec![0.0; n], vec![0.0; 11]);
+    let err = ws
+        .contact_dynamics(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &feet,
+            &types,
+            local,
+            None,
+            None,
+            &mut nu,
+            &mut lambda,
+        )
+        .unwrap_err();
+    assert!(err.message().contains("'lambda'"), "{err}");
+    let mut lambda = vec![0.0; 12];
+    let err = ws
+        .contact_dynamics(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &feet,
+            &types,
+            local,
+            Some(&[1.0, 0.0]),
+            None,
+            &mut nu,
+            &mut lambda,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.message().contains("refs"), "{err}");
+    // a bad contact type can only come through the raw API
+    let bad_types = [3, 3, 4, 3];
+    // SAFETY: every array has the size the C function reads.
+    let st = unsafe {
+        geolin::sys::geolin_contact_dynamics(
+            ws.as_mut_ptr(),
+            h.as_ptr(),
+            s.as_ptr(),
+            v.as_ptr(),
+            r.as_ptr(),
+            tau.as_ptr(),
+            4,
+            feet.as_ptr(),
+            bad_types.as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+            nu.as_mut_ptr(),
+            lambda.as_mut_ptr(),
+        )
+    };
+    assert_eq!(st, status::INVALID_ARGUMENT);
+}
+
+#[test]
+fn workspace_features_and_bytes() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let frames = model.num_frames();
+    let small = model.workspace_bytes(WORKSPACE_DYNAMICS, 0).unwrap();
+    assert!(small > 0);
+    assert!(small < model.workspace_bytes(WORKSPACE_ALL, frames).unwrap());
+    let (feet, h, s, v, r, tau) = quadruped_state(&model);
+    let (n, nn, nj) = (model.num_dofs(), model.state_dim(), model.num_joints());
+    let types = [ContactType::Point; 4];
+    let local = WrenchCoordinates::Local;
+    let mut ws = model.workspace_with(WORKSPACE_CONTACTS, 4).unwrap();
+    let (mut nu, mut lambda) = (vec![0.0; n], vec![0.0; 12]);
+    ws.contact_dynamics(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &feet,
+        &types,
+        local,
+        None,
+        None,
+        &mut nu,
+        &mut lambda,
+    )
+    .unwrap();
+    let (mut a, mut b) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+    let err = ws
+        .contact_linearize(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &feet,
+            &types,
+            local,
+            None,
+            None,
+            &mut a,
+            &mut b,
+            None,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.status(),
+        status::INVALID_ARGUMENT,
+        "no LINEARIZE: {err}"
+    );
+    let five = [feet[0], feet[1], feet[2], feet[3], feet[0]];
+    let mut lambda5 = vec![0.0; 15];
+    let err = ws
+        .contact_dynamics(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &five,
+            &[ContactType::Point; 5],
+            local,
+            None,
+            None,
+            &mut nu,
+            &mut lambda5,
+        )
+        .unwrap_err();
+    assert!(err.message().contains("max_wrenches"), "{err}");
+    let mut ws = model
+        .workspace_with(WORKSPACE_CONTACTS | WORKSPACE_LINEARIZE, 4)
+        .unwrap();
+    ws.contact_linearize(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &feet,
+        &types,
+        local,
+        None,
+        None,
+        &mut a,
+        &mut b,
+        None,
+        None,
+    )
+    .unwrap();
+    let err = model.workspace_bytes(1 << 7, 1).unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.message().contains("'features'"), "{err}");
+    assert!(model.workspace_with(WORKSPACE_ALL, 1 << 21).is_err());
 }
