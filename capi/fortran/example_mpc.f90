@@ -1,8 +1,9 @@
 ! An MPC-style use of geolin from Fortran: load a robot, linearize its dynamics at a state
 ! (the matrices A and B of dz/dt = A z + B w that a linear MPC discretizes), discretize it with
-! geolin_step_linearize (A_d, B_d of z+ = A_d z + B_d w), and check them.
+! geolin_step_linearize (A_d, B_d of z+ = A_d z + B_d w), and check them. Given a legged robot
+! too, stand it on its feet with geolin_contact_dynamics and check the contact forces.
 !
-! usage: example_mpc robot.urdf        (exits with status 1 on failure)
+! usage: example_mpc robot.urdf [quadruped.urdf]     (exits with status 1 on failure)
 program example_mpc
   use, intrinsic :: iso_c_binding, only: c_int, c_double, c_ptr
   use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_positive_inf
@@ -22,7 +23,7 @@ program example_mpc
 
   failures = 0
   if (command_argument_count() < 1) then
-    print '(a)', 'usage: example_mpc robot.urdf'
+    print '(a)', 'usage: example_mpc robot.urdf [quadruped.urdf]'
     stop 2
   end if
   call get_command_argument(1, path)
@@ -143,6 +144,10 @@ program example_mpc
   call geolin_model_free(model)
 
   deallocate (s, r, tau, A, B, Minv, Afd, Bfd, Ad, Bd, s1, r1)
+  if (command_argument_count() >= 2) then
+    call get_command_argument(2, path)
+    call contacts(trim(path))
+  end if
   if (failures > 0) then
     print '(i0, a)', failures, ' check(s) FAILED'
     error stop 1
@@ -158,6 +163,72 @@ contains
       print '(a, a, a)', what, ' failed: ', geolin_error_message(status)
       error stop 1
     end if
+  end subroutine
+
+  ! 7. The quadruped (feet FL_foot, FR_foot, HL_foot, HR_foot) on 4 point contacts: lambda fed
+  !    back to geolin_forward_dynamics_ext as wrenches reproduces nu_dot.
+  subroutine contacts(quadruped)
+    character(len=*), intent(in) :: quadruped
+    character(len=7), parameter :: feet(4) = ['FL_foot', 'FR_foot', 'HL_foot', 'HR_foot']
+    type(c_ptr) :: qmodel, qws
+    integer(c_int) :: frames(4), types(4), features
+    integer :: qnj, qn, qnn, c
+    real(c_double), parameter :: leg(3) = [0.05_c_double, 0.7_c_double, -1.4_c_double]
+    real(c_double) :: qH(4, 4), qv(6), lambda(12), wrenches(6, 4)
+    real(c_double), allocatable :: qs(:), qr(:), qtau(:), nu(:), nu_ext(:), qA(:, :), qB(:, :), &
+                                   dz(:, :), dw(:, :)
+    call check(geolin_load(quadruped, 0_c_int, qmodel), 'load '//quadruped)
+    qnj = geolin_model_num_joints(qmodel)
+    qn = geolin_model_num_dofs(qmodel)
+    qnn = geolin_model_state_dim(qmodel)
+    features = ior(GEOLIN_WORKSPACE_CONTACTS, GEOLIN_WORKSPACE_LINEARIZE)
+    call expect(geolin_workspace_bytes(qmodel, GEOLIN_WORKSPACE_DYNAMICS, 0_c_int) < &
+                geolin_workspace_bytes(qmodel, GEOLIN_WORKSPACE_ALL, 4_c_int), &
+                'a dynamics-only workspace is smaller', &
+                real(geolin_workspace_bytes(qmodel, features, 4_c_int), c_double))
+    call check(geolin_workspace_new_ex(qmodel, features, 4_c_int, qws), 'workspace_new_ex')
+    do c = 1, 4
+      frames(c) = geolin_frame_index(qmodel, feet(c))
+      call expect(frames(c) >= 0, 'foot '//feet(c), real(frames(c), c_double))
+    end do
+    types = GEOLIN_CONTACT_POINT
+    allocate (qs(qnj), qr(qnj), qtau(qnj), nu(qn), nu_ext(qn), qA(qnn, qnn), qB(qnn, qnj), &
+              dz(12, qnn), dw(12, qnj))
+    qH = 0
+    do c = 1, 4
+      qH(c, c) = 1
+    end do
+    qH(3, 4) = 0.45_c_double
+    qv = [0.1_c_double, -0.05_c_double, 0.02_c_double, 0.03_c_double, -0.04_c_double, &
+          0.05_c_double]
+    do c = 1, qnj
+      qs(c) = leg(mod(c - 1, 3) + 1)
+      qr(c) = 0.2_c_double*cos(real(c, c_double))
+      qtau(c) = 0.5_c_double*sin(real(c, c_double))
+    end do
+    call check(geolin_contact_dynamics(qws, qH, qs, qv, qr, qtau, 4_c_int, frames, types, &
+                                       GEOLIN_WRENCH_MIXED, nu_dot=nu, lambda=lambda), &
+               'contact_dynamics')
+    wrenches = 0
+    wrenches(1:3, :) = reshape(lambda, [3, 4])
+    call check(geolin_forward_dynamics_ext(qws, qH, qs, qv, qr, qtau, 4_c_int, frames, &
+                                           wrenches, GEOLIN_WRENCH_MIXED, nu_ext), &
+               'forward_dynamics_ext')
+    err = maxval(abs(nu - nu_ext))
+    call expect(err < 1e-9_c_double*max(1.0_c_double, maxval(abs(nu))), &
+                'contact forces as wrenches reproduce nu_dot', err)
+    call check(geolin_contact_linearize(qws, qH, qs, qv, qr, qtau, 4_c_int, frames, types, &
+                                        GEOLIN_WRENCH_MIXED, A=qA, B=qB, dlambda_dz=dz, &
+                                        dlambda_dw=dw), 'contact_linearize')
+    call expect(all(abs(dz) < huge(1.0_c_double)) .and. maxval(abs(dw)) > 0, &
+                'contact_linearize gives dlambda_dz(12, N), dlambda_dw(12, n_J)', maxval(abs(dw)))
+    types(3) = 4
+    st = geolin_contact_dynamics(qws, qH, qs, qv, qr, qtau, 4_c_int, frames, types, &
+                                 GEOLIN_WRENCH_MIXED, nu_dot=nu, lambda=lambda)
+    call expect(st == GEOLIN_ERR_INVALID_ARGUMENT, 'a bad contact type is refused', &
+                real(st, c_double))
+    call geolin_workspace_free(qws)
+    call geolin_model_free(qmodel)
   end subroutine
 
   subroutine expect(ok, what, value)

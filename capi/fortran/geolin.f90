@@ -9,8 +9,10 @@
 ! NUL-terminated: use geolin_c_string('file.urdf'); strings coming back (type(c_ptr)) are
 ! converted with geolin_f_string. Arguments that the C API allows to be NULL (H and v for a
 ! fixed-base model, H_next and v_next of geolin_step for a fixed-base model, frames and wrenches
-! when nf = 0, the outputs of geolin_version) are optional: leave them out. Frame, joint and body
-! indices are 0-based, as in C.
+! when nf = 0, frames, types, gains, refs and lambda of the contact functions, dlambda_dz and
+! dlambda_dw, the outputs of geolin_version) are optional: leave them out. Frame, joint and body
+! indices are 0-based, as in C. C unsigned arguments (flags, features) are integer(c_int) here,
+! with the same bits.
 !
 !   use geolin
 !   type(c_ptr) :: model, ws
@@ -52,6 +54,20 @@ module geolin
   ! Integration methods of geolin_step / geolin_step_linearize
   integer(c_int), parameter, public :: GEOLIN_STEP_SEMI_IMPLICIT_EULER = 0
   integer(c_int), parameter, public :: GEOLIN_STEP_RK4 = 1
+
+  ! Features of geolin_workspace_new_ex / geolin_workspace_bytes (bitwise or, e.g. with ior;
+  ! C: unsigned)
+  integer(c_int), parameter, public :: GEOLIN_WORKSPACE_DYNAMICS = 0
+  integer(c_int), parameter, public :: GEOLIN_WORKSPACE_MASS_MATRIX = 1
+  integer(c_int), parameter, public :: GEOLIN_WORKSPACE_LINEARIZE = 2
+  integer(c_int), parameter, public :: GEOLIN_WORKSPACE_FINITE_DIFFERENCE = 4
+  integer(c_int), parameter, public :: GEOLIN_WORKSPACE_STEP_LINEARIZE = 8
+  integer(c_int), parameter, public :: GEOLIN_WORKSPACE_CONTACTS = 16
+  integer(c_int), parameter, public :: GEOLIN_WORKSPACE_ALL = 31
+
+  ! Contact types of geolin_contact_dynamics / geolin_contact_linearize (= rows of lambda)
+  integer(c_int), parameter, public :: GEOLIN_CONTACT_POINT = 3 ! the frame origin is held
+  integer(c_int), parameter, public :: GEOLIN_CONTACT_RIGID = 6 ! the whole frame is held
 
   interface
     ! ---------------------------------------------------------------- errors
@@ -201,6 +217,26 @@ module geolin
       integer(c_int) :: geolin_workspace_new
     end function
 
+    ! A workspace sized for features (GEOLIN_WORKSPACE_* bits) and max_wrenches wrenches or
+    ! contacts per call
+    function geolin_workspace_new_ex(model, features, max_wrenches, out) &
+        bind(c, name='geolin_workspace_new_ex')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), value :: features, max_wrenches
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: geolin_workspace_new_ex
+    end function
+
+    ! The bytes geolin_workspace_new_ex would allocate (0 on a bad argument)
+    function geolin_workspace_bytes(model, features, max_wrenches) &
+        bind(c, name='geolin_workspace_bytes')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: model
+      integer(c_int), value :: features, max_wrenches
+      integer(c_size_t) :: geolin_workspace_bytes
+    end function
+
     subroutine geolin_workspace_free(ws) bind(c, name='geolin_workspace_free')
       import :: c_ptr
       type(c_ptr), value :: ws
@@ -330,6 +366,44 @@ module geolin
       integer(c_int), value :: wrench_flags
       real(c_double), intent(inout) :: A(*), B(*)
       integer(c_int) :: geolin_linearize_ext
+    end function
+
+    ! ---------------------------------------------------------------- contacts
+    ! nc contacts: frames(nc) (0-based frame indices), types(nc) (GEOLIN_CONTACT_POINT or
+    ! GEOLIN_CONTACT_RIGID), wrench_flags (the axes of lambda), gains(2) = [Kp, Kd] (absent: 0),
+    ! refs(16, nc) (reference poses, needed when Kp /= 0) -> nu_dot(n), lambda(m),
+    ! m = sum(types)
+    function geolin_contact_dynamics(ws, H, s, v, r, tau, nc, frames, types, wrench_flags, &
+                                     gains, refs, nu_dot, lambda) &
+        bind(c, name='geolin_contact_dynamics')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      integer(c_int), value :: nc
+      integer(c_int), intent(in), optional :: frames(*), types(*)
+      integer(c_int), value :: wrench_flags
+      real(c_double), intent(in), optional :: gains(*), refs(*)
+      real(c_double), intent(inout) :: nu_dot(*)
+      real(c_double), intent(inout), optional :: lambda(*)
+      integer(c_int) :: geolin_contact_dynamics
+    end function
+
+    ! -> A(N, N), B(N, n_J), dlambda_dz(m, N), dlambda_dw(m, n_J) (the last two optional)
+    function geolin_contact_linearize(ws, H, s, v, r, tau, nc, frames, types, wrench_flags, &
+                                      gains, refs, A, B, dlambda_dz, dlambda_dw) &
+        bind(c, name='geolin_contact_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      integer(c_int), value :: nc
+      integer(c_int), intent(in), optional :: frames(*), types(*)
+      integer(c_int), value :: wrench_flags
+      real(c_double), intent(in), optional :: gains(*), refs(*)
+      real(c_double), intent(inout) :: A(*), B(*)
+      real(c_double), intent(inout), optional :: dlambda_dz(*), dlambda_dw(*)
+      integer(c_int) :: geolin_contact_linearize
     end function
 
     ! ---------------------------------------------------------------- discrete time
