@@ -68,8 +68,11 @@ WorkspaceDims workspace_dims(const Model &model, unsigned features, int max_wren
   cols = (cols + 3) / 4 * 4;  // articulated_solve's stride: whole vectors
   d.rhs_cols = static_cast<int>(std::min<long long>(cols, std::numeric_limits<int>::max() / 2));
   d.panel_slots = d.rhs_cols > 0 ? panel_slots(model, nullptr, nullptr) : 0;
-  // Blocks: base, joints, one per wrench, Mixed attitude, and spares for the unit columns.
-  d.rhs_blocks = d.rhs_cols > 0 ? 5 + d.max_wrenches : 0;
+  // Blocks: base, joints, Mixed attitude, spares for the unit columns, and one per wrench where
+  // wrenches reach the solver (linearize_ext's columns, one contact each): the mass matrix
+  // alone needs none, however many wrenches the workspace allows.
+  const bool wrench_blocks = (features & (kWorkspaceLinearize | kWorkspaceContacts)) != 0;
+  d.rhs_blocks = d.rhs_cols > 0 ? 5 + (wrench_blocks ? d.max_wrenches : 0) : 0;
   // At most 4 ranges per block and body (articulated_solve.cpp, make_plan).
   d.plan_ranges = mul(mul(4, static_cast<std::size_t>(d.rhs_blocks)),
                       static_cast<std::size_t>(model.num_bodies()));
