@@ -106,8 +106,10 @@ TEST_P(Dynamics, AbaEqualsMassMatrixSolve) {
   EXPECT_LT(worst, 1e-9);
 }
 
-TEST_P(Dynamics, JointAccelerationsIgnoreBasePose) {
-  if (model_.fixed_base) GTEST_SKIP() << "a fixed base has no base pose";
+// The properties of a base pose: moving-base models only.
+class MovingBaseDynamics : public Dynamics {};
+
+TEST_P(MovingBaseDynamics, JointAccelerationsIgnoreBasePose) {
   double worst_joint = 0.0, worst_base = 0.0;
   for (int k = 0; k < kSamples; ++k) {
     State x = random_state(model_, rng_);
@@ -127,8 +129,7 @@ TEST_P(Dynamics, JointAccelerationsIgnoreBasePose) {
   EXPECT_LT(worst_base, 1e-12);
 }
 
-TEST_P(Dynamics, ZeroGravityRemovesTheBaseShift) {
-  if (model_.fixed_base) GTEST_SKIP() << "a fixed base has no base pose";
+TEST_P(MovingBaseDynamics, ZeroGravityRemovesTheBaseShift) {
   State x = random_state(model_, rng_);
   VecX a_g(n_), a_0(n_);
   aba(model_, *ws_, x.H, x.s, x.v, x.r, x.tau, a_g);
@@ -141,6 +142,8 @@ TEST_P(Dynamics, ZeroGravityRemovesTheBaseShift) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModels, Dynamics, testing::ValuesIn(all_model_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(MovingBaseModels, MovingBaseDynamics,
+                         testing::ValuesIn(moving_base_model_cases()), case_name);
 
 }  // namespace
 }  // namespace geolin::test

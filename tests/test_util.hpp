@@ -198,6 +198,14 @@ inline std::vector<ModelCase> all_model_cases() {
   return cases;
 }
 
+/// The moving-base cases of all_model_cases: for properties of the base pose and momentum.
+inline std::vector<ModelCase> moving_base_model_cases() {
+  std::vector<ModelCase> cases;
+  for (const ModelCase &c : all_model_cases())
+    if ((c.flags & kFixedBase) == 0) cases.push_back(c);
+  return cases;
+}
+
 inline std::string case_name(const testing::TestParamInfo<ModelCase> &info) {
   return info.param.name;
 }
