@@ -632,7 +632,7 @@ constexpr double kInertiaFloor = 1e-12;
 // consistency: m >= 0, I_c positive semidefinite, and principal moments obeying the triangle
 // inequality I1 + I2 >= I3 (RBDA §2.13; a rigid body satisfies it since
 // I1 + I2 - I3 = 2 ∫ z'^2 dm >= 0 in principal axes). Real CAD exports break the triangle
-// inequality on small links (anymal, hyq, icub, talos in the optional ../shared/models, by up to 2x
+// inequality on small links (e.g. the public anymal, hyq, icub and talos URDFs, by up to 2x
 // of the link's own inertia); such a violation is tolerated when its excess is below kTriangleSlack
 // x the model's inertia scale (the largest moment of any link), and refused otherwise — or always,
 // with kStrictInertia.

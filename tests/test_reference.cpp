@@ -1,7 +1,7 @@
-// Comparison with values from an independent implementation (optional ../shared/reference, computed
-// with Pinocchio 3.7): catches URDF-interpretation and convention mistakes that a finite-difference
-// check cannot see. Optional: skipped (and says so) when the folder is absent, as in a user's
-// clone.
+// Comparison with values from an independent implementation (optional: GEOLIN_REFERENCE_DIR, values
+// computed with Pinocchio 3.7, and the robots in GEOLIN_EXTRA_MODELS_DIR): catches
+// URDF-interpretation and convention mistakes that a finite-difference check cannot see. Skipped
+// (and says so) unless both are configured, as in a user's clone.
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -24,12 +24,14 @@ VecX to_vector(const nlohmann::json &a) {
 }
 
 void compare_with_reference(const std::string &name) {
-  const std::string ref_path = std::string(GEOLIN_SHARED_REFERENCE_DIR) + "/" + name + ".json";
+  const std::string ref_path = std::string(GEOLIN_REFERENCE_DIR) + "/" + name + ".json";
+  if (std::string(GEOLIN_REFERENCE_DIR).empty() || std::string(GEOLIN_EXTRA_MODELS_DIR).empty())
+    GTEST_SKIP() << "configure with -DGEOLIN_REFERENCE_DIR=... -DGEOLIN_EXTRA_MODELS_DIR=...";
   std::ifstream in(ref_path);
   if (!in) GTEST_SKIP() << "optional reference values not found: " << ref_path;
   const nlohmann::json ref = nlohmann::json::parse(in);
   const bool floating = ref["floating"].get<bool>();
-  const Model m = load_urdf_file(std::string(GEOLIN_SHARED_MODELS_DIR) + "/" + name + ".urdf",
+  const Model m = load_urdf_file(std::string(GEOLIN_EXTRA_MODELS_DIR) + "/" + name + ".urdf",
                                  floating ? 0u : kFixedBase);
   Workspace ws(m);
   ws.gravity = Vec3(ref["gravity"][0], ref["gravity"][1], ref["gravity"][2]);

@@ -1,6 +1,6 @@
 // URDF loader tests (src/urdf.cpp): bundled models, fixed-joint merging, file order, every
-// error class of model.hpp, silence of urdfdom, and the real robots of ../shared/models (optional:
-// skipped without it).
+// error class of model.hpp, silence of urdfdom, and real robots from GEOLIN_EXTRA_MODELS_DIR
+// (optional: skipped unless configured).
 #include <console_bridge/console.h>
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ namespace geolin {
 namespace {
 
 const std::string kModels = GEOLIN_MODELS_DIR;
-const std::string kShared = GEOLIN_SHARED_MODELS_DIR;
+const std::string kShared = GEOLIN_EXTRA_MODELS_DIR;  // empty unless configured
 
 bool contains(const std::string &s, const std::string &part) {
   return s.find(part) != std::string::npos;
@@ -802,9 +802,10 @@ TEST(UrdfMimic, MimicCycleIsRefusedNamingItsJoints) {
 // ---------------------------------------------------------------------------------------------
 // Real robots (optional, read-only collection beside the checkout)
 
-TEST(UrdfShared, RealRobotsLoadWithTheDocumentedJointCount) {
-  if (!std::filesystem::is_directory(kShared))
-    GTEST_SKIP() << "shared model folder " << kShared << " not present";
+TEST(UrdfRealRobots, RealRobotsLoadWithTheDocumentedJointCount) {
+  if (kShared.empty() || !std::filesystem::is_directory(kShared))
+    GTEST_SKIP() << "no extra model folder (configure with -DGEOLIN_EXTRA_MODELS_DIR=...): '"
+                 << kShared << "'";
   struct Row {
     const char *file;
     int n_J;
@@ -841,9 +842,10 @@ TEST(UrdfShared, RealRobotsLoadWithTheDocumentedJointCount) {
 // panda's second finger and talos_full's gripper joints are valid mimics (a moving target in
 // the model, not themselves): they load, reported and independent. talos_reduced has <mimic>
 // on fixed joints, which is allowed (nothing follows from it).
-TEST(UrdfShared, PandaAndTalosMimicJointsAreValidReportedAndIndependent) {
-  if (!std::filesystem::is_directory(kShared))
-    GTEST_SKIP() << "shared model folder " << kShared << " not present";
+TEST(UrdfRealRobots, PandaAndTalosMimicJointsAreValidReportedAndIndependent) {
+  if (kShared.empty() || !std::filesystem::is_directory(kShared))
+    GTEST_SKIP() << "no extra model folder (configure with -DGEOLIN_EXTRA_MODELS_DIR=...): '"
+                 << kShared << "'";
   const struct {
     const char *file;
     unsigned flags;
@@ -865,9 +867,10 @@ TEST(UrdfShared, PandaAndTalosMimicJointsAreValidReportedAndIndependent) {
   for (int i = 1; i <= reduced.n_B; ++i) EXPECT_EQ(reduced.mimic_of[i], "");
 }
 
-TEST(UrdfShared, RomeoIsRefusedNamingAMasslessFingerJoint) {
-  if (!std::filesystem::is_directory(kShared))
-    GTEST_SKIP() << "shared model folder " << kShared << " not present";
+TEST(UrdfRealRobots, RomeoIsRefusedNamingAMasslessFingerJoint) {
+  if (kShared.empty() || !std::filesystem::is_directory(kShared))
+    GTEST_SKIP() << "no extra model folder (configure with -DGEOLIN_EXTRA_MODELS_DIR=...): '"
+                 << kShared << "'";
   testing::internal::CaptureStderr();
   try {
     load_urdf_file(kShared + "/romeo.urdf");

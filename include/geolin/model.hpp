@@ -30,8 +30,8 @@ struct Frame {
 /// kStrictInertia (C++ only for now): refuse every link inertia whose principal moments violate
 /// the triangle inequality I1 + I2 >= I3. By default a violation is refused only when it is
 /// significant at the model's scale (urdf.cpp, kTriangleSlack): many CAD-exported URDFs break it
-/// on small links (anymal, hyq, icub, talos_reduced in ../shared/models) while their mass matrix
-/// is still positive definite. Positive semidefiniteness is always enforced.
+/// on small links (e.g. the public anymal, hyq, icub and talos_reduced URDFs) while their mass
+/// matrix is still positive definite. Positive semidefiniteness is always enforced.
 enum LoadFlags : unsigned { kFixedBase = 1u, kJointDamping = 2u, kStrictInertia = 4u };
 
 struct Model {
