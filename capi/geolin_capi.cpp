@@ -1329,12 +1329,6 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
     Eigen::Map<Eigen::MatrixXd> Am(A, N, N), Bm(B, N, nj);
     Eigen::Map<Eigen::MatrixXd> dz(dlambda_dz, dlambda_dz ? m : 0, dlambda_dz ? N : 0);
     Eigen::Map<Eigen::MatrixXd> dw(dlambda_dw, dlambda_dw ? m : 0, dlambda_dw ? nj : 0);
-    if (nc == 0) {  // the unconstrained linearization, exactly
-      if (!geolin::linearize_if_finite(model, ws->ws, T, joint_vector(s, nj), base_twist(model, v),
-                                       joint_vector(r, nj), joint_vector(tau, nj), Am, Bm))
-        return numeric_failure(fn, ws, "A");
-      return GEOLIN_OK;
-    }
     const bool ok =
         geolin::contact_linearize(model, ws->ws, T, joint_vector(s, nj), base_twist(model, v),
                                   joint_vector(r, nj), joint_vector(tau, nj), c, Am, Bm, dz, dw);

@@ -60,12 +60,14 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   const int nj = model.n_B, n = model.num_dofs(), m = contacts.rows();
   const bool moving = !model.fixed_base, mixed = (contacts.flags & kWrenchMixed) != 0;
   const Vec6 v0 = moving ? v : Vec6::Zero();
+  ws.contact_failed = -1;
+  if (contacts.count == 0)  // nothing held: the unconstrained linearization, exactly
+    return linearize_if_finite(model, ws, H, s, v, r, tau, A, B);
   const Vec6 a_g = detail::gravity_base_acceleration(model, ws, H);
 
   // 1. The constrained dynamics: ν̇ and λ (Y, the factor of Λ⁻¹, J_c are kept).
   forward_kinematics(model, ws, s);
   ws.ext_active = false;
-  ws.contact_failed = -1;
   detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);
   if (ws.singular >= 0 || !detail::contact_solve(model, ws, H, contacts)) return false;
 
