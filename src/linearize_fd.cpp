@@ -37,6 +37,42 @@ void perturb(const Model &model, Workspace &ws, int k, double e, Transform &Hp, 
   }
 }
 
+// The state columns of A (with the −ad_v correction of the SE(3) block) and the torque columns
+// of B by central differences: field(H, s, v, r, τ, plus) evaluates the vector field into
+// ws.lambda_plus (plus) or ws.lambda_minus; column(state, k) runs after each pair, for the
+// callers' side results (state: column k of z, else torque k).
+template <class Field, class Column>
+void central_differences(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                         const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A, RefMat B,
+                         Field &&field, Column &&column) {
+  const double inv2e = 1.0 / (2.0 * eps);
+  ws.s_pert = s;
+  ws.r_pert = r;
+  ws.tau_pert = tau;
+  for (int k = 0; k < model.state_dim(); ++k) {
+    for (int sign = 0; sign < 2; ++sign) {
+      Transform Hp = H;
+      Vec6 vp = v;
+      perturb(model, ws, k, sign == 0 ? eps : -eps, Hp, vp);
+      field(Hp, ws.s_pert, vp, ws.r_pert, tau, sign == 0);
+      ws.s_pert = s;
+      ws.r_pert = r;
+    }
+    A.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
+    column(true, k);
+  }
+  if (!model.fixed_base) A.topLeftCorner<6, 6>() -= cross_motion(v);
+  for (int k = 0; k < model.n_B; ++k) {
+    ws.tau_pert[k] = tau[k] + eps;
+    field(H, s, v, r, ws.tau_pert, true);
+    ws.tau_pert[k] = tau[k] - eps;
+    field(H, s, v, r, ws.tau_pert, false);
+    ws.tau_pert[k] = tau[k];
+    B.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
+    column(false, k);
+  }
+}
+
 }  // namespace
 
 void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
@@ -49,35 +85,15 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
                                  const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
                                  double eps, RefMat A, RefMat B) {
   const int nj = model.n_B;
-  const int N = model.state_dim();
-  const bool moving = !model.fixed_base;
   const double inv2e = 1.0 / (2.0 * eps);
   detail::SingularLatch latch;  // any singular evaluation makes the whole result singular
-  ws.s_pert = s;
-  ws.r_pert = r;
-  ws.tau_pert = tau;
-  for (int k = 0; k < N; ++k) {
-    for (int sign = 0; sign < 2; ++sign) {
-      const double e = sign == 0 ? eps : -eps;
-      Transform Hp = H;
-      Vec6 vp = v;
-      perturb(model, ws, k, e, Hp, vp);
-      vector_field(model, ws, Hp, ws.s_pert, vp, ws.r_pert, tau, ext,
-                   sign == 0 ? ws.lambda_plus : ws.lambda_minus, latch);
-      ws.s_pert = s;
-      ws.r_pert = r;
-    }
-    A.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
-  }
-  if (moving) A.topLeftCorner<6, 6>() -= cross_motion(v);
-  for (int k = 0; k < nj; ++k) {
-    ws.tau_pert[k] = tau[k] + eps;
-    vector_field(model, ws, H, s, v, r, ws.tau_pert, ext, ws.lambda_plus, latch);
-    ws.tau_pert[k] = tau[k] - eps;
-    vector_field(model, ws, H, s, v, r, ws.tau_pert, ext, ws.lambda_minus, latch);
-    ws.tau_pert[k] = tau[k];
-    B.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
-  }
+  central_differences(
+      model, ws, H, s, v, r, tau, eps, A, B,
+      [&](const Transform &Hp, CRefVec sp, const Vec6 &vp, CRefVec rp, CRefVec taup, bool plus) {
+        vector_field(model, ws, Hp, sp, vp, rp, taup, ext, plus ? ws.lambda_plus : ws.lambda_minus,
+                     latch);
+      },
+      [](bool, int) {});
   // Wrench columns: perturb each wrench coordinate with an extra wrench ±ε e_c at its frame.
   ExternalWrenches pert = ext;
   for (int w = 0; w < ext.count; ++w) {
@@ -100,47 +116,26 @@ bool contact_linearize_finite_difference(const Model &model, Workspace &ws, cons
                                          CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
                                          const Contacts &contacts, double eps, RefMat A, RefMat B,
                                          RefMat dlambda_dz, RefMat dlambda_dw) {
-  const int nj = model.n_B, n = model.num_dofs(), N = model.state_dim(), m = contacts.rows();
-  const bool moving = !model.fixed_base;
+  const int nj = model.n_B, n = model.num_dofs(), m = contacts.rows();
   const int off = model.joint_offset();
   const double inv2e = 1.0 / (2.0 * eps);
   bool ok = true;
-  auto field = [&](const Transform &Hp, CRefVec sp, const Vec6 &vp, CRefVec rp, CRefVec taup,
-                   RefVec out, RefVec lam) {
-    if (moving) out.head<6>() = vp;
-    out.segment(off, nj) = rp;
-    ok = contact_dynamics(model, ws, Hp, sp, vp, rp, taup, contacts, ws.nu_dot, lam) && ok &&
-         ws.singular < 0;
-    out.tail(n) = ws.nu_dot;
-  };
   auto lp = ws.contact_lambda_plus.head(m), lm = ws.contact_lambda_minus.head(m);
-  ws.s_pert = s;
-  ws.r_pert = r;
-  ws.tau_pert = tau;
-  for (int k = 0; k < N; ++k) {
-    for (int sign = 0; sign < 2; ++sign) {
-      const double e = sign == 0 ? eps : -eps;
-      Transform Hp = H;
-      Vec6 vp = v;
-      perturb(model, ws, k, e, Hp, vp);
-      field(Hp, ws.s_pert, vp, ws.r_pert, tau, sign == 0 ? ws.lambda_plus : ws.lambda_minus,
-            sign == 0 ? lp : lm);
-      ws.s_pert = s;
-      ws.r_pert = r;
-    }
-    A.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
-    if (dlambda_dz.size() > 0) dlambda_dz.col(k) = (lp - lm) * inv2e;
-  }
-  if (moving) A.topLeftCorner<6, 6>() -= cross_motion(v);
-  for (int k = 0; k < nj; ++k) {
-    ws.tau_pert[k] = tau[k] + eps;
-    field(H, s, v, r, ws.tau_pert, ws.lambda_plus, lp);
-    ws.tau_pert[k] = tau[k] - eps;
-    field(H, s, v, r, ws.tau_pert, ws.lambda_minus, lm);
-    ws.tau_pert[k] = tau[k];
-    B.col(k) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
-    if (dlambda_dw.size() > 0) dlambda_dw.col(k) = (lp - lm) * inv2e;
-  }
+  central_differences(
+      model, ws, H, s, v, r, tau, eps, A, B,
+      [&](const Transform &Hp, CRefVec sp, const Vec6 &vp, CRefVec rp, CRefVec taup, bool plus) {
+        RefVec out = plus ? ws.lambda_plus : ws.lambda_minus;
+        if (!model.fixed_base) out.head<6>() = vp;
+        out.segment(off, nj) = rp;
+        ok = contact_dynamics(model, ws, Hp, sp, vp, rp, taup, contacts, ws.nu_dot,
+                              plus ? RefVec(lp) : RefVec(lm)) &&
+             ok && ws.singular < 0;
+        out.tail(n) = ws.nu_dot;
+      },
+      [&](bool state, int k) {
+        RefMat D = state ? dlambda_dz : dlambda_dw;
+        if (D.size() > 0) D.col(k) = (lp - lm) * inv2e;
+      });
   return ok;
 }
 
