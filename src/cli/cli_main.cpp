@@ -25,6 +25,23 @@ struct Command {
   const char *usage;
 };
 
+// The help of the contact options, shared by dynamics and linearize.
+#define CONTACT_OPTIONS_HELP                                                                     \
+  "  --contacts FRAME,FRAME,...\n"                                                               \
+  "                  contact constraints: hold these frames (URDF links; one may repeat) and\n"  \
+  "                  solve for the contact forces lambda on the robot at the frame origins\n"    \
+  "                  (geolin::contact_dynamics); a frame the model lacks is an error (exit 1)\n" \
+  "                  naming it and the closest frames; redundant contacts (e.g. two rigid\n"     \
+  "                  contacts on one body) are GEOLIN_ERR_NUMERIC naming the contact (exit 1)\n" \
+  "  --contact-type point|rigid[,...]\n"                                                         \
+  "                  point (default): the frame origin is held, 3 rows fx fy fz; rigid: the\n"   \
+  "                  whole frame, 6 rows fx fy fz tx ty tz; one type, or one per contact\n"      \
+  "  --gains KP,KD   Baumgarte gains (default 0,0): p_ddot = -KD p_dot - KP (p - p_ref); the\n"  \
+  "                  references are the frames' poses at this state, so the constraint error\n"  \
+  "                  is zero and KP acts only through the derivatives, KD through p_dot\n"       \
+  "  --mixed         lambda (or the wrenches) in axes aligned with the inertial frame, at the\n" \
+  "                  frame origin (default LOCAL: the frame's own axes)\n"
+
 const Command kCommands[] = {
     {"info", geolin::cli::cmd_info, "print the tree, joints, masses and frames of a model",
      "usage: geolin info [URDF|-] [--fixed-base] [--joint-damping] [--dot] [--format text|json]\n"
@@ -46,22 +63,8 @@ const Command kCommands[] = {
      "  --state FILE    the state as a JSON file (docs/state-file.md)\n"
      "  --random SEED   a reproducible random state\n"
      "                  default: base at z = 1 m pitched 90 deg, s_k = 0.5 sin(k+1),\n"
-     "                  v = [0.3 0 0 0 0.5 0.2], r_k = 0.4 cos(k+1), tau_k = 2 sin(2k+1)\n"
-     "  --contacts FRAME,FRAME,...\n"
-     "                  contact constraints: hold these frames (URDF links; one may repeat) and\n"
-     "                  solve for the contact forces lambda on the robot at the frame origins\n"
-     "                  (geolin::contact_dynamics); a frame the model lacks is an error (exit 1)\n"
-     "                  naming it and the closest frames; redundant contacts (e.g. two rigid\n"
-     "                  contacts on one body) are GEOLIN_ERR_NUMERIC naming the contact (exit 1)\n"
-     "  --contact-type point|rigid[,...]\n"
-     "                  point (default): the frame origin is held, 3 rows fx fy fz; rigid: the\n"
-     "                  whole frame, 6 rows fx fy fz tx ty tz; one type, or one per contact\n"
-     "  --gains KP,KD   Baumgarte gains (default 0,0): p_ddot = -KD p_dot - KP (p - p_ref); the\n"
-     "                  references are the frames' poses at this state, so the constraint error\n"
-     "                  is zero and KP acts only through the derivatives, KD through p_dot\n"
-     "  --mixed         lambda (or the wrenches) in axes aligned with the inertial frame, at the\n"
-     "                  frame origin (default LOCAL: the frame's own axes)\n"
-     "  --wrenches FRAME,FRAME,...\n"
+     "                  v = [0.3 0 0 0 0.5 0.2], r_k = 0.4 cos(k+1), tau_k = 2 "
+     "sin(2k+1)\n" CONTACT_OPTIONS_HELP "  --wrenches FRAME,FRAME,...\n"
      "                  given external wrenches [fx fy fz tx ty tz] at these frames, taken from\n"
      "                  the state file's \"wrenches\" (zero for frames it omits); not with\n"
      "                  --contacts\n"
@@ -83,21 +86,7 @@ const Command kCommands[] = {
      "dlambda_dw (m x n_J), m = 3 per point and 6 per rigid contact; text: their norms, the\n"
      "largest entry per contact and block, the largest entries; --only A,B,dlambda_dz,dlambda_dw.\n"
      "  --state FILE    the state as a JSON file (docs/state-file.md)\n"
-     "  --random SEED   a reproducible random state\n"
-     "  --contacts FRAME,FRAME,...\n"
-     "                  contact constraints: hold these frames (URDF links; one may repeat) and\n"
-     "                  solve for the contact forces lambda on the robot at the frame origins\n"
-     "                  (geolin::contact_dynamics); a frame the model lacks is an error (exit 1)\n"
-     "                  naming it and the closest frames; redundant contacts (e.g. two rigid\n"
-     "                  contacts on one body) are GEOLIN_ERR_NUMERIC naming the contact (exit 1)\n"
-     "  --contact-type point|rigid[,...]\n"
-     "                  point (default): the frame origin is held, 3 rows fx fy fz; rigid: the\n"
-     "                  whole frame, 6 rows fx fy fz tx ty tz; one type, or one per contact\n"
-     "  --gains KP,KD   Baumgarte gains (default 0,0): p_ddot = -KD p_dot - KP (p - p_ref); the\n"
-     "                  references are the frames' poses at this state, so the constraint error\n"
-     "                  is zero and KP acts only through the derivatives, KD through p_dot\n"
-     "  --mixed         lambda (or the wrenches) in axes aligned with the inertial frame, at the\n"
-     "                  frame origin (default LOCAL: the frame's own axes)\n"
+     "  --random SEED   a reproducible random state\n" CONTACT_OPTIONS_HELP
      "  --wrenches FRAME,FRAME,...\n"
      "                  given external wrenches [fx fy fz tx ty tz] at these frames, taken from\n"
      "                  the state file's \"wrenches\" (zero for frames it omits); not with\n"
