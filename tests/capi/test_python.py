@@ -51,7 +51,9 @@ def pose(angle, x=0.1, y=-0.2, z=0.3):
     return [c, s, 0, 0, -s, c, 0, 0, 0, 0, 1, 0, x, y, z, 1]
 
 
-class TestGeolin(unittest.TestCase):
+class StateFixture(unittest.TestCase):
+    """The test model, a workspace and one moving, torqued state (lists)."""
+
     def setUp(self):
         self.model = geolin.Model.from_urdf_file(URDF)
         self.ws = self.model.workspace()
@@ -61,6 +63,9 @@ class TestGeolin(unittest.TestCase):
         self.s = [0.2 * i - 0.1 for i in range(nj)]
         self.r = [0.3 - 0.1 * i for i in range(nj)]
         self.tau = [0.5 * (i + 1) for i in range(nj)]
+
+
+class TestGeolin(StateFixture):
 
     def test_version_and_status(self):
         major, minor, patch = header_version()
@@ -454,16 +459,7 @@ class TestWithoutNumpy(unittest.TestCase):
 
 
 @unittest.skipIf(np is None, "numpy is not installed for %s" % sys.executable)
-class TestNumpy(unittest.TestCase):
-    def setUp(self):
-        self.model = geolin.Model.from_urdf_file(URDF)
-        self.ws = self.model.workspace()
-        nj = self.model.num_joints
-        self.H = pose(0.4)
-        self.v = [0.1, -0.2, 0.3, 0.4, -0.5, 0.6]
-        self.s = [0.2 * i - 0.1 for i in range(nj)]
-        self.r = [0.3 - 0.1 * i for i in range(nj)]
-        self.tau = [0.5 * (i + 1) for i in range(nj)]
+class TestNumpy(StateFixture):
 
     def arrays(self):
         return tuple(np.array(x) for x in (self.H, self.s, self.v, self.r, self.tau))
