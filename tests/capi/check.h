@@ -23,4 +23,18 @@ static int g_failed = 0;
     }                                                                 \
   } while (0)
 
+/* x[0..count) = value (a sentinel before a call, to see what the call wrote). */
+static inline void fill(double *x, int count, double value) {
+  int i;
+  for (i = 0; i < count; ++i) x[i] = value;
+}
+
+/* Whether x[0..count) all still hold value (the sentinel: the call wrote nothing there). */
+static inline int all_equal(const double *x, int count, double value) {
+  int i;
+  for (i = 0; i < count; ++i)
+    if (x[i] != value) return 0;
+  return 1;
+}
+
 #endif

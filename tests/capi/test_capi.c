@@ -87,18 +87,6 @@ static double max_abs(const double *x, int count) {
   return m;
 }
 
-static void fill(double *x, int count, double value) {
-  int i;
-  for (i = 0; i < count; ++i) x[i] = value;
-}
-
-static int all_equal(const double *x, int count, double value) {
-  int i;
-  for (i = 0; i < count; ++i)
-    if (x[i] != value) return 0;
-  return 1;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * errors and versions
  * ------------------------------------------------------------------------------------------- */

@@ -17,22 +17,11 @@
 #define MAXNN (2 * MAXN)
 #define MAXM 24
 #define SENTINEL (-3.5)
+#define untouched(x, count) all_equal((x), (count), SENTINEL)
 
 static double urand(unsigned long *state) { /* in [-1, 1] */
   *state = *state * 6364136223846793005ul + 1442695040888963407ul;
   return ((double)((*state >> 11) & 0xFFFFFFFFFFFFFul) / (double)0xFFFFFFFFFFFFFul) * 2.0 - 1.0;
-}
-
-static void fill(double *x, int count, double value) {
-  int i;
-  for (i = 0; i < count; ++i) x[i] = value;
-}
-
-static int untouched(const double *x, int count) {
-  int i;
-  for (i = 0; i < count; ++i)
-    if (x[i] != SENTINEL) return 0;
-  return 1;
 }
 
 /* 3x3 column-major products and the SE(3) exponential: H exp(z^), z = [v; w]. */

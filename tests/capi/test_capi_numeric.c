@@ -19,6 +19,7 @@
 #include "geolin.h"
 
 #define SENTINEL (-7.25)
+#define untouched(x, count) all_equal((x), (count), SENTINEL)
 #define PI 3.14159265358979323846
 
 static const char *const kGimbal =
@@ -41,18 +42,6 @@ static const char *const kGimbal =
     "</robot>";
 
 enum { NJ = 3, NMAX = 9, NBIG = 2 * NMAX };
-
-static void fill(double *x, int count, double value) {
-  int i;
-  for (i = 0; i < count; ++i) x[i] = value;
-}
-
-static int untouched(const double *x, int count) {
-  int i;
-  for (i = 0; i < count; ++i)
-    if (x[i] != SENTINEL) return 0;
-  return 1;
-}
 
 static int all_finite(const double *x, int count) {
   int i;
