@@ -109,9 +109,7 @@ std::vector<std::string> wrench_labels(const Wrenches &wrenches) {
 // --- contact constraints ----------------------------------------------------------------------
 
 int ContactSet::rows() const {
-  int m = 0;
-  for (int t : types) m += t;
-  return m;
+  return library().rows();
 }
 
 Contacts ContactSet::library() const {
