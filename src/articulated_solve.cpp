@@ -67,6 +67,8 @@ struct SolveKernels {
   CombineRowsKernel combine_rows;
   void (*combine_rows_scaled)(int, int, int, const double *, const double *, std::ptrdiff_t,
                               double *, double);
+  void (*product)(int, int, int, const double *, std::ptrdiff_t, const double *, std::ptrdiff_t,
+                  double *, std::ptrdiff_t);
   bool (*finite)(const double *, std::ptrdiff_t);
 };
 
@@ -307,7 +309,7 @@ void make_plan(const Model &model, const Workspace &ws, SolvePlan &plan, const R
 }  // namespace
 
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
-                       int cols) {
+                       int cols, const SolveTap *taps, int num_taps) {
   const int nb = model.n_B;
   const int ld = solve_stride(cols);  // row stride of X (compact in ws.rhs) and of the panels
   const std::ptrdiff_t ldx = ld;
@@ -357,11 +359,33 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     if (mode != 2) ws.touched[model.parent[top]] = 1;
   }
 
+  // Taps: a body's a_i (J_i X, 6 rows) also goes to the caller. A first tap of each body is
+  // marked in ws.tap_slot; a repeated body is copied at the end. For a fixed base the forward
+  // ranges need not cover every column, so the tapped blocks start from zero.
+  for (int t = 0; t < num_taps; ++t) {
+    int &slot = ws.tap_slot[taps[t].body];
+    if (slot < 0) slot = t;
+    if (!moving) fill_zero(taps[t].out, ldx, 0, ld);
+  }
+  auto tap_of = [&](int body) -> double * {
+    const int t = num_taps > 0 ? ws.tap_slot[body] : -1;
+    return t >= 0 ? taps[t].out : nullptr;
+  };
+  // A tapped body with children keeps a_i in its panel for them; the tap gets a copy of the
+  // columns its forward ranges wrote.
+  auto copy_to_tap = [&](int body, const double *Ai, double *T) {
+    for (int r = offsets[3 * body + 2]; r < offsets[3 * body + 3]; ++r)
+      for (int row = 0; row < 6; ++row)
+        std::copy(Ai + row * ldx + ranges[r].lo, Ai + row * ldx + ranges[r].hi,
+                  T + row * ldx + ranges[r].lo);
+  };
+
   double *A0 = panel(ws.A_panel, 0);
   if (moving) {
     const Mat6 inv = inverse_from_cholesky(ws.IA0_llt.matrixLLT());  // factorized by aba_pass
     if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);    // no joints
     k.base(ld, ldx, ldx, X, ws.P_panel.data(), A0, inv.data());
+    if (double *T0 = tap_of(0)) std::copy(A0, A0 + 6 * ldx, T0);
   } else {
     fill_zero(A0, ldx, 0, ld);
   }
@@ -371,22 +395,34 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     const Vec6 DU = ws.D_inv[i] * ws.U[i];
     double *x = X + model.dof(i) * ldx;
     const double *Al = panel(ws.A_panel, lam);
-    if (plan.link[i] & kLinkForward) {
+    double *Ti = tap_of(i);
+    if ((plan.link[i] & kLinkForward) && Ti == nullptr) {
       const int c = i + 1;
       const Vec6 DUc = ws.D_inv[c] * ws.U[c];
-      const ForwardPairKernel forward = k.forward_pair[model.children[c].empty() ? 0 : 1];
-      double *xc = X + model.dof(c) * ldx, *Ac = panel(ws.A_panel, c);
+      double *Tc = tap_of(c);
+      const bool parent_c = !model.children[c].empty();
+      const ForwardPairKernel forward = k.forward_pair[parent_c || Tc ? 1 : 0];
+      double *xc = X + model.dof(c) * ldx, *Ac = parent_c ? panel(ws.A_panel, c) : Tc;
       for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
         forward(ranges[r].lo, ranges[r].hi, ldx, x, xc, Al, Ac, ws.S0[i].data(), DU.data(),
                 ws.S0[c].data(), DUc.data());
+      if (Tc && parent_c) copy_to_tap(c, Ac, Tc);
       ++i;  // c done
       continue;
     }
-    double *Ai = panel(ws.A_panel, i);
-    const ForwardKernel forward = k.forward[model.children[i].empty() ? 0 : 1];  // leaf: no a_i
+    const bool parent_i = !model.children[i].empty();
+    double *Ai = parent_i ? panel(ws.A_panel, i) : Ti;
+    const ForwardKernel forward = k.forward[parent_i || Ti ? 1 : 0];  // a leaf keeps no a_i
     for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
       forward(ranges[r].lo, ranges[r].hi, ldx, x, Al, Ai, ws.S0[i].data(), DU.data());
+    if (Ti && parent_i) copy_to_tap(i, Ai, Ti);
   }
+
+  for (int t = 0; t < num_taps; ++t) {
+    const int first = ws.tap_slot[taps[t].body];
+    if (first != t) std::copy(taps[first].out, taps[first].out + 6 * ldx, taps[t].out);
+  }
+  for (int t = 0; t < num_taps; ++t) ws.tap_slot[taps[t].body] = -1;
 }
 
 void combine_rows(int lo, int hi, int count, const double *coef, const double *rows,
@@ -397,6 +433,11 @@ void combine_rows(int lo, int hi, int count, const double *coef, const double *r
 void combine_rows_scaled(int lo, int hi, int count, const double *coef, const double *rows,
                          std::ptrdiff_t ld, double *y, double scale) {
   solve_kernels().combine_rows_scaled(lo, hi, count, coef, rows, ld, y, scale);
+}
+
+void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t lda,
+                 const double *B, std::ptrdiff_t ldb, double *C, std::ptrdiff_t ldc) {
+  solve_kernels().product(rows, cols, depth, A, lda, B, ldb, C, ldc);
 }
 
 bool all_finite_wide(const double *p, std::ptrdiff_t count) {

@@ -6,8 +6,11 @@
 // inverse inertia Λ⁻¹ = J_c M⁻¹ J_cᵀ (RBDA §8.3; Carpentier, Budhiraja, Mansard, RSS 2021):
 //   ν̇_free = ABA(τ),  Y = M⁻¹ J_cᵀ (articulated_solve, m columns),  Λ⁻¹ = J_c Y,
 //   λ = Λ (γ − J_c ν̇_free),  ν̇ = ν̇_free + Y λ.
-// The contact frame's body acceleration is ^F X_0 a_b (a_b the frame-0 acceleration of its body
-// from the RNEA recursion: linearize.cpp's coordinates), so J̇_c ν is ^F X_0 Σ_path Ψ̇_j ṙ_j.
+// J_c = G_a J_b: J_b = [1_6, S_j (j on the path)] maps ν to the frame-0 twist of the frame's
+// body b and G_a = ^F X_0 (in λ's axes; its first 3 rows for a point) takes it to the frame. The
+// frame's acceleration at ν̇_free, J_c ν̇_free + J̇_c ν, is G_a (a_b − a_g) with aba_pass's
+// accelerations a_b, and J_c Y = G_a (J_b Y) comes out of the solve's forward pass (its taps),
+// so that J_c itself is never formed.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -75,19 +78,23 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
   const bool moving = !model.fixed_base, mixed = (c.flags & kWrenchMixed) != 0;
   const Transform &Hb = moving ? H : model.H_A_0;
   // The workspace holds at most n rows (more are always dependent) and its contact capacity.
-  if (c.count > static_cast<int>(ws.contacts.size()) || m > ws.contact_gamma.size())
+  if (c.count > static_cast<int>(ws.contacts.size()) ||
+      c.count > static_cast<int>(ws.contact_taps.size()) || m > ws.contact_gamma.size())
     throw Error(Status::InvalidArgument,
                 fmt::format("contacts: {} contacts with {} rows exceed the workspace's {} contacts "
                             "and {} rows (at most n = {})",
-                            c.count, m, ws.contacts.size(), ws.contact_gamma.size(), n));
-  double *J = ws.contact_J.data();  // m x n, row-major, stride n
-  std::fill_n(J, static_cast<std::ptrdiff_t>(m) * n, 0.0);
+                            c.count, m, ws.contact_taps.size(), ws.contact_gamma.size(), n));
   const int ldm = solve_stride(m);
   double *X = ws.rhs.data();  // n x m, row-major, stride ldm: J_cᵀ, then Y
   std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldm, 0.0);
   ws.contact_failed = -1;
+  const Vec6 a_g = gravity_base_acceleration(model, ws, H);
 
-  // Frames, rows of J_c and γ, contact after contact (in the axes of λ).
+  // Frames, the rows G_a of J_c = G_a J_b (J_b the Jacobian of the frame's body: base and path
+  // in frame 0; G_a = ^F X_0 in λ's axes, its first 3 rows for a point), and the constraint
+  // error at ν̇_free, contact after contact.
+  double *G = ws.contact_G.data();  // m x 6, row-major
+  SolveTap *taps = ws.contact_taps.data();
   int row0 = 0;
   for (int k = 0; k < c.count; ++k) {
     Workspace::ContactFrame &f = ws.contacts[k];
@@ -100,10 +107,9 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
     f.R_F = HF.R;
     f.X_F0 = motion_transform(f.H0F.inverse());
     f.vF = f.X_F0 * ws.v[f.body];
-    Vec6 beta = Vec6::Zero();  // J̇_b ν in frame 0: Σ Ψ̇_j ṙ_j over the path (aba_pass's c_j)
-    for (int i = f.body; i >= 1; i = model.parent[i]) beta += ws.c[i];
-    const Vec6 a_bias = f.X_F0 * beta;
-    Vec6 gamma = Vec6::Zero();
+    // ^F a_F = ^F X_0 (a_b − a_g) = J_F ν̇_free + J̇_F ν: aba_pass's a_b holds the base's gravity.
+    f.aF = f.X_F0 * (ws.a[f.body] - a_g);
+    Vec6 err = Vec6::Zero();  // the constraint error c at ν̇_free, in F's axes
     if (f.rows == kContactRigid) {
       // d/dt(^F v_F) = −Kd ^F v_F − Kp log(H_ref⁻¹ H_F)
       Vec6 target = -c.Kd * f.vF;
@@ -112,57 +118,50 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
         target -= c.Kp * l;
         f.Jr_inv = right_jacobian_se3(l).inverse();
       }
-      gamma = target - a_bias;
+      err = f.aF - target;
     } else {
       // p̈_F = R_F (^F a_lin + ω × v_lin) = −Kd ṗ_F − Kp (p_F − p_ref), in F's axes.
       const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
       Vec3 target = -c.Kd * (f.R_F * vl);
       if (c.Kp != 0.0) target -= c.Kp * (HF.o - contact_reference(c, k).o);
-      gamma.head<3>() = f.R_F.transpose() * target - a_bias.head<3>() - w.cross(vl);
+      err.head<3>() = f.aF.head<3>() + w.cross(vl) - f.R_F.transpose() * target;
     }
-    // Rows: J_F = ^F X_0 [1_6 (moving base), S_j (j on the path)], the first 3 for a point, in
-    // λ's axes (Mixed: turned by R_F, 3 at a time). Each goes to J_c (row-major) and to the
-    // right-hand sides of Y = M⁻¹ J_cᵀ (its transpose).
-    Mat6 T = f.X_F0;
+    f.Ga = f.X_F0;
     if (mixed) {
-      T.topRows<3>() = f.R_F * f.X_F0.topRows<3>();
-      T.bottomRows<3>() = f.R_F * f.X_F0.bottomRows<3>();
-      for (int b = 0; b < f.rows; b += 3) gamma.segment<3>(b) = f.R_F * gamma.segment<3>(b);
+      f.Ga.topRows<3>() = f.R_F * f.X_F0.topRows<3>();
+      f.Ga.bottomRows<3>() = f.R_F * f.X_F0.bottomRows<3>();
+      for (int b = 0; b < f.rows; b += 3) err.segment<3>(b) = f.R_F * err.segment<3>(b);
     }
-    auto put = [&](int col, const Vec6 &Jcol) {
-      double *x = X + col * ldm + row0;
-      for (int r = 0; r < f.rows; ++r) J[(row0 + r) * n + col] = x[r] = Jcol[r];
-    };
-    if (moving)
-      for (int e = 0; e < 6; ++e) put(e, T.col(e));
-    for (int i = f.body; i >= 1; i = model.parent[i]) put(model.dof(i), T * ws.S0[i]);
-    ws.contact_gamma.segment(row0, f.rows) = gamma.head(f.rows);
+    ws.contact_gamma.segment(row0, f.rows) = -err.head(f.rows);
+    // The right-hand sides of Y = M⁻¹ J_cᵀ: J_cᵀ = J_bᵀ G_aᵀ (base rows, then the path's).
+    for (int r = 0; r < f.rows; ++r) {
+      for (int e = 0; e < 6; ++e) G[(row0 + r) * 6 + e] = f.Ga(r, e);
+      if (moving)
+        for (int e = 0; e < 6; ++e) X[e * ldm + row0 + r] = f.Ga(r, e);
+      for (int i = f.body; i >= 1; i = model.parent[i])
+        X[model.dof(i) * ldm + row0 + r] = f.Ga.row(r).dot(ws.S0[i]);
+    }
+    taps[k] = {f.body, ws.contact_tap.data() + static_cast<std::ptrdiff_t>(6 * k) * ldm};
     row0 += f.rows;
   }
 
-  // Y = M⁻¹ J_cᵀ: one column per row of J_c, non-zero on the base and the contact's path.
+  // Y = M⁻¹ J_cᵀ: one column per row of J_c, non-zero on the base and the contact's path; the
+  // solve's forward pass also gives J_b Y for every contact body (the taps).
   RhsBlock *blocks = ws.rhs_blocks.data();
   for (int k = 0; k < c.count; ++k) {
     const Workspace::ContactFrame &f = ws.contacts[k];
     blocks[k] = {RhsBlock::kAtBody, f.row0, f.rows, 1, f.body};
   }
-  articulated_solve(model, ws, blocks, c.count, m);
+  articulated_solve(model, ws, blocks, c.count, m, taps, c.count);
   double *Y = ws.contact_Y.data();
   std::copy_n(X, static_cast<std::ptrdiff_t>(n) * ldm, Y);
 
-  // Λ⁻¹ = J_c Y (lower triangle), J_c's rows visiting only the base and their path.
+  // Λ⁻¹ = J_c Y = G_a (J_b Y), contact after contact.
   double *L = ws.contact_L.data();
+  std::fill_n(L, static_cast<std::ptrdiff_t>(m) * ldm, 0.0);
   for (int k = 0; k < c.count; ++k) {
     const Workspace::ContactFrame &f = ws.contacts[k];
-    for (int p = f.row0; p < f.row0 + f.rows; ++p) {
-      double *lp = L + p * ldm;
-      std::fill_n(lp, p + 1, 0.0);
-      auto add = [&](int lo, int hi) {
-        combine_rows(0, p + 1, hi - lo, J + p * n + lo, Y + lo * ldm, ldm, lp);
-      };
-      if (moving) add(0, 6);
-      for_each_path_run(model, f.body, add);
-    }
+    product_add(f.rows, ldm, 6, G + f.row0 * 6, 6, taps[k].out, ldm, L + f.row0 * ldm, ldm);
   }
   double ratio = 0.0;
   const int bad = cholesky_in_place(L, m, ldm, &ratio);
@@ -175,19 +174,9 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
     return false;
   }
 
-  // λ = Λ (γ − J_c ν̇_free), ν̇ = ν̇_free + Y λ.
+  // λ = Λ (γ − J_c ν̇_free) = −Λ c(ν̇_free), ν̇ = ν̇_free + Y λ.
   double *lambda = ws.contact_lambda.data();
-  for (int k = 0; k < c.count; ++k) {
-    const Workspace::ContactFrame &f = ws.contacts[k];
-    for (int p = f.row0; p < f.row0 + f.rows; ++p) {
-      double t = ws.contact_gamma[p];
-      if (moving)
-        for (int e = 0; e < 6; ++e) t -= J[p * n + e] * ws.nu_dot[e];
-      for (int i = f.body; i >= 1; i = model.parent[i])
-        t -= J[p * n + model.dof(i)] * ws.nu_dot[model.dof(i)];
-      lambda[p] = t;
-    }
-  }
+  std::copy_n(ws.contact_gamma.data(), m, lambda);
   cholesky_solve(L, m, ldm, lambda);
   for (int i = 0; i < n; ++i) {
     double t = 0.0;
@@ -195,6 +184,24 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
     ws.nu_dot[i] += t;
   }
   return true;
+}
+
+void lambda_from_cholesky(const double *L, int m, std::ptrdiff_t ld, double *Li, double *Lambda) {
+  // L⁻¹ by forward substitution (lower triangular, row-major in Li), then Λ = L⁻ᵀ L⁻¹.
+  for (int j = 0; j < m; ++j) {
+    Li[j * ld + j] = 1.0 / L[j * ld + j];
+    for (int i = j + 1; i < m; ++i) {
+      double t = 0.0;
+      for (int k = j; k < i; ++k) t -= L[i * ld + k] * Li[k * ld + j];
+      Li[i * ld + j] = t / L[i * ld + i];
+    }
+  }
+  for (int a = 0; a < m; ++a)
+    for (int b = 0; b <= a; ++b) {
+      double t = 0.0;
+      for (int k = a; k < m; ++k) t += Li[k * ld + a] * Li[k * ld + b];
+      Lambda[a * ld + b] = Lambda[b * ld + a] = t;
+    }
 }
 
 }  // namespace detail

@@ -25,28 +25,38 @@ namespace geolin {
 namespace detail {
 namespace {
 
-// The derivative of contact f's constraint error c (its rows, in λ's axes) along a direction
-// that changes the frame's body acceleration by da, its body twist by dv and displaces the frame
-// by xi (all in F's axes).
-Vec6 constraint_derivative(const Workspace::ContactFrame &f, const Contacts &c, bool mixed,
-                           const Vec6 &da, const Vec6 &dv, const Vec6 &xi) {
-  Vec6 d = Vec6::Zero();
+// The constraint error c of contact f (its rows, in λ's axes) changes, to first order, by
+// G_a δa + G_v δv + G_x ξ when the frame-0 acceleration of its body changes by δa, its twist by
+// δv and the body is displaced by ξ (frame 0); fills f.Gv and f.Gx (f.Ga is contact_solve's).
+void constraint_maps(Workspace::ContactFrame &f, const Contacts &c, bool mixed) {
   if (f.rows == kContactRigid) {
-    // c = ^F a_F + Kd ^F v_F + Kp log(H_ref⁻¹ H_F)
-    d = da + c.Kd * dv;
-    if (c.Kp != 0.0) d.noalias() += c.Kp * (f.Jr_inv * xi);
-  } else {
-    // c = R_Fᵀ (p̈_F + Kd ṗ_F + Kp (p_F − p_ref)), differentiated where it vanishes:
-    // da_lin − v_lin^ δω + ω^ δv_lin + Kd δv_lin − (c_F + Kd v_lin)^ ξ_ang + Kp ξ_lin, with
-    // c_F = a_lin + ω × v_lin the frame origin's acceleration in F's axes.
-    const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
-    const Vec3 cF = f.aF.head<3>() + w.cross(vl);
-    d.head<3>() = da.head<3>() - vl.cross(dv.tail<3>()) + w.cross(dv.head<3>()) +
-                  c.Kd * dv.head<3>() - (cF + c.Kd * vl).cross(xi.tail<3>()) + c.Kp * xi.head<3>();
+    // c = ^F a_F + Kd ^F v_F + Kp log(H_ref⁻¹ H_F), with δ log = J_r⁻¹ ξ_F.
+    f.Gv = c.Kd * f.Ga;
+    if (c.Kp != 0.0) {
+      Mat6 Gx = c.Kp * (f.Jr_inv * f.X_F0);
+      if (mixed) {
+        Gx.topRows<3>() = f.R_F * Gx.topRows<3>().eval();
+        Gx.bottomRows<3>() = f.R_F * Gx.bottomRows<3>().eval();
+      }
+      f.Gx = Gx;
+    } else {
+      f.Gx.setZero();
+    }
+    return;
   }
-  if (mixed)
-    for (int b = 0; b < f.rows; b += 3) d.segment<3>(b) = f.R_F * d.segment<3>(b);
-  return d;
+  // c = R_Fᵀ (p̈_F + Kd ṗ_F + Kp (p_F − p_ref)), differentiated where it vanishes (F's axes):
+  // δa_lin − v_lin^ δω + ω^ δv_lin + Kd δv_lin − (c_F + Kd v_lin)^ ξ_ang + Kp ξ_lin, with
+  // c_F = a_lin + ω × v_lin the frame origin's acceleration.
+  const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
+  const Vec3 cF = f.aF.head<3>() + w.cross(vl);
+  Eigen::Matrix<double, 3, 6> Cv, Cx;
+  Cv << hat(w) + c.Kd * Mat3::Identity(), -hat(vl);
+  Cx << c.Kp * Mat3::Identity(), -hat(cF + c.Kd * vl);
+  const Mat3 Rm = mixed ? f.R_F : Mat3::Identity();
+  f.Gv.setZero();
+  f.Gx.setZero();
+  f.Gv.topRows<3>() = Rm * (Cv * f.X_F0);
+  f.Gx.topRows<3>() = Rm * (Cx * f.X_F0);
 }
 
 }  // namespace
@@ -55,8 +65,6 @@ Vec6 constraint_derivative(const Workspace::ContactFrame &f, const Contacts &c, 
 bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                        const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts, RefMat A,
                        RefMat B, RefMat dlambda_dz, RefMat dlambda_dw) {
-  using detail::combine_rows;
-  using detail::combine_rows_scaled;
   const int nj = model.n_B, n = model.num_dofs(), m = contacts.rows();
   const bool moving = !model.fixed_base, mixed = (contacts.flags & kWrenchMixed) != 0;
   const Vec6 v0 = moving ? v : Vec6::Zero();
@@ -65,7 +73,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     return linearize_if_finite(model, ws, H, s, v, r, tau, A, B);
   const Vec6 a_g = detail::gravity_base_acceleration(model, ws, H);
 
-  // 1. The constrained dynamics: ν̇ and λ (Y, the factor of Λ⁻¹, J_c are kept).
+  // 1. The constrained dynamics: ν̇ and λ (Y, the factor of Λ⁻¹ and G_a are kept).
   forward_kinematics(model, ws, s);
   ws.ext_active = false;
   detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);
@@ -94,12 +102,14 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
 
   // 3. The unconstrained derivatives at fixed λ: X = M⁻¹ R (X holds −F_ext, and M⁻¹ S). The z_H
   // columns are carried along as 6 more columns of X holding −F_H: the gravity block and the
-  // Mixed wrenches' attitude term.
-  detail::linearize_solve(model, ws, H, v0, a0, r, nullptr, L);
+  // Mixed wrenches' attitude term. The taps give J_b X for every contact body.
+  const std::ptrdiff_t ldx = L.ldx, ldm = detail::solve_stride(m);
+  SolveTap *taps = ws.contact_taps.data();
+  for (int k = 0; k < contacts.count; ++k)
+    taps[k] = {ws.contacts[k].body, ws.contact_tap.data() + 6 * k * ldx};
+  detail::linearize_solve(model, ws, H, v0, a0, r, nullptr, L, taps, contacts.count);
   ws.ext_active = false;
   double *X = ws.rhs.data();
-  const std::ptrdiff_t ldx = L.ldx, ldm = detail::solve_stride(m);
-  const int cols = L.cols;
   if (moving) {
     const Mat3 G = hat(H.R.transpose() * ws.gravity);
     for (int i = 0; i < n; ++i) {
@@ -108,71 +118,62 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
       for (int e = 0; e < 3; ++e)
         x[3 + e] = (i < 3 ? -G(i, e) : 0.0) - (L.mixed ? X[i * ldx + L.c_E + e] : 0.0);
     }
+    // The same columns of J_b X: J_b's base block is 1_6.
+    for (int k = 0; k < contacts.count; ++k)
+      for (int row = 0; row < 6; ++row) {
+        double *t = taps[k].out + row * ldx + L.c_H;
+        for (int e = 0; e < 3; ++e) t[e] = 0.0;
+        for (int e = 0; e < 3; ++e)
+          t[3 + e] = (row < 3 ? -G(row, e) : 0.0) - (L.mixed ? t[L.c_E - L.c_H + e] : 0.0);
+      }
   }
 
-  // 4. K = ∂c/∂z − J_c X in X's columns (the S columns: −J_c X only).
-  const double *J = ws.contact_J.data();
-  const double *Y = ws.contact_Y.data();
-  const double *Lf = ws.contact_L.data();
+  // 4. K = ∂c/∂z − J_c X in X's columns (the S columns: −J_c X only), J_c X = G_a (J_b X).
   double *K = ws.contact_K.data();
-  double *coef = ws.contact_coef.data();  // n scratch coefficients
+  std::fill_n(K, m * ldx, 0.0);
   for (int k = 0; k < contacts.count; ++k) {
     Workspace::ContactFrame &f = ws.contacts[k];
     const int b = f.body;
     f.aF = f.X_F0 * (ws.a[b] - a_g);
-    for (int p = f.row0; p < f.row0 + f.rows; ++p) std::fill_n(K + p * ldx, ldx, 0.0);
-    // −J_p X over the non-zero columns of J_c's rows: the base, then the path to b in runs of
-    // consecutive degrees of freedom (a limb is numbered consecutively), one call per run.
-    auto run = [&](int lo, int hi) {
-      for (int p = f.row0; p < f.row0 + f.rows; ++p) {
-        const double *jp = J + p * n;
-        for (int d = lo; d < hi; ++d) coef[d - lo] = -jp[d];
-        combine_rows(0, cols, hi - lo, coef, X + lo * ldx, ldx, K + p * ldx);
-      }
-    };
-    if (moving) run(0, 6);
-    detail::for_each_path_run(model, b, run);
+    detail::constraint_maps(f, contacts, mixed);
+    double minus_Ga[36];
+    for (int r = 0; r < f.rows; ++r)
+      for (int e = 0; e < 6; ++e) minus_Ga[r * 6 + e] = -f.Ga(r, e);
+    double *Kk = K + f.row0 * ldx;
+    detail::product_add(f.rows, static_cast<int>(ldx), 6, minus_Ga, 6, taps[k].out, ldx, Kk, ldx);
     auto add = [&](int col, const Vec6 &d) {
-      for (int r = 0; r < f.rows; ++r) K[(f.row0 + r) * ldx + col] += d[r];
+      for (int r = 0; r < f.rows; ++r) Kk[r * ldx + col] += d[r];
     };
-    const Vec6 zero = Vec6::Zero();
     if (moving) {
-      const Vec6 rel = v0 - ws.v[b];
+      // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv; ∂/∂z_H: ξ = δ.
+      const Mat6 Kv = f.Ga * cross_motion(Vec6(v0 - ws.v[b])) + f.Gv;
       for (int e = 0; e < 6; ++e) {
-        const Vec6 xi = f.X_F0.col(e);
-        add(L.c_H + e, detail::constraint_derivative(f, contacts, mixed, zero, zero, xi));
-        Vec6 unit = Vec6::Zero();
-        unit[e] = 1.0;
-        add(e, detail::constraint_derivative(f, contacts, mixed, f.X_F0 * cross_motion(rel, unit),
-                                             xi, zero));
+        add(e, Kv.col(e));
+        add(L.c_H + e, f.Gx.col(e));
       }
     }
     for (int j = b; j >= 1; j = model.parent[j]) {
+      // ∂/∂s_j: δa_b = a_j × S_j + Ψ̇_j × (v_b − v_j), δv_b = Ψ̇_j, ξ = S_j;
+      // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j.
       const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
       const Vec6 dvb = ws.v[b] - ws.v[j];
-      const Vec6 FS = f.X_F0 * S;
-      const Vec6 da_s =
-          f.X_F0 * (cross_motion(ws.a[j] - a_g, S) + cross_motion(Pd, dvb));  // ∂a/∂s_j
-      const Vec6 da_r = f.X_F0 * (Pd + cross_motion(S, dvb));                 // ∂a/∂ṙ_j
+      const Vec6 da_s = cross_motion(ws.a[j] - a_g, S) + cross_motion(Pd, dvb);
+      const Vec6 da_r = Pd + cross_motion(S, dvb);
       const int c0 = L.c_J + 3 * (j - 1);
-      add(c0, detail::constraint_derivative(f, contacts, mixed, da_s, f.X_F0 * Pd, FS));
-      add(c0 + 1, detail::constraint_derivative(f, contacts, mixed, da_r, FS, zero));
+      add(c0, f.Ga * da_s + f.Gv * Pd + f.Gx * S);
+      add(c0 + 1, f.Ga * da_r + f.Gv * S);
     }
   }
 
-  // 5. K ← Λ K: forward then backward substitution with the Cholesky factor, row by row.
-  for (int p = 0; p < m; ++p) {
-    for (int q = 0; q < p; ++q) coef[q] = -Lf[p * ldm + q];
-    combine_rows_scaled(0, cols, p, coef, K, ldx, K + p * ldx, 1.0 / Lf[p * ldm + p]);
-  }
-  for (int p = m - 1; p >= 0; --p) {
-    for (int q = p + 1; q < m; ++q) coef[q - p - 1] = -Lf[q * ldm + p];
-    combine_rows_scaled(0, cols, m - 1 - p, coef, K + (p + 1) * ldx, ldx, K + p * ldx,
-                        1.0 / Lf[p * ldm + p]);
-  }
-
-  // 6. X += Y K: the constrained −F (z_H columns included) and M⁻¹ S.
-  for (int i = 0; i < n; ++i) combine_rows(0, cols, m, Y + i * ldm, K, ldx, X + i * ldx);
+  // 5. ΛK with Λ = (L Lᵀ)⁻¹ formed once (m x m), then 6. X += Y (Λ K): the constrained −F (z_H
+  // columns included) and M⁻¹ S.
+  double *Lambda = ws.contact_Lambda.data();
+  detail::lambda_from_cholesky(ws.contact_L.data(), m, ldm, ws.contact_Li.data(), Lambda);
+  double *LK = ws.contact_LK.data();
+  std::fill_n(LK, m * ldx, 0.0);
+  detail::product_add(m, static_cast<int>(ldx), m, Lambda, ldm, K, ldx, LK, ldx);
+  detail::product_add(n, static_cast<int>(ldx), m, ws.contact_Y.data(), ldm, LK, ldx, X, ldx);
+  K = LK;
 
   // 7. Nothing is written unless everything is finite.
   if (!detail::all_finite(X, n * ldx) || !detail::all_finite(K, m * ldx) ||

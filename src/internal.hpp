@@ -168,8 +168,11 @@ int solve_stride(int cols);
 /// by aba_pass (ws.IA, ws.U, ws.D_inv, ws.IA0_llt): O(n) per column, no M⁻¹ formed (RBDA §7.3 with
 /// velocity-free inputs; Carpentier 2018). `blocks` cover [0, cols) and state the sparsity of
 /// R; entries of R outside it must be zero.
+/// Taps (SolveTap): for each, the accelerations a_i = J_i X of `body` (the frame-0 acceleration
+/// that the columns of X give it, J_i the body's Jacobian: base rows and the joints on its path)
+/// are written to `out`, 6 rows of stride solve_stride(cols), as the forward pass forms them.
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
-                       int cols);
+                       int cols, const SolveTap *taps = nullptr, int num_taps = 0);
 
 /// Calls f(lo, hi) for the degrees of freedom of the joints on the path from body b to the root,
 /// as runs [lo, hi) of consecutive ones (a limb is numbered consecutively), tip first; the base's
@@ -199,6 +202,12 @@ void combine_rows(int lo, int hi, int count, const double *coef, const double *r
 void combine_rows_scaled(int lo, int hi, int count, const double *coef, const double *rows,
                          std::ptrdiff_t ld, double *y, double scale);
 
+/// C += A B for row-major A (rows x depth, stride lda), B (depth x cols) and C (rows x cols),
+/// cols a multiple of 4: small dense products in register blocks, with the widest instruction
+/// set of articulated_solve's loops.
+void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t lda,
+                 const double *B, std::ptrdiff_t ldb, double *C, std::ptrdiff_t ldc);
+
 /// The instruction set of articulated_solve's column loops: "baseline", "avx2+fma" or "avx512"
 /// (the widest the processor has, chosen at run time). force_solve_isa selects one for tests
 /// (where the processor has it; nullptr restores the automatic choice) and says whether it could.
@@ -217,10 +226,15 @@ void minv_pass(const Model &model, Workspace &ws, RefMat Minv);
 constexpr double kContactPivotTolerance = 1e-10;
 
 /// After kinematics and aba_pass without external wrenches (ν̇_free in ws.nu_dot): the contact
-/// frames (ws.contacts), J_c (ws.contact_J), γ, Y = M⁻¹ J_cᵀ (ws.contact_Y), the Cholesky factor
-/// of Λ⁻¹ = J_c Y (ws.contact_L), λ (ws.contact_lambda) and ν̇ ← ν̇_free + Y λ
+/// frames (ws.contacts, with G_a), J_c's rows G_a (ws.contact_G), −c(ν̇_free) (ws.contact_gamma),
+/// Y = M⁻¹ J_cᵀ (ws.contact_Y), the Cholesky factor of Λ⁻¹ = J_c Y (ws.contact_L), λ
+/// (ws.contact_lambda) and ν̇ ← ν̇_free + Y λ
 /// (contact_dynamics.cpp). Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
 bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c);
+
+/// Λ = (L Lᵀ)⁻¹, m x m and full, from the lower factor L of cholesky_in_place (row-major, stride
+/// ld); Li receives L⁻¹ (lower triangle).
+void lambda_from_cholesky(const double *L, int m, std::ptrdiff_t ld, double *Li, double *Lambda);
 
 /// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place.
 void cholesky_solve(const double *L, int m, std::ptrdiff_t ld, double *x);
@@ -244,10 +258,11 @@ LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed,
 /// After kinematics, load_external_wrenches and aba_pass at the state (ws.nu_dot, and the
 /// velocities, accelerations a (with a0 = ν̇_base + gravity), Ψ̇ and h consistent with it):
 /// fills the right-hand sides of layout L (RNEA derivatives, S, the J_Fᵀ of ext's wrenches, the
-/// Mixed attitude terms) and solves them in place, X = M⁻¹ R at ws.rhs.
+/// Mixed attitude terms) and solves them in place, X = M⁻¹ R at ws.rhs (taps: as
+/// articulated_solve's).
 void linearize_solve(const Model &model, Workspace &ws, const Transform &H, const Vec6 &v0,
                      const Vec6 &a0, CRefVec r, const ExternalWrenches *ext,
-                     const LinearizeLayout &L);
+                     const LinearizeLayout &L, const SolveTap *taps = nullptr, int num_taps = 0);
 
 /// Writes A and B from the solution X (linearize_solve) and the state's v; the z_H columns of A
 /// are [0; F_H] with F_H (n x 6, column stride ld_FH) given, or zero when F_H is null.

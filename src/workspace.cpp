@@ -84,10 +84,10 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
                     N = model.state_dim();
   constexpr std::size_t D = sizeof(double);
   // Per body: H0, S0, I0, ten Vec6 buffers, IC, BC, IA, SI_row, SB_row, D_inv, u, f_ext, E_ext,
-  // EC_ext, SE_row, touched, limb_root, panel_slot.
+  // EC_ext, SE_row, touched, limb_root, panel_slot, tap_slot.
   const std::size_t per_body = sizeof(Transform) + 2 * sizeof(Mat6) + 10 * sizeof(Vec6) +
                                sizeof(Vec6) + 3 * sizeof(Mat6) + 3 * 6 * 3 * D + sizeof(Vec6) +
-                               2 * sizeof(Vec3) + 2 * D + 1 + 2 * sizeof(int) + sizeof(Vec6);
+                               2 * sizeof(Vec3) + 2 * D + 1 + 3 * sizeof(int) + sizeof(Vec6);
   std::size_t bytes = mul(per_body, nb);
   bytes = add(bytes, mul(D, n + 3 * nj + 2 * N + 4 * N + N + 2 * nj));  // step / FD vectors
   const std::size_t cols = static_cast<std::size_t>(d.rhs_cols);
@@ -103,7 +103,10 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
   if (d.features & kWorkspaceContacts) {
     const std::size_t m = d.max_rows, ldm = (m + 3) / 4 * 4;
     bytes = add(bytes, mul(d.max_wrenches, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
-    bytes = add(bytes, mul(D, m * n + n * ldm + m * ldm + m * cols + 4 * m + 7 * n + 6 * m));
+    const std::size_t taps = std::min<std::size_t>(d.max_wrenches, m / 3);
+    bytes = add(bytes, mul(taps, sizeof(SolveTap) + 6 * D * std::max(cols, ldm)));
+    bytes =
+        add(bytes, mul(D, 6 * m + n * ldm + 3 * m * ldm + 2 * m * cols + 4 * m + 7 * n + 6 * m));
   }
   return bytes;
 }
@@ -133,6 +136,7 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
   touched.assign(nb, 0);
   limb_root.assign(nb, 0);
   panel_slot.assign(nb, 0);
+  tap_slot.assign(nb, -1);
   panel_slots(model, &limb_root, &panel_slot);
 
   // The solver (articulated_solve.cpp), for the features that use it.
@@ -173,10 +177,16 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     contacts.resize(dims.max_wrenches);
     contact_frames.assign(dims.max_wrenches, 0);
     contact_wrenches.setZero(6 * static_cast<Eigen::Index>(dims.max_wrenches));
-    contact_J.assign(m * n);
+    const std::size_t taps = std::min<std::size_t>(dims.max_wrenches, m / 3);
+    contact_G.assign(6 * m);
     contact_Y.assign(static_cast<std::size_t>(n) * ldm);
     contact_L.assign(m * ldm);
+    contact_Li.assign(m * ldm);
+    contact_Lambda.assign(m * ldm);
     contact_K.assign(m * cols);
+    contact_LK.assign(m * cols);
+    contact_tap.assign(6 * taps * std::max(cols, ldm));
+    contact_taps.resize(taps);
     contact_gamma.setZero(m);
     contact_lambda.setZero(m);
     contact_lambda_plus.setZero(m);

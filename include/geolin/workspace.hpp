@@ -58,6 +58,13 @@ class LineAlignedBuffer {
   std::vector<double> store_;
 };
 
+/// A tap of the solver (articulated_solve.cpp): the accelerations J_i X that the solution's
+/// columns give body i, 6 rows written to `out` (row stride: the solve's).
+struct SolveTap {
+  int body;
+  double *out;
+};
+
 /// Columns [lo, hi) of the solver's panels.
 struct ColumnRange {
   int lo, hi;
@@ -145,6 +152,7 @@ struct Workspace {
   std::vector<char> touched;         // P_panel block of a body initialized in this pass
   std::vector<int> limb_root;        // first joint on the path from the base to body i
   std::vector<int> panel_slot;       // 6-row block of P_panel and A_panel used by body i
+  std::vector<int> tap_slot;         // -1, or the solver tap that receives body i's a_i
   std::vector<RhsBlock> rhs_blocks;  // sparsity of the right-hand sides, per block
   // The column ranges of each body for the last two block layouts solved (articulated_solve.cpp:
   // linearize's, and mass_matrix_inverse's when a caller alternates them).
@@ -181,6 +189,10 @@ struct Workspace {
     Vec6 aF;                                       // ^F a_F, its derivative at the solution
     Mat6 X_F0;                                     // ^F X_0
     Mat6 Jr_inv;  // J_r⁻¹(log(H_ref⁻¹ H_F)) (rigid, Kp ≠ 0)
+    // The constraint rows (the first `rows`, in λ's axes) as linear maps of frame-0 motions of
+    // the body: of its acceleration (G_a, also J_c = G_a J_b), its twist (G_v) and a
+    // displacement (G_x) (contact_linearize.cpp).
+    Mat6 Ga, Gv, Gx;
   };
   std::vector<ContactFrame> contacts;  // max_wrenches
   std::vector<int> contact_frames;     // max_wrenches: the frames, as external wrenches
@@ -188,10 +200,14 @@ struct Workspace {
   int contact_failed = -1;             // the contact whose row of Λ⁻¹ had a zero pivot, or -1
   int contact_failed_row = 0;          // that row within the contact
   double contact_failed_ratio = 0.0;   // the pivot relative to its diagonal entry
-  LineAlignedBuffer contact_J;         // max_rows x n: J_c
+  LineAlignedBuffer contact_G;         // max_rows x 6: the rows G_a of J_c = G_a J_b
   LineAlignedBuffer contact_Y;         // n x max_rows: M⁻¹ J_cᵀ
   LineAlignedBuffer contact_L;         // max_rows x max_rows: Λ⁻¹ and its Cholesky factor
-  LineAlignedBuffer contact_K;         // max_rows x rhs_cols: G − J_c X, then K (linearize)
+  LineAlignedBuffer contact_Li, contact_Lambda;  // max_rows x max_rows: L⁻¹, Λ (linearize)
+  LineAlignedBuffer contact_K;         // max_rows x rhs_cols: ∂c/∂z − J_c X (linearize)
+  LineAlignedBuffer contact_LK;        // max_rows x rhs_cols: Λ K
+  LineAlignedBuffer contact_tap;       // 6 rows x rhs_cols per contact: J_b X of its body
+  std::vector<SolveTap> contact_taps;  // per contact
   VecX contact_gamma, contact_lambda;  // max_rows
   VecX contact_lambda_plus, contact_lambda_minus;  // max_rows (finite differences)
   VecX contact_coef;                               // n: coefficients of row combinations
