@@ -68,7 +68,7 @@ struct SolveKernels {
   void (*combine_rows_scaled)(int, int, int, const double *, const double *, std::ptrdiff_t,
                               double *, double);
   void (*product)(int, int, int, const double *, std::ptrdiff_t, const double *, std::ptrdiff_t,
-                  double *, std::ptrdiff_t);
+                  double *, std::ptrdiff_t, bool);
   bool (*finite)(const double *, std::ptrdiff_t);
 };
 
@@ -436,8 +436,8 @@ void combine_rows_scaled(int lo, int hi, int count, const double *coef, const do
 }
 
 void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t lda,
-                 const double *B, std::ptrdiff_t ldb, double *C, std::ptrdiff_t ldc) {
-  solve_kernels().product(rows, cols, depth, A, lda, B, ldb, C, ldc);
+                 const double *B, std::ptrdiff_t ldb, double *C, std::ptrdiff_t ldc, bool assign) {
+  solve_kernels().product(rows, cols, depth, A, lda, B, ldb, C, ldc, assign);
 }
 
 bool all_finite_wide(const double *p, std::ptrdiff_t count) {

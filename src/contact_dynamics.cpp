@@ -23,10 +23,10 @@ namespace detail {
 namespace {
 
 // Cholesky factor L Lᵀ of the symmetric m x m matrix A (row-major, stride ld, lower triangle
-// read and overwritten). Each pivot is compared with the diagonal entry it comes from: a ratio
-// at or below kContactPivotTolerance means a row of J_c (nearly) repeats the others in the M⁻¹
-// metric. Returns the first such row, or -1.
-int cholesky_in_place(double *A, int m, std::ptrdiff_t ld, double *ratio) {
+// read and overwritten; dinv receives 1 / L_kk). Each pivot is compared with the diagonal entry it
+// comes from: a ratio at or below kContactPivotTolerance means a row of J_c (nearly) repeats the
+// others in the M⁻¹ metric. Returns the first such row, or -1.
+int cholesky_in_place(double *A, int m, std::ptrdiff_t ld, double *dinv, double *ratio) {
   for (int k = 0; k < m; ++k) {
     double *rk = A + k * ld;
     const double diag = rk[k];
@@ -36,13 +36,14 @@ int cholesky_in_place(double *A, int m, std::ptrdiff_t ld, double *ratio) {
       *ratio = diag > 0.0 ? d / diag : 0.0;
       return k;
     }
-    const double l = std::sqrt(d);
+    const double l = std::sqrt(d), il = 1.0 / l;
     rk[k] = l;
+    dinv[k] = il;
     for (int i = k + 1; i < m; ++i) {
       double *ri = A + i * ld;
       double x = ri[k];
       for (int j = 0; j < k; ++j) x -= ri[j] * rk[j];
-      ri[k] = x / l;
+      ri[k] = x * il;
     }
   }
   return -1;
@@ -50,16 +51,44 @@ int cholesky_in_place(double *A, int m, std::ptrdiff_t ld, double *ratio) {
 
 }  // namespace
 
-void cholesky_solve(const double *L, int m, std::ptrdiff_t ld, double *x) {
-  for (int k = 0; k < m; ++k) {  // L y = x
+void cholesky_solve(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *x) {
+  for (int k = 0; k < m; ++k) {  // L y = x, by rows
     double t = x[k];
     for (int j = 0; j < k; ++j) t -= L[k * ld + j] * x[j];
-    x[k] = t / L[k * ld + k];
+    x[k] = t * dinv[k];
   }
-  for (int k = m - 1; k >= 0; --k) {  // Lᵀ z = y
-    double t = x[k];
-    for (int j = k + 1; j < m; ++j) t -= L[j * ld + k] * x[j];
-    x[k] = t / L[k * ld + k];
+  for (int k = m - 1; k >= 0; --k) {  // Lᵀ z = y, by the rows of L (columns of Lᵀ)
+    const double z = x[k] * dinv[k];
+    x[k] = z;
+    const double *lk = L + k * ld;
+    for (int j = 0; j < k; ++j) x[j] -= lk[j] * z;
+  }
+}
+
+void lambda_from_cholesky(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *Li,
+                          double *Lambda) {
+  // L⁻¹ by rows (lower triangular, row-major in Li): row i = −(Σ_{k<i} L_ik Li_k) / L_ii, with
+  // Li_ii = 1 / L_ii; each row update runs along contiguous rows.
+  for (int i = 0; i < m; ++i) {
+    double *li = Li + i * ld;
+    std::fill_n(li, m, 0.0);
+    for (int k = 0; k < i; ++k) {
+      const double c = -L[i * ld + k];
+      const double *lk = Li + k * ld;
+      for (int j = 0; j <= k; ++j) li[j] += c * lk[j];
+    }
+    for (int j = 0; j < i; ++j) li[j] *= dinv[i];
+    li[i] = dinv[i];
+  }
+  // Λ = L⁻ᵀ L⁻¹ = Σ_k (row k of L⁻¹)ᵀ (row k of L⁻¹), row by row of Λ.
+  std::fill_n(Lambda, m * ld, 0.0);
+  for (int k = 0; k < m; ++k) {
+    const double *lk = Li + k * ld;
+    for (int a = 0; a <= k; ++a) {
+      const double c = lk[a];
+      double *la = Lambda + a * ld;
+      for (int b = 0; b <= k; ++b) la[b] += c * lk[b];
+    }
   }
 }
 
@@ -158,13 +187,13 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
 
   // Λ⁻¹ = J_c Y = G_a (J_b Y), contact after contact.
   double *L = ws.contact_L.data();
-  std::fill_n(L, static_cast<std::ptrdiff_t>(m) * ldm, 0.0);
   for (int k = 0; k < c.count; ++k) {
     const Workspace::ContactFrame &f = ws.contacts[k];
-    product_add(f.rows, ldm, 6, G + f.row0 * 6, 6, taps[k].out, ldm, L + f.row0 * ldm, ldm);
+    product_add(f.rows, ldm, 6, G + f.row0 * 6, 6, taps[k].out, ldm, L + f.row0 * ldm, ldm,
+                /*assign=*/true);
   }
   double ratio = 0.0;
-  const int bad = cholesky_in_place(L, m, ldm, &ratio);
+  const int bad = cholesky_in_place(L, m, ldm, ws.contact_dinv.data(), &ratio);
   if (bad >= 0) {
     int k = 0;
     while (k + 1 < c.count && ws.contacts[k + 1].row0 <= bad) ++k;
@@ -177,31 +206,13 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
   // λ = Λ (γ − J_c ν̇_free) = −Λ c(ν̇_free), ν̇ = ν̇_free + Y λ.
   double *lambda = ws.contact_lambda.data();
   std::copy_n(ws.contact_gamma.data(), m, lambda);
-  cholesky_solve(L, m, ldm, lambda);
+  cholesky_solve(L, ws.contact_dinv.data(), m, ldm, lambda);
   for (int i = 0; i < n; ++i) {
     double t = 0.0;
     for (int p = 0; p < m; ++p) t += Y[i * ldm + p] * lambda[p];
     ws.nu_dot[i] += t;
   }
   return true;
-}
-
-void lambda_from_cholesky(const double *L, int m, std::ptrdiff_t ld, double *Li, double *Lambda) {
-  // L⁻¹ by forward substitution (lower triangular, row-major in Li), then Λ = L⁻ᵀ L⁻¹.
-  for (int j = 0; j < m; ++j) {
-    Li[j * ld + j] = 1.0 / L[j * ld + j];
-    for (int i = j + 1; i < m; ++i) {
-      double t = 0.0;
-      for (int k = j; k < i; ++k) t -= L[i * ld + k] * Li[k * ld + j];
-      Li[i * ld + j] = t / L[i * ld + i];
-    }
-  }
-  for (int a = 0; a < m; ++a)
-    for (int b = 0; b <= a; ++b) {
-      double t = 0.0;
-      for (int k = a; k < m; ++k) t += Li[k * ld + a] * Li[k * ld + b];
-      Lambda[a * ld + b] = Lambda[b * ld + a] = t;
-    }
 }
 
 }  // namespace detail

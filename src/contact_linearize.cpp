@@ -46,17 +46,21 @@ void constraint_maps(Workspace::ContactFrame &f, const Contacts &c, bool mixed) 
   }
   // c = R_Fᵀ (p̈_F + Kd ṗ_F + Kp (p_F − p_ref)), differentiated where it vanishes (F's axes):
   // δa_lin − v_lin^ δω + ω^ δv_lin + Kd δv_lin − (c_F + Kd v_lin)^ ξ_ang + Kp ξ_lin, with
-  // c_F = a_lin + ω × v_lin the frame origin's acceleration.
+  // c_F = a_lin + ω × v_lin the frame origin's acceleration. In λ's axes (R_m = R_F for Mixed,
+  // 1 for Local), with G_a's rows [g_lin; g_ang] = R_m ^F X_0 [δ; ·] per column δ:
+  //   G_v = ŵ g_lin + Kd g_lin − v̂ g_ang,  G_x = Kp g_lin − ĉ g_ang,
+  // where w, v, c are R_m ω, R_m v_lin and R_m (c_F + Kd v_lin).
   const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
   const Vec3 cF = f.aF.head<3>() + w.cross(vl);
-  Eigen::Matrix<double, 3, 6> Cv, Cx;
-  Cv << hat(w) + c.Kd * Mat3::Identity(), -hat(vl);
-  Cx << c.Kp * Mat3::Identity(), -hat(cF + c.Kd * vl);
   const Mat3 Rm = mixed ? f.R_F : Mat3::Identity();
-  f.Gv.setZero();
-  f.Gx.setZero();
-  f.Gv.topRows<3>() = Rm * (Cv * f.X_F0);
-  f.Gx.topRows<3>() = Rm * (Cx * f.X_F0);
+  const Vec3 wm = Rm * w, vm = Rm * vl, cm = Rm * (cF + c.Kd * vl);
+  f.Gv.bottomRows<3>().setZero();
+  f.Gx.bottomRows<3>().setZero();
+  for (int e = 0; e < 6; ++e) {
+    const Vec3 gl = f.Ga.block<3, 1>(0, e), ga = f.Ga.block<3, 1>(3, e);
+    f.Gv.block<3, 1>(0, e) = wm.cross(gl) + c.Kd * gl - vm.cross(ga);
+    f.Gx.block<3, 1>(0, e) = c.Kp * gl - cm.cross(ga);
+  }
 }
 
 }  // namespace
@@ -130,7 +134,6 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
 
   // 4. K = ∂c/∂z − J_c X in X's columns (the S columns: −J_c X only), J_c X = G_a (J_b X).
   double *K = ws.contact_K.data();
-  std::fill_n(K, m * ldx, 0.0);
   for (int k = 0; k < contacts.count; ++k) {
     Workspace::ContactFrame &f = ws.contacts[k];
     const int b = f.body;
@@ -140,7 +143,8 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     for (int r = 0; r < f.rows; ++r)
       for (int e = 0; e < 6; ++e) minus_Ga[r * 6 + e] = -f.Ga(r, e);
     double *Kk = K + f.row0 * ldx;
-    detail::product_add(f.rows, static_cast<int>(ldx), 6, minus_Ga, 6, taps[k].out, ldx, Kk, ldx);
+    detail::product_add(f.rows, static_cast<int>(ldx), 6, minus_Ga, 6, taps[k].out, ldx, Kk, ldx,
+                        /*assign=*/true);
     auto add = [&](int col, const Vec6 &d) {
       for (int r = 0; r < f.rows; ++r) Kk[r * ldx + col] += d[r];
     };
@@ -152,26 +156,30 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
         add(L.c_H + e, f.Gx.col(e));
       }
     }
+    Eigen::Matrix<double, 6, 18> Gall;
+    Gall << f.Ga, f.Gv, f.Gx;
     for (int j = b; j >= 1; j = model.parent[j]) {
       // ∂/∂s_j: δa_b = a_j × S_j + Ψ̇_j × (v_b − v_j), δv_b = Ψ̇_j, ξ = S_j;
       // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j.
       const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
       const Vec6 dvb = ws.v[b] - ws.v[j];
-      const Vec6 da_s = cross_motion(ws.a[j] - a_g, S) + cross_motion(Pd, dvb);
-      const Vec6 da_r = Pd + cross_motion(S, dvb);
+      Eigen::Matrix<double, 18, 1> ds, dr;
+      ds << cross_motion(ws.a[j] - a_g, S) + cross_motion(Pd, dvb), Pd, S;
+      dr << Pd + cross_motion(S, dvb), S, Vec6::Zero();
       const int c0 = L.c_J + 3 * (j - 1);
-      add(c0, f.Ga * da_s + f.Gv * Pd + f.Gx * S);
-      add(c0 + 1, f.Ga * da_r + f.Gv * S);
+      add(c0, Gall * ds);
+      add(c0 + 1, Gall.leftCols<12>() * dr.head<12>());
     }
   }
 
   // 5. ΛK with Λ = (L Lᵀ)⁻¹ formed once (m x m), then 6. X += Y (Λ K): the constrained −F (z_H
   // columns included) and M⁻¹ S.
   double *Lambda = ws.contact_Lambda.data();
-  detail::lambda_from_cholesky(ws.contact_L.data(), m, ldm, ws.contact_Li.data(), Lambda);
+  detail::lambda_from_cholesky(ws.contact_L.data(), ws.contact_dinv.data(), m, ldm,
+                               ws.contact_Li.data(), Lambda);
   double *LK = ws.contact_LK.data();
-  std::fill_n(LK, m * ldx, 0.0);
-  detail::product_add(m, static_cast<int>(ldx), m, Lambda, ldm, K, ldx, LK, ldx);
+  detail::product_add(m, static_cast<int>(ldx), m, Lambda, ldm, K, ldx, LK, ldx,
+                      /*assign=*/true);
   detail::product_add(n, static_cast<int>(ldx), m, ws.contact_Y.data(), ldm, LK, ldx, X, ldx);
   K = LK;
 
@@ -185,22 +193,25 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
       for (int i = 0; i < n; ++i) FH[e * n + i] = -X[i * ldx + L.c_H + e];
   detail::linearize_write(model, ws, L, v, moving ? FH : nullptr, n, A, B);
   if (dlambda_dz.size() > 0) {
-    // ∂λ/∂z = −K in X's columns (X held −F); ∂λ/∂w is K on the S columns.
+    // ∂λ/∂z = −K in X's columns (X held −F); ∂λ/∂w is K on the S columns. Column by column.
     const int s_col = moving ? 6 : 0, r_col = n + L.nv;
-    for (int p = 0; p < m; ++p) {
-      const double *kp = K + p * ldx;
-      if (moving)
-        for (int e = 0; e < 6; ++e) dlambda_dz(p, e) = -kp[L.c_H + e];
-      for (int e = 0; e < L.nv; ++e) dlambda_dz(p, n + e) = -kp[e];
-      for (int j = 0; j < nj; ++j) {
-        dlambda_dz(p, s_col + j) = -kp[L.c_J + 3 * j];
-        dlambda_dz(p, r_col + j) = -kp[L.c_J + 3 * j + 1];
-      }
+    auto column = [&](int dst, int src, double sign) {
+      double *d = dlambda_dz.data() + static_cast<std::ptrdiff_t>(dst) * dlambda_dz.outerStride();
+      for (int p = 0; p < m; ++p) d[p] = sign * K[p * ldx + src];
+    };
+    if (moving)
+      for (int e = 0; e < 6; ++e) column(e, L.c_H + e, -1.0);
+    for (int e = 0; e < L.nv; ++e) column(n + e, e, -1.0);
+    for (int j = 0; j < nj; ++j) {
+      column(s_col + j, L.c_J + 3 * j, -1.0);
+      column(r_col + j, L.c_J + 3 * j + 1, -1.0);
     }
   }
   if (dlambda_dw.size() > 0)
-    for (int j = 0; j < nj; ++j)
-      for (int p = 0; p < m; ++p) dlambda_dw(p, j) = K[p * ldx + L.c_J + 3 * j + 2];
+    for (int j = 0; j < nj; ++j) {
+      double *d = dlambda_dw.data() + static_cast<std::ptrdiff_t>(j) * dlambda_dw.outerStride();
+      for (int p = 0; p < m; ++p) d[p] = K[p * ldx + L.c_J + 3 * j + 2];
+    }
   return true;
 }
 

@@ -202,11 +202,12 @@ void combine_rows(int lo, int hi, int count, const double *coef, const double *r
 void combine_rows_scaled(int lo, int hi, int count, const double *coef, const double *rows,
                          std::ptrdiff_t ld, double *y, double scale);
 
-/// C += A B for row-major A (rows x depth, stride lda), B (depth x cols) and C (rows x cols),
-/// cols a multiple of 4: small dense products in register blocks, with the widest instruction
-/// set of articulated_solve's loops.
+/// C += A B (C = A B with assign) for row-major A (rows x depth, stride lda), B (depth x cols) and
+/// C (rows x cols), cols a multiple of 4: small dense products in register blocks, with the widest
+/// instruction set of articulated_solve's loops.
 void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t lda,
-                 const double *B, std::ptrdiff_t ldb, double *C, std::ptrdiff_t ldc);
+                 const double *B, std::ptrdiff_t ldb, double *C, std::ptrdiff_t ldc,
+                 bool assign = false);
 
 /// The instruction set of articulated_solve's column loops: "baseline", "avx2+fma" or "avx512"
 /// (the widest the processor has, chosen at run time). force_solve_isa selects one for tests
@@ -233,11 +234,13 @@ constexpr double kContactPivotTolerance = 1e-10;
 bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c);
 
 /// Λ = (L Lᵀ)⁻¹, m x m and full, from the lower factor L of cholesky_in_place (row-major, stride
-/// ld); Li receives L⁻¹ (lower triangle).
-void lambda_from_cholesky(const double *L, int m, std::ptrdiff_t ld, double *Li, double *Lambda);
+/// ld) and its inverse diagonal dinv; Li receives L⁻¹ (lower triangle).
+void lambda_from_cholesky(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *Li,
+                          double *Lambda);
 
-/// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place.
-void cholesky_solve(const double *L, int m, std::ptrdiff_t ld, double *x);
+/// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place and its
+/// inverse diagonal dinv.
+void cholesky_solve(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *x);
 
 /// The reference pose H_ref of contact k (refs, 16 doubles per contact, column-major).
 Transform contact_reference(const Contacts &c, int k);

@@ -106,7 +106,7 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     const std::size_t taps = std::min<std::size_t>(d.max_wrenches, m / 3);
     bytes = add(bytes, mul(taps, sizeof(SolveTap) + 6 * D * std::max(cols, ldm)));
     bytes =
-        add(bytes, mul(D, 6 * m + n * ldm + 3 * m * ldm + 2 * m * cols + 4 * m + 7 * n + 6 * m));
+        add(bytes, mul(D, 6 * m + n * ldm + 3 * m * ldm + 2 * m * cols + 5 * m + 7 * n + 6 * m));
   }
   return bytes;
 }
@@ -189,6 +189,7 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     contact_taps.resize(taps);
     contact_gamma.setZero(m);
     contact_lambda.setZero(m);
+    contact_dinv.setZero(m);
     contact_lambda_plus.setZero(m);
     contact_lambda_minus.setZero(m);
     contact_coef.setZero(std::max<std::size_t>(m, n));

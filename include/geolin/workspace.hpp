@@ -208,7 +208,8 @@ struct Workspace {
   LineAlignedBuffer contact_LK;        // max_rows x rhs_cols: Λ K
   LineAlignedBuffer contact_tap;       // 6 rows x rhs_cols per contact: J_b X of its body
   std::vector<SolveTap> contact_taps;  // per contact
-  VecX contact_gamma, contact_lambda;  // max_rows
+  VecX contact_gamma, contact_lambda;  // max_rows: −c(ν̇_free), then λ
+  VecX contact_dinv;                   // max_rows: 1 / L_kk of Λ⁻¹'s Cholesky factor
   VecX contact_lambda_plus, contact_lambda_minus;  // max_rows (finite differences)
   VecX contact_coef;                               // n: coefficients of row combinations
   MatX contact_FH;                                 // n x 6: the z_H columns of the constrained F
