@@ -69,6 +69,8 @@ struct SolveKernels {
                               double *, double);
   void (*product)(int, int, int, const double *, std::ptrdiff_t, const double *, std::ptrdiff_t,
                   double *, std::ptrdiff_t, bool);
+  void (*cholesky_apply)(int, int, const double *, std::ptrdiff_t, const double *, double *,
+                         std::ptrdiff_t);
   bool (*finite)(const double *, std::ptrdiff_t);
 };
 
@@ -438,6 +440,11 @@ void combine_rows_scaled(int lo, int hi, int count, const double *coef, const do
 void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t lda,
                  const double *B, std::ptrdiff_t ldb, double *C, std::ptrdiff_t ldc, bool assign) {
   solve_kernels().product(rows, cols, depth, A, lda, B, ldb, C, ldc, assign);
+}
+
+void cholesky_apply(int m, int cols, const double *L, std::ptrdiff_t ldl, const double *dinv,
+                    double *K, std::ptrdiff_t ldk) {
+  solve_kernels().cholesky_apply(m, cols, L, ldl, dinv, K, ldk);
 }
 
 bool all_finite_wide(const double *p, std::ptrdiff_t count) {

@@ -65,33 +65,6 @@ void cholesky_solve(const double *L, const double *dinv, int m, std::ptrdiff_t l
   }
 }
 
-void lambda_from_cholesky(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *Li,
-                          double *Lambda) {
-  // L⁻¹ by rows (lower triangular, row-major in Li): row i = −(Σ_{k<i} L_ik Li_k) / L_ii, with
-  // Li_ii = 1 / L_ii; each row update runs along contiguous rows.
-  for (int i = 0; i < m; ++i) {
-    double *li = Li + i * ld;
-    std::fill_n(li, m, 0.0);
-    for (int k = 0; k < i; ++k) {
-      const double c = -L[i * ld + k];
-      const double *lk = Li + k * ld;
-      for (int j = 0; j <= k; ++j) li[j] += c * lk[j];
-    }
-    for (int j = 0; j < i; ++j) li[j] *= dinv[i];
-    li[i] = dinv[i];
-  }
-  // Λ = L⁻ᵀ L⁻¹ = Σ_k (row k of L⁻¹)ᵀ (row k of L⁻¹), row by row of Λ.
-  std::fill_n(Lambda, m * ld, 0.0);
-  for (int k = 0; k < m; ++k) {
-    const double *lk = Li + k * ld;
-    for (int a = 0; a <= k; ++a) {
-      const double c = lk[a];
-      double *la = Lambda + a * ld;
-      for (int b = 0; b <= k; ++b) la[b] += c * lk[b];
-    }
-  }
-}
-
 Transform contact_reference(const Contacts &c, int k) {
   Transform T;
   const double *h = c.refs + 16 * k;
@@ -134,10 +107,26 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
     f.H0F = frame_pose0(model, ws, f.frame);
     const Transform HF = Hb * f.H0F;
     f.R_F = HF.R;
-    f.X_F0 = motion_transform(f.H0F.inverse());
-    f.vF = f.X_F0 * ws.v[f.body];
+    // ^F X_0 = [[R_0ᵀ, −R_0ᵀ p̂], [0, R_0ᵀ]] for ^0 H_F = (R_0, p); in λ's axes (Mixed: turned by
+    // R_F = R_b R_0) the same with the base's attitude R_b in place of R_0ᵀ.
+    const Vec3 &p = f.H0F.o;
+    const Mat3 R0t = f.H0F.R.transpose(), Q = mixed ? Hb.R : R0t;
+    const Mat3 P = hat(p);
+    f.X_F0.topLeftCorner<3, 3>() = R0t;
+    f.X_F0.topRightCorner<3, 3>().noalias() = -R0t * P;
+    f.X_F0.bottomLeftCorner<3, 3>().setZero();
+    f.X_F0.bottomRightCorner<3, 3>() = R0t;
+    if (mixed) {
+      f.Ga.topLeftCorner<3, 3>() = Q;
+      f.Ga.topRightCorner<3, 3>().noalias() = -Q * P;
+      f.Ga.bottomLeftCorner<3, 3>().setZero();
+      f.Ga.bottomRightCorner<3, 3>() = Q;
+    } else {
+      f.Ga = f.X_F0;
+    }
+    f.vF = inverse_transform_motion(f.H0F, ws.v[f.body]);
     // ^F a_F = ^F X_0 (a_b − a_g) = J_F ν̇_free + J̇_F ν: aba_pass's a_b holds the base's gravity.
-    f.aF = f.X_F0 * (ws.a[f.body] - a_g);
+    f.aF = inverse_transform_motion(f.H0F, ws.a[f.body] - a_g);
     Vec6 err = Vec6::Zero();  // the constraint error c at ν̇_free, in F's axes
     if (f.rows == kContactRigid) {
       // d/dt(^F v_F) = −Kd ^F v_F − Kp log(H_ref⁻¹ H_F)
@@ -155,20 +144,21 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
       if (c.Kp != 0.0) target -= c.Kp * (HF.o - contact_reference(c, k).o);
       err.head<3>() = f.aF.head<3>() + w.cross(vl) - f.R_F.transpose() * target;
     }
-    f.Ga = f.X_F0;
-    if (mixed) {
-      f.Ga.topRows<3>() = f.R_F * f.X_F0.topRows<3>();
-      f.Ga.bottomRows<3>() = f.R_F * f.X_F0.bottomRows<3>();
+    if (mixed)
       for (int b = 0; b < f.rows; b += 3) err.segment<3>(b) = f.R_F * err.segment<3>(b);
-    }
     ws.contact_gamma.segment(row0, f.rows) = -err.head(f.rows);
     // The right-hand sides of Y = M⁻¹ J_cᵀ: J_cᵀ = J_bᵀ G_aᵀ (base rows, then the path's).
     for (int r = 0; r < f.rows; ++r) {
       for (int e = 0; e < 6; ++e) G[(row0 + r) * 6 + e] = f.Ga(r, e);
       if (moving)
         for (int e = 0; e < 6; ++e) X[e * ldm + row0 + r] = f.Ga(r, e);
-      for (int i = f.body; i >= 1; i = model.parent[i])
-        X[model.dof(i) * ldm + row0 + r] = f.Ga.row(r).dot(ws.S0[i]);
+    }
+    for (int i = f.body; i >= 1; i = model.parent[i]) {
+      const Vec6 &S = ws.S0[i];  // G_a S_i = [Q (S_lin − p × S_ang); Q S_ang]
+      double *x = X + model.dof(i) * ldm + row0;
+      Eigen::Map<Vec3> lin(x), ang(x + 3);
+      lin = Q * (S.head<3>() - p.cross(S.tail<3>()));
+      if (f.rows == kContactRigid) ang = Q * S.tail<3>();
     }
     taps[k] = {f.body, ws.contact_tap.data() + static_cast<std::ptrdiff_t>(6 * k) * ldm};
     row0 += f.rows;

@@ -137,7 +137,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   for (int k = 0; k < contacts.count; ++k) {
     Workspace::ContactFrame &f = ws.contacts[k];
     const int b = f.body;
-    f.aF = f.X_F0 * (ws.a[b] - a_g);
+    f.aF = inverse_transform_motion(f.H0F, ws.a[b] - a_g);
     detail::constraint_maps(f, contacts, mixed);
     double minus_Ga[36];
     for (int r = 0; r < f.rows; ++r)
@@ -172,16 +172,11 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     }
   }
 
-  // 5. ΛK with Λ = (L Lᵀ)⁻¹ formed once (m x m), then 6. X += Y (Λ K): the constrained −F (z_H
-  // columns included) and M⁻¹ S.
-  double *Lambda = ws.contact_Lambda.data();
-  detail::lambda_from_cholesky(ws.contact_L.data(), ws.contact_dinv.data(), m, ldm,
-                               ws.contact_Li.data(), Lambda);
-  double *LK = ws.contact_LK.data();
-  detail::product_add(m, static_cast<int>(ldx), m, Lambda, ldm, K, ldx, LK, ldx,
-                      /*assign=*/true);
-  detail::product_add(n, static_cast<int>(ldx), m, ws.contact_Y.data(), ldm, LK, ldx, X, ldx);
-  K = LK;
+  // 5. K ← Λ K = (L Lᵀ)⁻¹ K, then 6. X += Y K: the constrained −F (z_H columns included) and
+  // M⁻¹ S.
+  detail::cholesky_apply(m, static_cast<int>(ldx), ws.contact_L.data(), ldm, ws.contact_dinv.data(),
+                         K, ldx);
+  detail::product_add(n, static_cast<int>(ldx), m, ws.contact_Y.data(), ldm, K, ldx, X, ldx);
 
   // 7. Nothing is written unless everything is finite.
   if (!detail::all_finite(X, n * ldx) || !detail::all_finite(K, m * ldx) ||

@@ -209,6 +209,11 @@ void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t 
                  const double *B, std::ptrdiff_t ldb, double *C, std::ptrdiff_t ldc,
                  bool assign = false);
 
+/// K ← (L Lᵀ)⁻¹ K for the lower factor L (m x m, row-major, stride ldl) of cholesky_in_place and
+/// its inverse diagonal dinv, on the rows of K (m x cols, stride ldk, cols a multiple of 4).
+void cholesky_apply(int m, int cols, const double *L, std::ptrdiff_t ldl, const double *dinv,
+                    double *K, std::ptrdiff_t ldk);
+
 /// The instruction set of articulated_solve's column loops: "baseline", "avx2+fma" or "avx512"
 /// (the widest the processor has, chosen at run time). force_solve_isa selects one for tests
 /// (where the processor has it; nullptr restores the automatic choice) and says whether it could.
@@ -232,11 +237,6 @@ constexpr double kContactPivotTolerance = 1e-10;
 /// (ws.contact_lambda) and ν̇ ← ν̇_free + Y λ
 /// (contact_dynamics.cpp). Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
 bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c);
-
-/// Λ = (L Lᵀ)⁻¹, m x m and full, from the lower factor L of cholesky_in_place (row-major, stride
-/// ld) and its inverse diagonal dinv; Li receives L⁻¹ (lower triangle).
-void lambda_from_cholesky(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *Li,
-                          double *Lambda);
 
 /// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place and its
 /// inverse diagonal dinv.

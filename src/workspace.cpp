@@ -105,8 +105,7 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     bytes = add(bytes, mul(d.max_wrenches, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
     const std::size_t taps = std::min<std::size_t>(d.max_wrenches, m / 3);
     bytes = add(bytes, mul(taps, sizeof(SolveTap) + 6 * D * std::max(cols, ldm)));
-    bytes =
-        add(bytes, mul(D, 6 * m + n * ldm + 3 * m * ldm + 2 * m * cols + 5 * m + 7 * n + 6 * m));
+    bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cols + 5 * m + 7 * n + 6 * m));
   }
   return bytes;
 }
@@ -181,10 +180,7 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     contact_G.assign(6 * m);
     contact_Y.assign(static_cast<std::size_t>(n) * ldm);
     contact_L.assign(m * ldm);
-    contact_Li.assign(m * ldm);
-    contact_Lambda.assign(m * ldm);
     contact_K.assign(m * cols);
-    contact_LK.assign(m * cols);
     contact_tap.assign(6 * taps * std::max(cols, ldm));
     contact_taps.resize(taps);
     contact_gamma.setZero(m);

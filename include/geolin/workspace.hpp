@@ -203,9 +203,7 @@ struct Workspace {
   LineAlignedBuffer contact_G;         // max_rows x 6: the rows G_a of J_c = G_a J_b
   LineAlignedBuffer contact_Y;         // n x max_rows: M⁻¹ J_cᵀ
   LineAlignedBuffer contact_L;         // max_rows x max_rows: Λ⁻¹ and its Cholesky factor
-  LineAlignedBuffer contact_Li, contact_Lambda;  // max_rows x max_rows: L⁻¹, Λ (linearize)
-  LineAlignedBuffer contact_K;         // max_rows x rhs_cols: ∂c/∂z − J_c X (linearize)
-  LineAlignedBuffer contact_LK;        // max_rows x rhs_cols: Λ K
+  LineAlignedBuffer contact_K;         // max_rows x rhs_cols: ∂c/∂z − J_c X, then Λ times it
   LineAlignedBuffer contact_tap;       // 6 rows x rhs_cols per contact: J_b X of its body
   std::vector<SolveTap> contact_taps;  // per contact
   VecX contact_gamma, contact_lambda;  // max_rows: −c(ν̇_free), then λ
