@@ -145,30 +145,41 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     double *Kk = K + f.row0 * ldx;
     detail::product_add(f.rows, static_cast<int>(ldx), 6, minus_Ga, 6, taps[k].out, ldx, Kk, ldx,
                         /*assign=*/true);
-    auto add = [&](int col, const Vec6 &d) {
-      for (int r = 0; r < f.rows; ++r) Kk[r * ldx + col] += d[r];
-    };
+    // The rows of [G_a G_v G_x], each contiguous (18 doubles), for the dot products below.
+    Eigen::Matrix<double, 18, 6> GT;
+    GT.topRows<6>() = f.Ga.transpose();
+    GT.middleRows<6>(6) = f.Gv.transpose();
+    GT.bottomRows<6>() = f.Gx.transpose();
     if (moving) {
-      // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv; ∂/∂z_H: ξ = δ.
-      const Mat6 Kv = f.Ga * cross_motion(Vec6(v0 - ws.v[b])) + f.Gv;
-      for (int e = 0; e < 6; ++e) {
-        add(e, Kv.col(e));
-        add(L.c_H + e, f.Gx.col(e));
+      // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv, so row r is g_a (rel×) + g_v with
+      // g_a (rel×) = −(rel ×* g_aᵀ)ᵀ; ∂/∂z_H: ξ = δ, row r is g_x.
+      const Vec6 rel = v0 - ws.v[b];
+      for (int r = 0; r < f.rows; ++r) {
+        double *kr = Kk + r * ldx;
+        const Vec6 row = GT.block<6, 1>(6, r) - cross_force(rel, GT.block<6, 1>(0, r));
+        for (int e = 0; e < 6; ++e) {
+          kr[e] += row[e];
+          kr[L.c_H + e] += GT(12 + e, r);
+        }
       }
     }
-    Eigen::Matrix<double, 6, 18> Gall;
-    Gall << f.Ga, f.Gv, f.Gx;
     for (int j = b; j >= 1; j = model.parent[j]) {
       // ∂/∂s_j: δa_b = a_j × S_j + Ψ̇_j × (v_b − v_j), δv_b = Ψ̇_j, ξ = S_j;
       // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j.
       const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
       const Vec6 dvb = ws.v[b] - ws.v[j];
       Eigen::Matrix<double, 18, 1> ds, dr;
-      ds << cross_motion(ws.a[j] - a_g, S) + cross_motion(Pd, dvb), Pd, S;
-      dr << Pd + cross_motion(S, dvb), S, Vec6::Zero();
+      ds.head<6>() = cross_motion(ws.a[j] - a_g, S) + cross_motion(Pd, dvb);
+      ds.segment<6>(6) = Pd;
+      ds.tail<6>() = S;
+      dr.head<6>() = Pd + cross_motion(S, dvb);
+      dr.segment<6>(6) = S;
+      dr.tail<6>().setZero();
       const int c0 = L.c_J + 3 * (j - 1);
-      add(c0, Gall * ds);
-      add(c0 + 1, Gall.leftCols<12>() * dr.head<12>());
+      for (int r = 0; r < f.rows; ++r) {
+        Kk[r * ldx + c0] += GT.col(r).dot(ds);
+        Kk[r * ldx + c0 + 1] += GT.col(r).head<12>().dot(dr.head<12>());
+      }
     }
   }
 
@@ -182,31 +193,35 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   if (!detail::all_finite(X, n * ldx) || !detail::all_finite(K, m * ldx) ||
       !ws.contact_lambda.head(m).allFinite())
     return false;
+  // ∂λ/∂z = −K in X's columns (X held −F) and ∂λ/∂w = K on the S columns, taken row by row of K
+  // (each row is contiguous; the columns of ∂λ are m apart).
+  if (dlambda_dz.size() > 0 || dlambda_dw.size() > 0) {
+    const int s_col = moving ? 6 : 0, r_col = n + L.nv;
+    const bool dz = dlambda_dz.size() > 0, dw = dlambda_dw.size() > 0;
+    const std::ptrdiff_t lz = dlambda_dz.outerStride(), lw = dlambda_dw.outerStride();
+    for (int p = 0; p < m; ++p) {
+      const double *kp = K + p * ldx;
+      double *z = dlambda_dz.data() + p, *w = dlambda_dw.data() + p;
+      if (dz) {
+        if (moving)
+          for (int e = 0; e < 6; ++e) z[e * lz] = -kp[L.c_H + e];
+        for (int e = 0; e < L.nv; ++e) z[(n + e) * lz] = -kp[e];
+      }
+      for (int j = 0; j < nj; ++j) {
+        const double *t = kp + L.c_J + 3 * j;
+        if (dz) {
+          z[(s_col + j) * lz] = -t[0];
+          z[(r_col + j) * lz] = -t[1];
+        }
+        if (dw) w[j * lw] = t[2];
+      }
+    }
+  }
   double *FH = ws.contact_FH.data();  // n x 6, column-major
   if (moving)
     for (int e = 0; e < 6; ++e)
       for (int i = 0; i < n; ++i) FH[e * n + i] = -X[i * ldx + L.c_H + e];
   detail::linearize_write(model, ws, L, v, moving ? FH : nullptr, n, A, B);
-  if (dlambda_dz.size() > 0) {
-    // ∂λ/∂z = −K in X's columns (X held −F); ∂λ/∂w is K on the S columns. Column by column.
-    const int s_col = moving ? 6 : 0, r_col = n + L.nv;
-    auto column = [&](int dst, int src, double sign) {
-      double *d = dlambda_dz.data() + static_cast<std::ptrdiff_t>(dst) * dlambda_dz.outerStride();
-      for (int p = 0; p < m; ++p) d[p] = sign * K[p * ldx + src];
-    };
-    if (moving)
-      for (int e = 0; e < 6; ++e) column(e, L.c_H + e, -1.0);
-    for (int e = 0; e < L.nv; ++e) column(n + e, e, -1.0);
-    for (int j = 0; j < nj; ++j) {
-      column(s_col + j, L.c_J + 3 * j, -1.0);
-      column(r_col + j, L.c_J + 3 * j + 1, -1.0);
-    }
-  }
-  if (dlambda_dw.size() > 0)
-    for (int j = 0; j < nj; ++j) {
-      double *d = dlambda_dw.data() + static_cast<std::ptrdiff_t>(j) * dlambda_dw.outerStride();
-      for (int p = 0; p < m; ++p) d[p] = K[p * ldx + L.c_J + 3 * j + 2];
-    }
   return true;
 }
 
