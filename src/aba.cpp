@@ -51,6 +51,7 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
   } else {
     // I^A_0 a_0 + p_0 = f_0 (the wrench on the base); a_0 includes the fictitious gravity.
     ws.IA0_llt.compute(ws.IA[0]);  // kept: articulated_solve reuses the factorization
+    ws.IA0_inv_valid = false;
     check_base_pivots(ws);
     ws.a[0] = ws.IA0_llt.solve(f0 - ws.p[0]);
     nu_dot.head<6>() = ws.a[0] - a_gravity;

@@ -384,8 +384,12 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
 
   double *A0 = panel(ws.A_panel, 0);
   if (moving) {
-    const Mat6 inv = inverse_from_cholesky(ws.IA0_llt.matrixLLT());  // factorized by aba_pass
-    if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);    // no joints
+    if (!ws.IA0_inv_valid) {  // factorized by aba_pass; the same for every solve at this state
+      ws.IA0_inv = inverse_from_cholesky(ws.IA0_llt.matrixLLT());
+      ws.IA0_inv_valid = true;
+    }
+    const Mat6 &inv = ws.IA0_inv;
+    if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);  // no joints
     k.base(ld, ldx, ldx, X, ws.P_panel.data(), A0, inv.data());
     if (double *T0 = tap_of(0)) std::copy(A0, A0 + 6 * ldx, T0);
   } else {

@@ -28,6 +28,7 @@ void articulated_inertias(const Model &model, Workspace &ws) {
   }
   if (!model.fixed_base) {
     ws.IA0_llt.compute(ws.IA[0]);
+    ws.IA0_inv_valid = false;
     check_base_pivots(ws);
   }
 }

@@ -133,6 +133,8 @@ struct Workspace {
   std::vector<Eigen::Matrix<double, 6, 3>> BC;  // composite B_i, right half (its left is 0)
   std::vector<Mat6> IA;                         // articulated inertias I^A_i (ABA, M^-1)
   Eigen::LLT<Mat6> IA0_llt;  // Cholesky factor of I^A_0 (moving base), by aba_pass
+  Mat6 IA0_inv;              // (I^A_0)⁻¹ from it, formed by the first solve that needs it
+  bool IA0_inv_valid = false;
   std::vector<Vec6> SI_row;  // S_iᵀ I^C_i (transposed)
   std::vector<Vec3> SB_row;  // S_iᵀ B^C_i, its last 3 entries (the first are 0)
   std::vector<double> D_inv, u;
