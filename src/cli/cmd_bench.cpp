@@ -1,8 +1,9 @@
 // geolin bench: nanoseconds per call of the main algorithms (median and interquartile range over
-// batches of about 1 ms), their ratios, and with --scaling the time against the number of bodies
-// for chains and random trees, with fitted exponents and an optional SVG plot. On a model whose
-// feet are known (the bundled quadruped and humanoid), or with --contacts, also the
-// contact-constrained dynamics and its linearization, against forward dynamics in the same run.
+// batches of about 1 ms, the functions of a model timed in turns), their ratios, and with --scaling
+// the time against the number of bodies for chains and random trees, with fitted exponents and an
+// optional SVG plot. On a model whose feet are known (the bundled quadruped and humanoid), or with
+// --contacts, also the contact-constrained dynamics and its linearization, against forward dynamics
+// in the same run.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -54,11 +55,11 @@ double quantile(const std::vector<double> &sorted, double q) {
   return sorted[k] + (pos - static_cast<double>(k)) * (sorted[k + 1] - sorted[k]);
 }
 
-// Runs `f` in batches sized to last about kBatchSeconds, for `seconds` (at least kMinBatches).
-Timing measure(const std::function<void()> &f, double seconds) {
+// The number of calls of `f` that last about kBatchSeconds (after a warm-up call): grown until a
+// batch takes a quarter of the target, then scaled by the fastest of three such batches (a
+// preempted batch must not shrink it).
+long batch_size(const std::function<void()> &f) {
   f();  // warm-up
-  // The batch size: grow until a batch takes a quarter of the target, then scale by the fastest
-  // of three such batches (a preempted batch must not shrink it).
   auto time_batch = [&f](long calls) {
     const auto t0 = Clock::now();
     for (long i = 0; i < calls; ++i) f();
@@ -71,15 +72,10 @@ Timing measure(const std::function<void()> &f, double seconds) {
     dt = time_batch(batch);
   }
   if (dt < kBatchSeconds) dt = std::min({dt, time_batch(batch), time_batch(batch)});
-  batch = std::max(1L, std::lround(static_cast<double>(batch) * kBatchSeconds / dt));
-  std::vector<double> ns;
-  const auto start = Clock::now();
-  while (static_cast<int>(ns.size()) < kMinBatches ||
-         (seconds_since(start) < seconds && ns.size() < 1000000)) {
-    const auto t0 = Clock::now();
-    for (long i = 0; i < batch; ++i) f();
-    ns.push_back(seconds_since(t0) * 1e9 / static_cast<double>(batch));
-  }
+  return std::max(1L, std::lround(static_cast<double>(batch) * kBatchSeconds / dt));
+}
+
+Timing summarize(std::vector<double> &ns, long batch) {
   std::sort(ns.begin(), ns.end());
   Timing t;
   t.median = quantile(ns, 0.5);
@@ -90,6 +86,35 @@ Timing measure(const std::function<void()> &f, double seconds) {
   t.batch = batch;
   t.batches = static_cast<long>(ns.size());
   return t;
+}
+
+// Runs the functions in turns, one batch of each per round, for about `seconds` per function
+// (at least kMinBatches each). Interleaved, every function sees the same phases of a noisy
+// machine (another tenant, frequency changes), so that the ratios of their medians stay fair;
+// timed one after the other, a slow phase during one function alone skews every ratio with it.
+std::vector<Timing> measure_interleaved(const std::vector<std::function<void()>> &fs,
+                                        double seconds) {
+  const std::size_t k = fs.size();
+  std::vector<long> batch(k);
+  for (std::size_t i = 0; i < k; ++i) batch[i] = batch_size(fs[i]);
+  std::vector<std::vector<double>> ns(k);
+  const auto start = Clock::now();
+  const double total = seconds * static_cast<double>(k);
+  while (static_cast<int>(ns[0].size()) < kMinBatches ||
+         (seconds_since(start) < total && ns[0].size() < 1000000)) {
+    for (std::size_t i = 0; i < k; ++i) {
+      const auto t0 = Clock::now();
+      for (long c = 0; c < batch[i]; ++c) fs[i]();
+      ns[i].push_back(seconds_since(t0) * 1e9 / static_cast<double>(batch[i]));
+    }
+  }
+  std::vector<Timing> out(k);
+  for (std::size_t i = 0; i < k; ++i) out[i] = summarize(ns[i], batch[i]);
+  return out;
+}
+
+Timing measure(const std::function<void()> &f, double seconds) {
+  return measure_interleaved({f}, seconds).front();
 }
 
 // The benchmarked functions.
@@ -286,13 +311,23 @@ int bench_models(const Args &args, double seconds, bool json) {
   for (std::size_t m = 0; m < paths.size(); ++m) {
     const LoadedModel lm = load_model(paths[m], flags);
     Bench bench(lm.model, bench_contacts(lm.model, args));
+    // All functions of a model in turns (measure_interleaved), but linearize_fd, which costs a
+    // hundred of the others per call, alone.
     std::vector<Timing> t(kNumKernels);
+    progress.show(fmt::format("bench: {} ({}/{}): {}...", lm.model.name, m + 1, paths.size(),
+                              kKernels[kLinearizeFd].key));
+    t[kLinearizeFd] = measure(bench.kernel(kLinearizeFd), seconds);
+    std::vector<int> turns;
+    std::vector<std::function<void()>> fs;
     for (int k = 0; k < kNumKernels; ++k) {
-      if (k >= kContactDynamics && !bench.has_contacts()) continue;
-      progress.show(fmt::format("bench: {} ({}/{}): {} ({}/{})...", lm.model.name, m + 1,
-                                paths.size(), kKernels[k].key, k + 1, kNumKernels));
-      t[k] = measure(bench.kernel(k), seconds);
+      if (k == kLinearizeFd || (k >= kContactDynamics && !bench.has_contacts())) continue;
+      turns.push_back(k);
+      fs.push_back(bench.kernel(k));
     }
+    progress.show(fmt::format("bench: {} ({}/{}): {} functions in turns...", lm.model.name, m + 1,
+                              paths.size(), fs.size()));
+    const std::vector<Timing> timed = measure_interleaved(fs, seconds);
+    for (std::size_t i = 0; i < turns.size(); ++i) t[turns[i]] = timed[i];
     progress.clear();
     const double r_lin = ratio(t[kLinearize], t[kAba]);
     const double r_fd = ratio(t[kLinearizeFd], t[kLinearize]);
