@@ -1,7 +1,7 @@
 // The per-thread workspace, sized once for the features a caller uses (docs/c-api.md rule 4: no
 // allocation in evaluation calls). workspace_dims() decides every size and workspace_bytes()
 // adds them up from the same numbers, so that a caller can learn before allocating how much a
-// workspace needs (a 20000-body chain: 57.9 MB for its dynamics, 211 GB for everything; the table
+// workspace needs (a 20000-body chain: 58.0 MB for its dynamics, 208 GB for everything; the table
 // per feature is in docs/c-api.md, "Workspaces: features and memory").
 #include "geolin/workspace.hpp"
 
@@ -67,6 +67,13 @@ WorkspaceDims workspace_dims(const Model &model, unsigned features, int max_wren
   if (contacts) cols = std::max<long long>(cols, d.max_rows);                // M⁻¹ J_cᵀ
   cols = (cols + 3) / 4 * 4;  // articulated_solve's stride: whole vectors
   d.rhs_cols = static_cast<int>(std::min<long long>(cols, std::numeric_limits<int>::max() / 2));
+  // A contact linearization's columns: linearize's without wrench columns, plus 6 for the base
+  // pose (contact_linearize.cpp); contact_dynamics needs one per row.
+  if (contacts) {
+    long long cc = d.max_rows;
+    if (features & kWorkspaceLinearize) cc = std::max<long long>(cc, 2LL * nj + n + 9);
+    d.contact_cols = static_cast<int>(std::min<long long>((cc + 3) / 4 * 4, d.rhs_cols));
+  }
   d.panel_slots = d.rhs_cols > 0 ? panel_slots(model, nullptr, nullptr) : 0;
   // Blocks: base, joints, Mixed attitude, spares for the unit columns, and one per wrench where
   // wrenches reach the solver (linearize_ext's columns, one contact each): the mass matrix
@@ -104,8 +111,9 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     const std::size_t m = d.max_rows, ldm = (m + 3) / 4 * 4;
     bytes = add(bytes, mul(d.max_wrenches, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
     const std::size_t taps = std::min<std::size_t>(d.max_wrenches, m / 3);
-    bytes = add(bytes, mul(taps, sizeof(SolveTap) + 6 * D * std::max(cols, ldm)));
-    bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cols + 5 * m + 7 * n + 6 * m));
+    const std::size_t cc = static_cast<std::size_t>(d.contact_cols);
+    bytes = add(bytes, mul(taps, sizeof(SolveTap) + 6 * D * cc));
+    bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 5 * m + 7 * n + 6 * m));
   }
   return bytes;
 }
@@ -180,8 +188,9 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     contact_G.assign(6 * m);
     contact_Y.assign(static_cast<std::size_t>(n) * ldm);
     contact_L.assign(m * ldm);
-    contact_K.assign(m * cols);
-    contact_tap.assign(6 * taps * std::max(cols, ldm));
+    const std::size_t cc = static_cast<std::size_t>(dims.contact_cols);
+    contact_K.assign(m * cc);
+    contact_tap.assign(6 * taps * cc);
     contact_taps.resize(taps);
     contact_gamma.setZero(m);
     contact_lambda.setZero(m);

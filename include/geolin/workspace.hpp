@@ -90,6 +90,7 @@ struct WorkspaceDims {
   int max_wrenches = 0;         // external wrenches of linearize and contacts of contact_* per call
   int max_rows = 0;             // contact constraint rows: min(6 max_wrenches, n)
   int rhs_cols = 0;             // columns of the solver's right-hand sides (a multiple of 4)
+  int contact_cols = 0;         // columns of the contact buffers: a contact linearization's
   int panel_slots = 0;          // 6-row blocks of the solver's panels
   int rhs_blocks = 0;           // block layouts of the right-hand sides
   std::size_t plan_ranges = 0;  // column ranges reserved per solver plan
@@ -182,7 +183,7 @@ struct Workspace {
   MatX D_k, D_theta, D_Theta, Z;                  // N x (N + n_J): derivatives w.r.t. (z, w)
 
   // kWorkspaceContacts (contact_dynamics.cpp, contact_linearize.cpp): up to max_rows constraint
-  // rows; row-major buffers with rows of stride rhs_cols (or solve_stride(max_rows)).
+  // rows; row-major buffers with rows of stride contact_cols (or solve_stride(max_rows)).
   struct ContactFrame {
     int frame = -1, body = 0, rows = 0, row0 = 0;  // rows: 3 (point) or 6 (rigid)
     Transform H0F;                                 // ^0 H_F
@@ -205,8 +206,8 @@ struct Workspace {
   LineAlignedBuffer contact_G;         // max_rows x 6: the rows G_a of J_c = G_a J_b
   LineAlignedBuffer contact_Y;         // n x max_rows: M⁻¹ J_cᵀ
   LineAlignedBuffer contact_L;         // max_rows x max_rows: Λ⁻¹ and its Cholesky factor
-  LineAlignedBuffer contact_K;         // max_rows x rhs_cols: ∂c/∂z − J_c X, then Λ times it
-  LineAlignedBuffer contact_tap;       // 6 rows x rhs_cols per contact: J_b X of its body
+  LineAlignedBuffer contact_K;         // max_rows x contact_cols: ∂c/∂z − J_c X, then Λ K
+  LineAlignedBuffer contact_tap;       // 6 rows x contact_cols per contact: J_b X of its body
   std::vector<SolveTap> contact_taps;  // per contact
   VecX contact_gamma, contact_lambda;  // max_rows: −c(ν̇_free), then λ
   VecX contact_dinv;                   // max_rows: 1 / L_kk of Λ⁻¹'s Cholesky factor
