@@ -216,13 +216,15 @@ namespace {
 // product, in scalars (Eigen's solve with a 6x6 right-hand side takes its general
 // triangular-matrix path, with packing, at twice the cost).
 Mat6 inverse_from_cholesky(const Mat6 &L) {
+  double d[6];  // 1 / L_ii, six independent divisions instead of one in every chain below
+  for (int i = 0; i < 6; ++i) d[i] = 1.0 / L(i, i);
   double Li[6][6] = {};  // L⁻¹, lower triangular
   for (int j = 0; j < 6; ++j) {
-    Li[j][j] = 1.0 / L(j, j);
+    Li[j][j] = d[j];
     for (int i = j + 1; i < 6; ++i) {
       double s = 0.0;
       for (int k = j; k < i; ++k) s -= L(i, k) * Li[k][j];
-      Li[i][j] = s / L(i, i);
+      Li[i][j] = s * d[i];
     }
   }
   Mat6 inv;
