@@ -410,7 +410,8 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
       double *Tc = tap_of(c);
       const bool parent_c = !model.children[c].empty();
       const ForwardPairKernel forward = k.forward_pair[parent_c || Tc ? 1 : 0];
-      double *xc = X + model.dof(c) * ldx, *Ac = parent_c ? panel(ws.A_panel, c) : Tc;
+      // A leaf writes no a_c unless tapped; its panel stands in as a valid, unused pointer.
+      double *xc = X + model.dof(c) * ldx, *Ac = parent_c || !Tc ? panel(ws.A_panel, c) : Tc;
       for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
         forward(ranges[r].lo, ranges[r].hi, ldx, x, xc, Al, Ac, ws.S0[i].data(), DU.data(),
                 ws.S0[c].data(), DUc.data());
@@ -419,7 +420,7 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
       continue;
     }
     const bool parent_i = !model.children[i].empty();
-    double *Ai = parent_i ? panel(ws.A_panel, i) : Ti;
+    double *Ai = parent_i || !Ti ? panel(ws.A_panel, i) : Ti;
     const ForwardKernel forward = k.forward[parent_i || Ti ? 1 : 0];  // a leaf keeps no a_i
     for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
       forward(ranges[r].lo, ranges[r].hi, ldx, x, Al, Ai, ws.S0[i].data(), DU.data());
