@@ -56,17 +56,12 @@ using BackwardPairKernel = void (*)(int, int, std::ptrdiff_t, double *, double *
 using ForwardPairKernel = void (*)(int, int, std::ptrdiff_t, double *, double *, const double *,
                                    double *, const double *, const double *, const double *,
                                    const double *);
-using CombineRowsKernel = void (*)(int, int, int, const double *, const double *, std::ptrdiff_t,
-                                   double *);
 struct SolveKernels {
   BackwardKernel backward[2][3];  // [P_i holds data][assign, accumulate, skip P_λ]
   ForwardKernel forward[2];       // [a_i needed by children]
   BaseKernel base;
   BackwardPairKernel backward_pair[2][3];  // a chain link (child, parent) at once
   ForwardPairKernel forward_pair[2];       // [a of the second body needed by its children]
-  CombineRowsKernel combine_rows;
-  void (*combine_rows_scaled)(int, int, int, const double *, const double *, std::ptrdiff_t,
-                              double *, double);
   void (*product)(int, int, int, const double *, std::ptrdiff_t, const double *, std::ptrdiff_t,
                   double *, std::ptrdiff_t, bool);
   void (*cholesky_apply)(int, int, const double *, std::ptrdiff_t, const double *, double *,
@@ -432,16 +427,6 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     if (first != t) std::copy(taps[first].out, taps[first].out + 6 * ldx, taps[t].out);
   }
   for (int t = 0; t < num_taps; ++t) ws.tap_slot[taps[t].body] = -1;
-}
-
-void combine_rows(int lo, int hi, int count, const double *coef, const double *rows,
-                  std::ptrdiff_t ld, double *y) {
-  solve_kernels().combine_rows(lo, hi, count, coef, rows, ld, y);
-}
-
-void combine_rows_scaled(int lo, int hi, int count, const double *coef, const double *rows,
-                         std::ptrdiff_t ld, double *y, double scale) {
-  solve_kernels().combine_rows_scaled(lo, hi, count, coef, rows, ld, y, scale);
 }
 
 void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t lda,

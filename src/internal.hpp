@@ -193,15 +193,6 @@ void for_each_path_run(const Model &model, int b, F &&f) {
   f(lo, hi);
 }
 
-/// y[lo, hi) += Σ_{k < count} coef[k] · rows[k ld + lo, hi): a row of a small dense product with
-/// row-major panels, with the widest instruction set of articulated_solve's loops.
-void combine_rows(int lo, int hi, int count, const double *coef, const double *rows,
-                  std::ptrdiff_t ld, double *y);
-
-/// y[lo, hi) ← scale · (y[lo, hi) + Σ_{k < count} coef[k] · rows[k ld + lo, hi)).
-void combine_rows_scaled(int lo, int hi, int count, const double *coef, const double *rows,
-                         std::ptrdiff_t ld, double *y, double scale);
-
 /// C += A B (C = A B with assign) for row-major A (rows x depth, stride lda), B (depth x cols) and
 /// C (rows x cols), cols a multiple of 4: small dense products in register blocks, with the widest
 /// instruction set of articulated_solve's loops.

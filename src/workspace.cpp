@@ -113,7 +113,7 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     const std::size_t taps = std::min<std::size_t>(d.max_wrenches, m / 3);
     const std::size_t cc = static_cast<std::size_t>(d.contact_cols);
     bytes = add(bytes, mul(taps, sizeof(SolveTap) + 6 * D * cc));
-    bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 5 * m + 7 * n + 6 * m));
+    bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 5 * m + 6 * n));
   }
   return bytes;
 }
@@ -197,9 +197,7 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     contact_dinv.setZero(m);
     contact_lambda_plus.setZero(m);
     contact_lambda_minus.setZero(m);
-    contact_coef.setZero(std::max<std::size_t>(m, n));
     contact_FH.setZero(n, 6);
-    contact_dlH.setZero(m, 6);
   }
 }
 
