@@ -201,7 +201,8 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     const std::ptrdiff_t lz = dlambda_dz.outerStride(), lw = dlambda_dw.outerStride();
     for (int p = 0; p < m; ++p) {
       const double *kp = K + p * ldx;
-      double *z = dlambda_dz.data() + p, *w = dlambda_dw.data() + p;
+      double *z = dz ? dlambda_dz.data() + p : nullptr;  // either may be empty (NULL in C)
+      double *w = dw ? dlambda_dw.data() + p : nullptr;
       if (dz) {
         if (moving)
           for (int e = 0; e < 6; ++e) z[e * lz] = -kp[L.c_H + e];
