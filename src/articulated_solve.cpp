@@ -173,17 +173,14 @@ void fill_zero(double *P, std::ptrdiff_t ld, int lo, int hi) {
 
 }  // namespace
 
-int solve_stride(int cols) {
-  return (cols + 3) / 4 * 4;
-}
-
 namespace {
 
-// Column ranges are widened to multiples of 4 (whole vectors; the extra columns of R are zero)
-// and merged where they meet, so that the loops run without remainders.
+// Column ranges are widened to multiples of 4 (whole 4-wide vectors; the extra columns of R are
+// zero) and merged where they meet, so that the loops run without scalar remainders. Not to 8:
+// the sparse blocks of a few columns would double their work.
 Range widen(Range r, int ld) {
   if (r.lo >= r.hi) return r;
-  return {r.lo / 4 * 4, std::min(solve_stride(r.hi), ld)};
+  return {r.lo / 4 * 4, std::min((r.hi + 3) / 4 * 4, ld)};
 }
 
 // Calls f(lo, hi) on the merged, widened ranges of body i; range(b) gives block b's range.

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "internal.hpp"
+
 namespace geolin {
 namespace {
 
@@ -65,14 +67,14 @@ WorkspaceDims workspace_dims(const Model &model, unsigned features, int max_wren
   if (features & kWorkspaceLinearize) cols = 2LL * nj + n + 6LL * d.max_wrenches + 3;
   if (features & kWorkspaceMassMatrix) cols = std::max<long long>(cols, n);  // unit columns
   if (contacts) cols = std::max<long long>(cols, d.max_rows);                // M⁻¹ J_cᵀ
-  cols = (cols + 3) / 4 * 4;  // articulated_solve's stride: whole vectors
+  cols = detail::solve_stride(cols);                                         // whole cache lines
   d.rhs_cols = static_cast<int>(std::min<long long>(cols, std::numeric_limits<int>::max() / 2));
   // A contact linearization's columns: linearize's without wrench columns, plus 6 for the base
   // pose (contact_linearize.cpp); contact_dynamics needs one per row.
   if (contacts) {
     long long cc = d.max_rows;
     if (features & kWorkspaceLinearize) cc = std::max<long long>(cc, 2LL * nj + n + 9);
-    d.contact_cols = static_cast<int>(std::min<long long>((cc + 3) / 4 * 4, d.rhs_cols));
+    d.contact_cols = static_cast<int>(std::min<long long>(detail::solve_stride(cc), d.rhs_cols));
   }
   d.panel_slots = d.rhs_cols > 0 ? panel_slots(model, nullptr, nullptr) : 0;
   // Blocks: base, joints, Mixed attitude, spares for the unit columns, and one per wrench where
@@ -108,7 +110,7 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
   if (d.features & kWorkspaceStepLinearize)
     bytes = add(bytes, mul(D, add(N * N + N * nj + 6 * (N + nj), mul(4 * N, N + nj))));
   if (d.features & kWorkspaceContacts) {
-    const std::size_t m = d.max_rows, ldm = (m + 3) / 4 * 4;
+    const std::size_t m = d.max_rows, ldm = detail::solve_stride(m);
     bytes = add(bytes, mul(d.max_wrenches, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
     const std::size_t taps = std::min<std::size_t>(d.max_wrenches, m / 3);
     const std::size_t cc = static_cast<std::size_t>(d.contact_cols);
@@ -180,7 +182,7 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     tmp6.setZero(6, N + nj);
   }
   if (has(kWorkspaceContacts)) {
-    const std::size_t m = dims.max_rows, ldm = (m + 3) / 4 * 4;
+    const std::size_t m = dims.max_rows, ldm = detail::solve_stride(m);
     contacts.resize(dims.max_wrenches);
     contact_frames.assign(dims.max_wrenches, 0);
     contact_wrenches.setZero(6 * static_cast<Eigen::Index>(dims.max_wrenches));

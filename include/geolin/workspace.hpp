@@ -89,7 +89,7 @@ struct WorkspaceDims {
   unsigned features = kWorkspaceAll;
   int max_wrenches = 0;         // external wrenches of linearize and contacts of contact_* per call
   int max_rows = 0;             // contact constraint rows: min(6 max_wrenches, n)
-  int rhs_cols = 0;             // columns of the solver's right-hand sides (a multiple of 4)
+  int rhs_cols = 0;             // columns of the solver's right-hand sides (a multiple of 8)
   int contact_cols = 0;         // columns of the contact buffers: a contact linearization's
   int panel_slots = 0;          // 6-row blocks of the solver's panels
   int rhs_blocks = 0;           // block layouts of the right-hand sides
