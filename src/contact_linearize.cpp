@@ -25,42 +25,58 @@ namespace geolin {
 namespace detail {
 namespace {
 
-// The constraint error c of contact f (its rows, in λ's axes) changes, to first order, by
-// G_a δa + G_v δv + G_x ξ when the frame-0 acceleration of its body changes by δa, its twist by
-// δv and the body is displaced by ξ (frame 0); fills f.Gv and f.Gx (f.Ga is contact_solve's).
-void constraint_maps(Workspace::ContactFrame &f, const Contacts &c, bool mixed) {
+// The rows of contact f's constraint derivative (its rows, in λ's axes), row r as 18 contiguous
+// doubles [g_a, h, g_x]: c changes, to first order, by g_a·δa + g_v·δv + g_x·ξ when the frame-0
+// acceleration of its body changes by δa, its twist by δv and the body is displaced by ξ
+// (frame 0); h = g_v + v_b ×* g_a gathers the terms that move with the body's twist v_b (the
+// joint columns below). g_a is the row of G_a (contact_solve's; J_c = G_a J_b).
+void constraint_rows(const Workspace::ContactFrame &f, const Contacts &c, bool mixed,
+                     const Vec6 &vb, double (*G)[18]) {
+  Mat6 Gv, Gx;  // their first f.rows rows
   if (f.rows == kContactRigid) {
     // c = ^F a_F + Kd ^F v_F + Kp log(H_ref⁻¹ H_F), with δ log = J_r⁻¹ ξ_F.
-    f.Gv = c.Kd * f.Ga;
+    Gv = c.Kd * f.Ga;
     if (c.Kp != 0.0) {
-      Mat6 Gx = c.Kp * (f.Jr_inv * f.X_F0);
+      Gx = c.Kp * (f.Jr_inv * f.X_F0);
       if (mixed) {
         Gx.topRows<3>() = f.R_F * Gx.topRows<3>().eval();
         Gx.bottomRows<3>() = f.R_F * Gx.bottomRows<3>().eval();
       }
-      f.Gx = Gx;
     } else {
-      f.Gx.setZero();
+      Gx.setZero();
     }
-    return;
+  } else {
+    // c = R_Fᵀ (p̈_F + Kd ṗ_F + Kp (p_F − p_ref)), differentiated where it vanishes (F's axes):
+    // δa_lin − v_lin^ δω + ω^ δv_lin + Kd δv_lin − (c_F + Kd v_lin)^ ξ_ang + Kp ξ_lin, with
+    // c_F = a_lin + ω × v_lin the frame origin's acceleration. In λ's axes (R_m = R_F for Mixed,
+    // 1 for Local), with G_a = [[Q, Q_p], [0, Q]] (Q_p = −Q p^, p the frame's origin in frame 0):
+    //   G_v = (w^ + Kd) [Q, Q_p] − v^ [0, Q],  G_x = Kp [Q, Q_p] − c^ [0, Q],
+    // where w, v, c are R_m ω, R_m v_lin and R_m (c_F + Kd v_lin).
+    const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
+    const Vec3 cF = f.aF.head<3>() + w.cross(vl);
+    const Mat3 Rm = mixed ? f.R_F : Mat3::Identity();
+    const Mat3 Q = f.Ga.topLeftCorner<3, 3>(), Qp = f.Ga.topRightCorner<3, 3>();
+    const Mat3 Wv = hat(Rm * w) + c.Kd * Mat3::Identity();
+    Gv.topLeftCorner<3, 3>().noalias() = Wv * Q;
+    Gv.topRightCorner<3, 3>().noalias() = Wv * Qp;
+    Gv.topRightCorner<3, 3>().noalias() -= hat(Rm * vl) * Q;
+    Gx.topLeftCorner<3, 3>() = c.Kp * Q;
+    Gx.topRightCorner<3, 3>() = c.Kp * Qp;
+    Gx.topRightCorner<3, 3>().noalias() -= hat(Rm * (cF + c.Kd * vl)) * Q;
   }
-  // c = R_Fᵀ (p̈_F + Kd ṗ_F + Kp (p_F − p_ref)), differentiated where it vanishes (F's axes):
-  // δa_lin − v_lin^ δω + ω^ δv_lin + Kd δv_lin − (c_F + Kd v_lin)^ ξ_ang + Kp ξ_lin, with
-  // c_F = a_lin + ω × v_lin the frame origin's acceleration. In λ's axes (R_m = R_F for Mixed,
-  // 1 for Local), with G_a's rows [g_lin; g_ang] = R_m ^F X_0 [δ; ·] per column δ:
-  //   G_v = ŵ g_lin + Kd g_lin − v̂ g_ang,  G_x = Kp g_lin − ĉ g_ang,
-  // where w, v, c are R_m ω, R_m v_lin and R_m (c_F + Kd v_lin).
-  const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
-  const Vec3 cF = f.aF.head<3>() + w.cross(vl);
-  const Mat3 Rm = mixed ? f.R_F : Mat3::Identity();
-  const Vec3 wm = Rm * w, vm = Rm * vl, cm = Rm * (cF + c.Kd * vl);
-  f.Gv.bottomRows<3>().setZero();
-  f.Gx.bottomRows<3>().setZero();
-  for (int e = 0; e < 6; ++e) {
-    const Vec3 gl = f.Ga.block<3, 1>(0, e), ga = f.Ga.block<3, 1>(3, e);
-    f.Gv.block<3, 1>(0, e) = wm.cross(gl) + c.Kd * gl - vm.cross(ga);
-    f.Gx.block<3, 1>(0, e) = c.Kp * gl - cm.cross(ga);
+  for (int r = 0; r < f.rows; ++r) {
+    const Vec6 ga = f.Ga.row(r).transpose();
+    const Vec6 h = Gv.row(r).transpose() + cross_force(vb, ga);
+    for (int e = 0; e < 6; ++e) {
+      G[r][e] = ga[e];
+      G[r][6 + e] = h[e];
+      G[r][12 + e] = Gx(r, e);
+    }
   }
+}
+
+double dot6(const double *a, const Vec6 &b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
 }  // namespace
@@ -137,48 +153,40 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   for (int k = 0; k < contacts.count; ++k) {
     Workspace::ContactFrame &f = ws.contacts[k];
     const int b = f.body;
+    const Vec6 &vb = ws.v[b];
     f.aF = inverse_transform_motion(f.H0F, ws.a[b] - a_g);
-    detail::constraint_maps(f, contacts, mixed);
+    double G[6][18];  // rows [g_a, h, g_x]
+    detail::constraint_rows(f, contacts, mixed, vb, G);
     double minus_Ga[36];
     for (int r = 0; r < f.rows; ++r)
-      for (int e = 0; e < 6; ++e) minus_Ga[r * 6 + e] = -f.Ga(r, e);
+      for (int e = 0; e < 6; ++e) minus_Ga[r * 6 + e] = -G[r][e];
     double *Kk = K + f.row0 * ldx;
     detail::product_add(f.rows, static_cast<int>(ldx), 6, minus_Ga, 6, taps[k].out, ldx, Kk, ldx,
                         /*assign=*/true);
-    // The rows of [G_a G_v G_x], each contiguous (18 doubles), for the dot products below.
-    Eigen::Matrix<double, 18, 6> GT;
-    GT.topRows<6>() = f.Ga.transpose();
-    GT.middleRows<6>(6) = f.Gv.transpose();
-    GT.bottomRows<6>() = f.Gx.transpose();
-    if (moving) {
-      // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv, so row r is g_a (rel×) + g_v with
-      // g_a (rel×) = −(rel ×* g_aᵀ)ᵀ; ∂/∂z_H: ξ = δ, row r is g_x.
-      const Vec6 rel = v0 - ws.v[b];
+    if (moving)
+      // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv: g_a ((v_0 − v_b)×) + g_v = h − v_0 ×* g_a
+      // (row vectors; (u×)ᵀ = −(u×*)); ∂/∂z_H: ξ = δ, so g_x.
       for (int r = 0; r < f.rows; ++r) {
         double *kr = Kk + r * ldx;
-        const Vec6 row = GT.block<6, 1>(6, r) - cross_force(rel, GT.block<6, 1>(0, r));
+        const Vec6 row =
+            Eigen::Map<const Vec6>(G[r] + 6) - cross_force(v0, Eigen::Map<const Vec6>(G[r]).eval());
         for (int e = 0; e < 6; ++e) {
           kr[e] += row[e];
-          kr[L.c_H + e] += GT(12 + e, r);
+          kr[L.c_H + e] += G[r][12 + e];
         }
       }
-    }
     for (int j = b; j >= 1; j = model.parent[j]) {
       // ∂/∂s_j: δa_b = a_j × S_j + Ψ̇_j × (v_b − v_j), δv_b = Ψ̇_j, ξ = S_j;
-      // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j.
+      // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j (a_j without gravity). With h and
+      // S_j × v_j = S_j × v_λ(j) = −Ψ̇_j the columns are
+      //   g_a·(a_j × S_j − Ψ̇_j × v_j) + h·Ψ̇_j + g_x·S_j  and  2 g_a·Ψ̇_j + h·S_j.
       const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
-      const Vec6 dvb = ws.v[b] - ws.v[j];
-      Eigen::Matrix<double, 18, 1> ds, dr;
-      ds.head<6>() = cross_motion(ws.a[j] - a_g, S) + cross_motion(Pd, dvb);
-      ds.segment<6>(6) = Pd;
-      ds.tail<6>() = S;
-      dr.head<6>() = Pd + cross_motion(S, dvb);
-      dr.segment<6>(6) = S;
-      dr.tail<6>().setZero();
+      const Vec6 w = cross_motion(ws.a[j] - a_g, S) - cross_motion(Pd, ws.v[j]);
       const int c0 = L.c_J + 3 * (j - 1);
       for (int r = 0; r < f.rows; ++r) {
-        Kk[r * ldx + c0] += GT.col(r).dot(ds);
-        Kk[r * ldx + c0 + 1] += GT.col(r).head<12>().dot(dr.head<12>());
+        const double *g = G[r];
+        Kk[r * ldx + c0] += detail::dot6(g, w) + detail::dot6(g + 6, Pd) + detail::dot6(g + 12, S);
+        Kk[r * ldx + c0 + 1] += 2.0 * detail::dot6(g, Pd) + detail::dot6(g + 6, S);
       }
     }
   }

@@ -192,10 +192,9 @@ struct Workspace {
     Vec6 aF;                                       // ^F a_F, its derivative at the solution
     Mat6 X_F0;                                     // ^F X_0
     Mat6 Jr_inv;  // J_r⁻¹(log(H_ref⁻¹ H_F)) (rigid, Kp ≠ 0)
-    // The constraint rows (the first `rows`, in λ's axes) as linear maps of frame-0 motions of
-    // the body: of its acceleration (G_a, also J_c = G_a J_b), its twist (G_v) and a
-    // displacement (G_x) (contact_linearize.cpp).
-    Mat6 Ga, Gv, Gx;
+    // The constraint rows (the first `rows`, in λ's axes) as a linear map of the frame-0
+    // acceleration of the body: J_c = G_a J_b (contact_dynamics.cpp, contact_linearize.cpp).
+    Mat6 Ga;
   };
   std::vector<ContactFrame> contacts;  // max_wrenches
   std::vector<int> contact_frames;     // max_wrenches: the frames, as external wrenches
