@@ -107,23 +107,14 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
     f.H0F = frame_pose0(model, ws, f.frame);
     const Transform HF = Hb * f.H0F;
     f.R_F = HF.R;
-    // ^F X_0 = [[R_0ᵀ, −R_0ᵀ p̂], [0, R_0ᵀ]] for ^0 H_F = (R_0, p); in λ's axes (Mixed: turned by
-    // R_F = R_b R_0) the same with the base's attitude R_b in place of R_0ᵀ.
+    // G_a = ^F X_0 = [[R_0ᵀ, −R_0ᵀ p̂], [0, R_0ᵀ]] for ^0 H_F = (R_0, p); in λ's axes (Mixed:
+    // turned by R_F = R_b R_0) the same with the base's attitude R_b in place of R_0ᵀ.
     const Vec3 &p = f.H0F.o;
-    const Mat3 R0t = f.H0F.R.transpose(), Q = mixed ? Hb.R : R0t;
-    const Mat3 P = hat(p);
-    f.X_F0.topLeftCorner<3, 3>() = R0t;
-    f.X_F0.topRightCorner<3, 3>().noalias() = -R0t * P;
-    f.X_F0.bottomLeftCorner<3, 3>().setZero();
-    f.X_F0.bottomRightCorner<3, 3>() = R0t;
-    if (mixed) {
-      f.Ga.topLeftCorner<3, 3>() = Q;
-      f.Ga.topRightCorner<3, 3>().noalias() = -Q * P;
-      f.Ga.bottomLeftCorner<3, 3>().setZero();
-      f.Ga.bottomRightCorner<3, 3>() = Q;
-    } else {
-      f.Ga = f.X_F0;
-    }
+    const Mat3 Q = mixed ? Mat3(Hb.R) : Mat3(f.H0F.R.transpose());
+    f.Ga.topLeftCorner<3, 3>() = Q;
+    f.Ga.topRightCorner<3, 3>().noalias() = -Q * hat(p);
+    f.Ga.bottomLeftCorner<3, 3>().setZero();
+    f.Ga.bottomRightCorner<3, 3>() = Q;
     f.vF = inverse_transform_motion(f.H0F, ws.v[f.body]);
     // ^F a_F = ^F X_0 (a_b − a_g) = J_F ν̇_free + J̇_F ν: aba_pass's a_b holds the base's gravity.
     f.aF = inverse_transform_motion(f.H0F, ws.a[f.body] - a_g);

@@ -37,7 +37,15 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &c, bool m
     // c = ^F a_F + Kd ^F v_F + Kp log(H_ref⁻¹ H_F), with δ log = J_r⁻¹ ξ_F.
     Gv = c.Kd * f.Ga;
     if (c.Kp != 0.0) {
-      Gx = c.Kp * (f.Jr_inv * f.X_F0);
+      // ^F X_0 = [[R_0ᵀ, −R_0ᵀ p̂], [0, R_0ᵀ]]: G_a itself for Local axes.
+      Mat6 X_F0 = f.Ga;
+      if (mixed) {
+        const Mat3 R0t = f.H0F.R.transpose();
+        X_F0.topLeftCorner<3, 3>() = R0t;
+        X_F0.topRightCorner<3, 3>().noalias() = -R0t * hat(f.H0F.o);
+        X_F0.bottomRightCorner<3, 3>() = R0t;
+      }
+      Gx = c.Kp * (f.Jr_inv * X_F0);
       if (mixed) {
         Gx.topRows<3>() = f.R_F * Gx.topRows<3>().eval();
         Gx.bottomRows<3>() = f.R_F * Gx.bottomRows<3>().eval();

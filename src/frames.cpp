@@ -27,10 +27,9 @@ void load_external_wrenches(const Model &model, Workspace &ws, const Transform &
   ws.ext_active = ext != nullptr && (ext->count > 0 || ext->extra_frame >= 0);
   if (!ws.ext_active) return;
   ws.ext_mixed = (ext->flags & kWrenchMixed) != 0;
-  for (int i = 0; i <= model.n_B; ++i) {
-    ws.f_ext[i].setZero();
-    ws.E_ext[i].setZero();
-  }
+  for (int i = 0; i <= model.n_B; ++i) ws.f_ext[i].setZero();
+  if (ws.ext_mixed)  // E is read for Mixed wrenches only (rnea_derivatives_pass)
+    for (int i = 0; i <= model.n_B; ++i) ws.E_ext[i].setZero();
   auto add = [&](int frame, const Vec6 &w) {
     const Transform T = wrench_frame0(model, ws, H, frame, ext->flags);
     const int b = model.frames[frame].body;

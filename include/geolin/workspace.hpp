@@ -190,7 +190,6 @@ struct Workspace {
     Mat3 R_F;                                      // world rotation of F (^A R_F)
     Vec6 vF;                                       // ^F v_F, the body twist of F
     Vec6 aF;                                       // ^F a_F, its derivative at the solution
-    Mat6 X_F0;                                     // ^F X_0
     Mat6 Jr_inv;  // J_r⁻¹(log(H_ref⁻¹ H_F)) (rigid, Kp ≠ 0)
     // The constraint rows (the first `rows`, in λ's axes) as a linear map of the frame-0
     // acceleration of the body: J_c = G_a J_b (contact_dynamics.cpp, contact_linearize.cpp).
