@@ -304,8 +304,11 @@ void make_plan(const Model &model, const Workspace &ws, SolvePlan &plan, const R
 
 }  // namespace
 
-void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
-                       int cols, const SolveTap *taps, int num_taps) {
+namespace {
+
+// forward = false: stop after the base step (articulated_solve_backward).
+void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks, int cols,
+           const SolveTap *taps, int num_taps, bool forward) {
   const int nb = model.n_B;
   const int ld = solve_stride(cols);  // row stride of X (compact in ws.rhs) and of the panels
   const std::ptrdiff_t ldx = ld;
@@ -389,6 +392,7 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
   } else {
     fill_zero(A0, ldx, 0, ld);
   }
+  if (!forward) return;
 
   for (int i = 1; i <= nb; ++i) {
     const int lam = model.parent[i];
@@ -424,6 +428,18 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
     if (first != t) std::copy(taps[first].out, taps[first].out + 6 * ldx, taps[t].out);
   }
   for (int t = 0; t < num_taps; ++t) ws.tap_slot[taps[t].body] = -1;
+}
+
+}  // namespace
+
+void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
+                       int cols, const SolveTap *taps, int num_taps) {
+  solve(model, ws, blocks, num_blocks, cols, taps, num_taps, true);
+}
+
+void articulated_solve_backward(const Model &model, Workspace &ws, const RhsBlock *blocks,
+                                int num_blocks, int cols) {
+  solve(model, ws, blocks, num_blocks, cols, nullptr, 0, false);
 }
 
 void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t lda,

@@ -105,7 +105,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   forward_kinematics(model, ws, s);
   ws.ext_active = false;
   detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);
-  if (ws.singular >= 0 || !detail::contact_solve(model, ws, H, contacts)) return false;
+  if (ws.singular >= 0 || !detail::contact_solve(model, ws, H, contacts, true)) return false;
 
   // 2. Accelerations at the constrained ν̇ (with the fictitious gravity, as RNEA's), and λ as
   // external wrenches for the RNEA derivatives at fixed λ (Local ones shift the body forces,

@@ -180,6 +180,14 @@ constexpr Int solve_stride(Int cols) {
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols, const SolveTap *taps = nullptr, int num_taps = 0);
 
+/// articulated_solve's backward pass and base step only: row i of X (a joint) becomes
+/// D_i⁻¹ u_i and the base rows a_0 = (I^A_0)⁻¹ (R_0 − P_0). These are the innovations of the
+/// factorization M⁻¹ = Lᵀ diag(D_i⁻¹, (I^A_0)⁻¹) L that ABA carries out (Rodriguez, Jain and
+/// Kreutz-Delgado 1991), so for two right-hand sides Rᵀ_a M⁻¹ R_b = Σ_i D_i x_a,i x_b,i +
+/// a_0,aᵀ I^A_0 a_0,b without the forward pass.
+void articulated_solve_backward(const Model &model, Workspace &ws, const RhsBlock *blocks,
+                                int num_blocks, int cols);
+
 /// Calls f(lo, hi) for the degrees of freedom of the joints on the path from body b to the root,
 /// as runs [lo, hi) of consecutive ones (a limb is numbered consecutively), tip first; the base's
 /// six are not included. The non-zero columns of a frame Jacobian row on body b.
@@ -230,10 +238,12 @@ constexpr double kContactPivotTolerance = 1e-10;
 
 /// After kinematics and aba_pass without external wrenches (ν̇_free in ws.nu_dot): the contact
 /// frames (ws.contacts, with G_a), J_c's rows G_a (ws.contact_G), −c(ν̇_free) (ws.contact_gamma),
-/// Y = M⁻¹ J_cᵀ (ws.contact_Y), the Cholesky factor of Λ⁻¹ = J_c Y (ws.contact_L), λ
-/// (ws.contact_lambda) and ν̇ ← ν̇_free + Y λ
-/// (contact_dynamics.cpp). Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
-bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c);
+/// the Cholesky factor of Λ⁻¹ = J_c M⁻¹ J_cᵀ (ws.contact_L), λ (ws.contact_lambda) and
+/// ν̇ ← ν̇_free + M⁻¹ J_cᵀ λ (contact_dynamics.cpp). With want_Y, Y = M⁻¹ J_cᵀ is formed
+/// (ws.contact_Y, for the linearization); without, only the solve's backward pass runs.
+/// Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
+bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c,
+                   bool want_Y);
 
 /// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place and its
 /// inverse diagonal dinv.

@@ -50,7 +50,8 @@ ContactSet make_contacts(const Model &m, Workspace &ws, const State &x,
 }
 
 // The models and contact sets of the tests: the quadruped on its four feet (points), the
-// humanoid on both feet (rigid) and one hand (point), the arm with its tool held (fixed base).
+// humanoid on both feet (rigid) and one hand (point), the arm with its tool held (fixed base),
+// and the humanoid held at frames that share a limb.
 struct Scenario {
   const char *name;
   const char *file;
@@ -72,6 +73,16 @@ std::vector<Scenario> scenarios() {
        0u,
        {{"L_foot", kContactRigid}, {"R_foot", kContactRigid}, {"L_hand", kContactPoint}}},
       {"arm_tool_rigid", "arm7.urdf", kFixedBase, {{"tool_tip", kContactRigid}}},
+      // Contacts along one limb (the chest, an upper arm and its hand): rows that share
+      // joints, which the contact solve pairs along their common path.
+      {"humanoid_nested",
+       "humanoid.urdf",
+       0u,
+       {{"L_foot", kContactRigid},
+        {"R_foot", kContactPoint},
+        {"chest", kContactPoint},
+        {"L_upper_arm", kContactPoint},
+        {"L_hand", kContactPoint}}},
   };
 }
 
