@@ -306,9 +306,11 @@ void make_plan(const Model &model, const Workspace &ws, SolvePlan &plan, const R
 
 namespace {
 
-// forward = false: stop after the base step (articulated_solve_backward).
+// The passes to run: the backward pass with the base step, the forward pass, or both.
+constexpr int kBackwardPass = 1, kForwardPass = 2;
+
 void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks, int cols,
-           const SolveTap *taps, int num_taps, bool forward) {
+           const SolveTap *taps, int num_taps, int passes) {
   const int nb = model.n_B;
   const int ld = solve_stride(cols);  // row stride of X (compact in ws.rhs) and of the panels
   const std::ptrdiff_t ldx = ld;
@@ -325,38 +327,54 @@ void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_bl
   const SolvePlan &plan = ws.plans[ws.last_plan];
   const Range *ranges = plan.ranges.data();
   const int *offsets = plan.offsets.data();
-  std::fill(ws.touched.begin(), ws.touched.end(), 0);
-
   const SolveKernels &k = solve_kernels();
-  auto write_mode = [&](int body) {  // how body's step writes into its parent's P block
-    const int lam = model.parent[body];
-    return (lam == 0 && !moving) ? 2 : (ws.touched[lam] ? 1 : 0);
-  };
-  for (int i = nb; i >= 1; --i) {
-    const int lam = model.parent[i];
-    const bool link = lam >= 1 && (plan.link[lam] & kLinkBackward);
-    const int top = link ? lam : i;  // the body whose step writes into P_λ(top)
-    const int mode = write_mode(top);
-    double *P = panel(ws.P_panel, i), *Pl = panel(ws.P_panel, model.parent[top]);
-    const int *o = offsets + 3 * top;
-    if (mode == 0)  // first write into P_λ: zero its range outside top's (which it contains)
-      for (int r = o[1]; r < o[2]; ++r) fill_zero(Pl, ldx, ranges[r].lo, ranges[r].hi);
-    double *u = X + model.dof(i) * ldx;  // becomes D⁻¹ u_i
-    if (link) {
-      const BackwardPairKernel kernel = k.backward_pair[ws.touched[i] != 0][mode];
-      double *ul = X + model.dof(lam) * ldx;
-      for (int r = o[0]; r < o[1]; ++r)
-        kernel(ranges[r].lo, ranges[r].hi, ldx, u, ul, P, Pl, ws.S0[i].data(), ws.U[i].data(),
-               ws.D_inv[i], ws.S0[lam].data(), ws.U[lam].data(), ws.D_inv[lam]);
-      --i;  // lam done
-    } else {
-      const BackwardKernel kernel = k.backward[ws.touched[i] != 0][mode];
-      for (int r = o[0]; r < o[1]; ++r)
-        kernel(ranges[r].lo, ranges[r].hi, ldx, u, P, Pl, ws.S0[i].data(), ws.U[i].data(),
-               ws.D_inv[i]);
+  double *A0 = panel(ws.A_panel, 0);
+  if (passes & kBackwardPass) {
+    std::fill(ws.touched.begin(), ws.touched.end(), 0);
+    auto write_mode = [&](int body) {  // how body's step writes into its parent's P block
+      const int lam = model.parent[body];
+      return (lam == 0 && !moving) ? 2 : (ws.touched[lam] ? 1 : 0);
+    };
+    for (int i = nb; i >= 1; --i) {
+      const int lam = model.parent[i];
+      const bool link = lam >= 1 && (plan.link[lam] & kLinkBackward);
+      const int top = link ? lam : i;  // the body whose step writes into P_λ(top)
+      const int mode = write_mode(top);
+      double *P = panel(ws.P_panel, i), *Pl = panel(ws.P_panel, model.parent[top]);
+      const int *o = offsets + 3 * top;
+      if (mode == 0)  // first write into P_λ: zero its range outside top's (which it contains)
+        for (int r = o[1]; r < o[2]; ++r) fill_zero(Pl, ldx, ranges[r].lo, ranges[r].hi);
+      double *u = X + model.dof(i) * ldx;  // becomes D⁻¹ u_i
+      if (link) {
+        const BackwardPairKernel kernel = k.backward_pair[ws.touched[i] != 0][mode];
+        double *ul = X + model.dof(lam) * ldx;
+        for (int r = o[0]; r < o[1]; ++r)
+          kernel(ranges[r].lo, ranges[r].hi, ldx, u, ul, P, Pl, ws.S0[i].data(), ws.U[i].data(),
+                 ws.D_inv[i], ws.S0[lam].data(), ws.U[lam].data(), ws.D_inv[lam]);
+        --i;  // lam done
+      } else {
+        const BackwardKernel kernel = k.backward[ws.touched[i] != 0][mode];
+        for (int r = o[0]; r < o[1]; ++r)
+          kernel(ranges[r].lo, ranges[r].hi, ldx, u, P, Pl, ws.S0[i].data(), ws.U[i].data(),
+                 ws.D_inv[i]);
+      }
+      if (mode != 2) ws.touched[model.parent[top]] = 1;
     }
-    if (mode != 2) ws.touched[model.parent[top]] = 1;
-  }
+
+    if (moving) {
+      if (!ws.IA0_inv_valid) {  // factorized by aba_pass; the same for every solve at this state
+        ws.IA0_inv = inverse_from_cholesky(ws.IA0_llt.matrixLLT());
+        ws.IA0_inv_valid = true;
+      }
+      const Mat6 &inv = ws.IA0_inv;
+      if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);  // no joints
+      k.base(ld, ldx, ldx, X, ws.P_panel.data(), A0, inv.data());
+    }
+  }  // backward pass
+  if (!(passes & kForwardPass)) return;
+  // A forward pass alone starts from the base rows of X, which the caller may have changed.
+  if (moving && !(passes & kBackwardPass))
+    for (int r = 0; r < 6; ++r) std::copy(X + r * ldx, X + r * ldx + ld, A0 + r * ldx);
 
   // Taps: a body's a_i (J_i X, 6 rows) also goes to the caller. A first tap of each body is
   // marked in ws.tap_slot; a repeated body is copied at the end. For a fixed base the forward
@@ -379,20 +397,11 @@ void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_bl
                   T + row * ldx + ranges[r].lo);
   };
 
-  double *A0 = panel(ws.A_panel, 0);
   if (moving) {
-    if (!ws.IA0_inv_valid) {  // factorized by aba_pass; the same for every solve at this state
-      ws.IA0_inv = inverse_from_cholesky(ws.IA0_llt.matrixLLT());
-      ws.IA0_inv_valid = true;
-    }
-    const Mat6 &inv = ws.IA0_inv;
-    if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);  // no joints
-    k.base(ld, ldx, ldx, X, ws.P_panel.data(), A0, inv.data());
     if (double *T0 = tap_of(0)) std::copy(A0, A0 + 6 * ldx, T0);
   } else {
     fill_zero(A0, ldx, 0, ld);
   }
-  if (!forward) return;
 
   for (int i = 1; i <= nb; ++i) {
     const int lam = model.parent[i];
@@ -434,12 +443,17 @@ void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_bl
 
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols, const SolveTap *taps, int num_taps) {
-  solve(model, ws, blocks, num_blocks, cols, taps, num_taps, true);
+  solve(model, ws, blocks, num_blocks, cols, taps, num_taps, kBackwardPass | kForwardPass);
 }
 
 void articulated_solve_backward(const Model &model, Workspace &ws, const RhsBlock *blocks,
                                 int num_blocks, int cols) {
-  solve(model, ws, blocks, num_blocks, cols, nullptr, 0, false);
+  solve(model, ws, blocks, num_blocks, cols, nullptr, 0, kBackwardPass);
+}
+
+void articulated_solve_forward(const Model &model, Workspace &ws, const RhsBlock *blocks,
+                               int num_blocks, int cols) {
+  solve(model, ws, blocks, num_blocks, cols, nullptr, 0, kForwardPass);
 }
 
 void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t lda,

@@ -75,8 +75,7 @@ Transform contact_reference(const Contacts &c, int k) {
   return T;
 }
 
-bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c,
-                   bool want_Y) {
+bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c) {
   const int n = model.num_dofs(), m = c.rows();
   const bool moving = !model.fixed_base, mixed = (c.flags & kWrenchMixed) != 0;
   const Transform &Hb = moving ? H : model.H_A_0;
@@ -88,16 +87,15 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
                             "and {} rows (at most n = {})",
                             c.count, m, ws.contact_taps.size(), ws.contact_gamma.size(), n));
   const int ldm = solve_stride(m);
-  double *X = ws.rhs.data();  // n x m, row-major, stride ldm: J_cᵀ, then Y
+  double *X = ws.rhs.data();  // n x m, row-major, stride ldm: J_cᵀ, then its innovations
   std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldm, 0.0);
   ws.contact_failed = -1;
   const Vec6 a_g = gravity_base_acceleration(model, ws, H);
 
   // Frames, the rows G_a of J_c = G_a J_b (J_b the Jacobian of the frame's body: base and path
-  // in frame 0; G_a = ^F X_0 in λ's axes, its first 3 rows for a point), and the constraint
-  // error at ν̇_free, contact after contact.
-  double *G = ws.contact_G.data();  // m x 6, row-major
-  SolveTap *taps = ws.contact_taps.data();
+  // in frame 0; G_a = ^F X_0 in λ's axes, its first 3 rows for a point), the constraint error at
+  // ν̇_free and the right-hand sides J_cᵀ, contact after contact.
+  double *G = ws.contact_G.data();  // m x 6, row-major scratch
   int row0 = 0;
   for (int k = 0; k < c.count; ++k) {
     Workspace::ContactFrame &f = ws.contacts[k];
@@ -140,11 +138,9 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
       for (int b = 0; b < f.rows; b += 3) err.segment<3>(b) = f.R_F * err.segment<3>(b);
     ws.contact_gamma.segment(row0, f.rows) = -err.head(f.rows);
     // The right-hand sides of Y = M⁻¹ J_cᵀ: J_cᵀ = J_bᵀ G_aᵀ (base rows, then the path's).
-    for (int r = 0; r < f.rows; ++r) {
-      for (int e = 0; e < 6; ++e) G[(row0 + r) * 6 + e] = f.Ga(r, e);
-      if (moving)
+    if (moving)
+      for (int r = 0; r < f.rows; ++r)
         for (int e = 0; e < 6; ++e) X[e * ldm + row0 + r] = f.Ga(r, e);
-    }
     for (int i = f.body; i >= 1; i = model.parent[i]) {
       const Vec6 &S = ws.S0[i];  // G_a S_i = [Q (S_lin − p × S_ang); Q S_ang]
       double *x = X + model.dof(i) * ldm + row0;
@@ -152,7 +148,6 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
       lin = Q * (S.head<3>() - p.cross(S.tail<3>()));
       if (f.rows == kContactRigid) ang = Q * S.tail<3>();
     }
-    taps[k] = {f.body, ws.contact_tap.data() + static_cast<std::ptrdiff_t>(6 * k) * ldm};
     row0 += f.rows;
   }
 
@@ -162,52 +157,40 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
     blocks[k] = {RhsBlock::kAtBody, f.row0, f.rows, 1, f.body};
   }
   double *L = ws.contact_L.data();
-  if (want_Y) {
-    // Y = M⁻¹ J_cᵀ: one column per row of J_c, non-zero on the base and the contact's path; the
-    // solve's forward pass also gives J_b Y for every contact body (the taps).
-    articulated_solve(model, ws, blocks, c.count, m, taps, c.count);
-    std::copy_n(X, static_cast<std::ptrdiff_t>(n) * ldm, ws.contact_Y.data());
-    // Λ⁻¹ = J_c Y = G_a (J_b Y), contact after contact.
-    for (int k = 0; k < c.count; ++k) {
-      const Workspace::ContactFrame &f = ws.contacts[k];
-      product_add(f.rows, ldm, 6, G + f.row0 * 6, 6, taps[k].out, ldm, L + f.row0 * ldm, ldm,
-                  /*assign=*/true);
-    }
+  // Λ⁻¹ from the backward pass alone: with the innovations x_i = D_i⁻¹ u_i and a_0 of the
+  // columns of J_cᵀ, Λ⁻¹ = Σ_i D_i x_iᵀ x_i + a_0ᵀ I^A_0 a_0 (articulated_solve_backward).
+  // Row i of X is non-zero only in the columns of contacts held in i's subtree, so each
+  // contact pairs, along its path, with the contacts below the path's bodies (lower triangle).
+  articulated_solve_backward(model, ws, blocks, c.count, m);
+  if (moving) {
+    // a_0ᵀ (I^A_0 a_0) in two small products: W = I^A_0 a_0 (6 x m, in ws.contact_tap, which
+    // contact_linearize reads too) and a_0ᵀ W (a_0ᵀ in G's rows).
+    double IA0[36], *W = ws.contact_tap.data();
+    for (int r = 0; r < 6; ++r)
+      for (int e = 0; e < 6; ++e) IA0[r * 6 + e] = ws.IA[0](r, e);
+    product_add(6, ldm, 6, IA0, 6, X, ldm, W, ldm, /*assign=*/true);
+    for (int p = 0; p < m; ++p)
+      for (int e = 0; e < 6; ++e) G[p * 6 + e] = X[e * ldm + p];
+    product_add(m, ldm, 6, G, 6, W, ldm, L, ldm, /*assign=*/true);
   } else {
-    // Λ⁻¹ from the backward pass alone: with the innovations x_i = D_i⁻¹ u_i and a_0 of the
-    // columns of J_cᵀ, Λ⁻¹ = Σ_i D_i x_iᵀ x_i + a_0ᵀ I^A_0 a_0 (articulated_solve_backward).
-    // Row i of X is non-zero only in the columns of contacts held in i's subtree, so each
-    // contact pairs, along its path, with the contacts below the path's bodies (lower triangle).
-    articulated_solve_backward(model, ws, blocks, c.count, m);
-    if (moving) {
-      // a_0ᵀ (I^A_0 a_0) in two small products: W = I^A_0 a_0 (6 x m, in the first tap's
-      // buffer) and a_0ᵀ W (a_0ᵀ in G's rows, which this path does not otherwise use).
-      double IA0[36], *W = ws.contact_tap.data();
-      for (int r = 0; r < 6; ++r)
-        for (int e = 0; e < 6; ++e) IA0[r * 6 + e] = ws.IA[0](r, e);
-      product_add(6, ldm, 6, IA0, 6, X, ldm, W, ldm, /*assign=*/true);
-      for (int p = 0; p < m; ++p)
-        for (int e = 0; e < 6; ++e) G[p * 6 + e] = X[e * ldm + p];
-      product_add(m, ldm, 6, G, 6, W, ldm, L, ldm, /*assign=*/true);
-    } else {
-      for (int p = 0; p < m; ++p) std::fill_n(L + p * ldm, p + 1, 0.0);
-    }
-    for (int l = 0; l < c.count; ++l) {
-      const Workspace::ContactFrame &fl = ws.contacts[l];
-      for (int i = fl.body; i >= 1; i = model.parent[i]) {
-        const double d = 1.0 / ws.D_inv[i], *x = X + model.dof(i) * ldm;
-        for (int k = 0; k <= l; ++k) {
-          const Workspace::ContactFrame &fk = ws.contacts[k];
-          if (fk.body < i || fk.body >= model.subtree_end[i]) continue;
-          for (int r = 0; r < fl.rows; ++r) {
-            const int p = fl.row0 + r, q_end = k == l ? p + 1 : fk.row0 + fk.rows;
-            const double dx = d * x[p];
-            for (int q = fk.row0; q < q_end; ++q) L[p * ldm + q] += dx * x[q];
-          }
+    for (int p = 0; p < m; ++p) std::fill_n(L + p * ldm, p + 1, 0.0);
+  }
+  for (int l = 0; l < c.count; ++l) {
+    const Workspace::ContactFrame &fl = ws.contacts[l];
+    for (int i = fl.body; i >= 1; i = model.parent[i]) {
+      const double d = 1.0 / ws.D_inv[i], *x = X + model.dof(i) * ldm;
+      for (int k = 0; k <= l; ++k) {
+        const Workspace::ContactFrame &fk = ws.contacts[k];
+        if (fk.body < i || fk.body >= model.subtree_end[i]) continue;
+        for (int r = 0; r < fl.rows; ++r) {
+          const int p = fl.row0 + r, q_end = k == l ? p + 1 : fk.row0 + fk.rows;
+          const double dx = d * x[p];
+          for (int q = fk.row0; q < q_end; ++q) L[p * ldm + q] += dx * x[q];
         }
       }
     }
   }
+
   double ratio = 0.0;
   const int bad = cholesky_in_place(L, m, ldm, ws.contact_dinv.data(), &ratio);
   if (bad >= 0) {
@@ -223,15 +206,6 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
   double *lambda = ws.contact_lambda.data();
   std::copy_n(ws.contact_gamma.data(), m, lambda);
   cholesky_solve(L, ws.contact_dinv.data(), m, ldm, lambda);
-  if (want_Y) {
-    const double *Y = ws.contact_Y.data();
-    for (int i = 0; i < n; ++i) {
-      double t = 0.0;
-      for (int p = 0; p < m; ++p) t += Y[i * ldm + p] * lambda[p];
-      ws.nu_dot[i] += t;
-    }
-    return true;
-  }
   // Y λ = M⁻¹ (J_cᵀ λ): the forward pass of the one column Σ_p λ_p (column p), whose innovations
   // are X λ (RBDA Table 7.1's third pass without velocity terms); ws.f holds its a_i.
   auto dot = [&](const double *x) {
@@ -265,7 +239,7 @@ bool contact_dynamics(const Model &model, Workspace &ws, const Transform &H, CRe
   detail::aba_pass(model, ws, v0, detail::gravity_base_acceleration(model, ws, H), r, tau,
                    ws.nu_dot);
   bool ok = ws.singular < 0;
-  if (ok && contacts.count > 0) ok = detail::contact_solve(model, ws, H, contacts, false);
+  if (ok && contacts.count > 0) ok = detail::contact_solve(model, ws, H, contacts);
   nu_dot = ws.nu_dot;
   const int m = contacts.rows();
   if (m > 0) lambda.head(m) = ws.contact_lambda.head(m);

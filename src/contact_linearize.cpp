@@ -17,8 +17,13 @@
 //   ∂(^F a_F)/∂ṙ_j = ^F X_0 (Ψ̇_j + S_j × (v_b − v_j)),  ∂(^F a_F)/∂v = ^F X_0 ((v_0 − v_b) ×),
 // and the frame's own displacement ξ = J_F [z_H; z_s] (its position and attitude, for Kp and for
 // the world directions of a point's acceleration). Everything runs on linearize's right-hand
-// sides: X = M⁻¹ R is corrected in place, X += Y K with K = Λ (∂c/∂z − J_c X) in X's columns
-// (X holds −F), before A and B are written.
+// sides R, X = M⁻¹ R (X holds −F), with K = Λ (∂c/∂z − J_c X) in X's columns and X + Y K as
+// the result. Neither Y nor J_c X is formed from the solution: in the innovations form of M⁻¹
+// (articulated_solve_backward) J_c X = X_Jᵀ D X_R, from the innovations X_J of J_cᵀ (left by
+// contact_solve) and X_R of R, and adding X_J K to X_R before the solve's forward pass gives
+// X + Y K. X_J is non-zero only on the base and the contacts' paths, so both products are small.
+#include <algorithm>
+
 #include "internal.hpp"
 
 namespace geolin {
@@ -101,11 +106,15 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     return linearize_if_finite(model, ws, H, s, v, r, tau, A, B);
   const Vec6 a_g = detail::gravity_base_acceleration(model, ws, H);
 
-  // 1. The constrained dynamics: ν̇ and λ (Y, the factor of Λ⁻¹ and G_a are kept).
+  // 1. The constrained dynamics: ν̇ and λ (the factor of Λ⁻¹ and G_a are kept), and the
+  // innovations Y_J of J_cᵀ (articulated_solve_backward), kept in ws.contact_Y.
   forward_kinematics(model, ws, s);
   ws.ext_active = false;
   detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);
-  if (ws.singular >= 0 || !detail::contact_solve(model, ws, H, contacts, true)) return false;
+  if (ws.singular >= 0 || !detail::contact_solve(model, ws, H, contacts)) return false;
+  const std::ptrdiff_t ldm = detail::solve_stride(m);
+  const double *YJ = ws.contact_Y.data();
+  std::copy_n(ws.rhs.data(), n * ldm, ws.contact_Y.data());
 
   // 2. Accelerations at the constrained ν̇ (with the fictitious gravity, as RNEA's), and λ as
   // external wrenches for the RNEA derivatives at fixed λ (Local ones shift the body forces,
@@ -128,36 +137,65 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   const detail::LinearizeLayout L =
       detail::linearize_layout(model, 0, moving && mixed, /*base_pose_cols=*/true);
 
-  // 3. The unconstrained derivatives at fixed λ: X = M⁻¹ R (X holds −F_ext, and M⁻¹ S). The z_H
-  // columns are carried along as 6 more columns of X holding −F_H: the gravity block and the
-  // Mixed wrenches' attitude term. The taps give J_b X for every contact body.
-  const std::ptrdiff_t ldx = L.ldx, ldm = detail::solve_stride(m);
-  SolveTap *taps = ws.contact_taps.data();
-  for (int k = 0; k < contacts.count; ++k)
-    taps[k] = {ws.contacts[k].body, ws.contact_tap.data() + 6 * k * ldx};
-  detail::linearize_solve(model, ws, H, v0, a0, r, nullptr, L, taps, contacts.count);
+  // 3. The unconstrained derivatives at fixed λ, X = M⁻¹ R (X holds −F_ext, and M⁻¹ S), up to
+  // their innovations X_R: the correction Y K is added to those before the forward pass. The z_H
+  // columns are 6 more columns with a zero right-hand side, which carry that correction; −F_H
+  // (the gravity block and the Mixed wrenches' attitude term) is added after the solve.
+  const std::ptrdiff_t ldx = L.ldx;
+  const int nblk = detail::linearize_solve(model, ws, H, v0, a0, r, nullptr, L, true);
   ws.ext_active = false;
   double *X = ws.rhs.data();
-  if (moving) {
-    const Mat3 G = hat(H.R.transpose() * ws.gravity);
-    for (int i = 0; i < n; ++i) {
-      double *x = X + i * ldx + L.c_H;
-      for (int e = 0; e < 3; ++e) x[e] = 0.0;
-      for (int e = 0; e < 3; ++e)
-        x[3 + e] = (i < 3 ? -G(i, e) : 0.0) - (L.mixed ? X[i * ldx + L.c_E + e] : 0.0);
-    }
-    // The same columns of J_b X: J_b's base block is 1_6.
-    for (int k = 0; k < contacts.count; ++k)
-      for (int row = 0; row < 6; ++row) {
-        double *t = taps[k].out + row * ldx + L.c_H;
-        for (int e = 0; e < 3; ++e) t[e] = 0.0;
-        for (int e = 0; e < 3; ++e)
-          t[3 + e] = (row < 3 ? -G(row, e) : 0.0) - (L.mixed ? t[L.c_E - L.c_H + e] : 0.0);
-      }
-  }
+  const Mat3 Gg = moving ? hat(H.R.transpose() * ws.gravity) : Mat3::Zero();
 
-  // 4. K = ∂c/∂z − J_c X in X's columns (the S columns: −J_c X only), J_c X = G_a (J_b X).
+  // 4. K = ∂c/∂z − J_c X in X's columns (the S columns: −J_c X only). By the innovations form
+  // of M⁻¹ (articulated_solve_backward), J_c X = Σ_i D_i Y_J,iᵀ X_R,i + Y_J,0ᵀ I^A_0 X_R,0:
+  // the base rows through (I^A_0 Y_J,0)ᵀ, left by contact_solve in ws.contact_tap, and the joint
+  // rows i along each contact's path (Y_J,i is zero for contacts not below i).
   double *K = ws.contact_K.data();
+  if (moving) {
+    double *minus_WT = ws.contact_G.data();  // m x 6: −(I^A_0 Y_J,0)ᵀ
+    const double *W = ws.contact_tap.data();
+    for (int p = 0; p < m; ++p)
+      for (int e = 0; e < 6; ++e) minus_WT[p * 6 + e] = -W[e * ldm + p];
+    detail::product_add(m, static_cast<int>(ldx), 6, minus_WT, 6, X, ldx, K, ldx,
+                        /*assign=*/true);
+  } else {
+    std::fill_n(K, m * ldx, 0.0);
+  }
+  // The path's joints come in runs of consecutive rows, each a product K_k −= C X_run with
+  // C(r, j) = D_j Y_J(j, r), in chunks of at most 32 joints.
+  constexpr int kChunk = 32;
+  for (int k = 0; k < contacts.count; ++k) {
+    const Workspace::ContactFrame &f = ws.contacts[k];
+    detail::for_each_path_run(model, f.body, [&](int lo, int hi) {
+      for (int c0 = lo; c0 < hi; c0 += kChunk) {
+        const int len = std::min(kChunk, hi - c0);
+        double C[6 * kChunk];
+        for (int j = 0; j < len; ++j) {
+          const double d = -1.0 / ws.D_inv[c0 + j - model.dof(0)];  // body of row c0 + j
+          const double *y = YJ + (c0 + j) * ldm + f.row0;
+          for (int r = 0; r < f.rows; ++r) C[r * len + j] = d * y[r];
+        }
+        detail::product_add(f.rows, static_cast<int>(ldx), len, C, len, X + c0 * ldx, ldx,
+                            K + f.row0 * ldx, ldx);
+      }
+    });
+  }
+  if (moving)
+    // The z_H columns: −J_c X_H with X_H = −(Rᵀg)^ on the base's linear rows, minus the Mixed
+    // attitude columns X_E: G_a's first three columns times (Rᵀg)^, plus (J_c X)_E = −K_E.
+    for (int k = 0; k < contacts.count; ++k) {
+      const Workspace::ContactFrame &f = ws.contacts[k];
+      for (int r = 0; r < f.rows; ++r) {
+        double *kr = K + (f.row0 + r) * ldx;
+        for (int e = 0; e < 3; ++e) {
+          double t = 0.0;
+          for (int j = 0; j < 3; ++j) t += f.Ga(r, j) * Gg(j, e);
+          kr[L.c_H + e] = 0.0;
+          kr[L.c_H + 3 + e] = t - (L.mixed ? kr[L.c_E + e] : 0.0);
+        }
+      }
+    }
   for (int k = 0; k < contacts.count; ++k) {
     Workspace::ContactFrame &f = ws.contacts[k];
     const int b = f.body;
@@ -165,12 +203,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     f.aF = inverse_transform_motion(f.H0F, ws.a[b] - a_g);
     double G[6][18];  // rows [g_a, h, g_x]
     detail::constraint_rows(f, contacts, mixed, vb, G);
-    double minus_Ga[36];
-    for (int r = 0; r < f.rows; ++r)
-      for (int e = 0; e < 6; ++e) minus_Ga[r * 6 + e] = -G[r][e];
     double *Kk = K + f.row0 * ldx;
-    detail::product_add(f.rows, static_cast<int>(ldx), 6, minus_Ga, 6, taps[k].out, ldx, Kk, ldx,
-                        /*assign=*/true);
     if (moving)
       // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv: g_a ((v_0 − v_b)×) + g_v = h − v_0 ×* g_a
       // (row vectors; (u×)ᵀ = −(u×*)); ∂/∂z_H: ξ = δ, so g_x.
@@ -199,11 +232,40 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     }
   }
 
-  // 5. K ← Λ K = (L Lᵀ)⁻¹ K, then 6. X += Y K: the constrained −F (z_H columns included) and
-  // M⁻¹ S.
+  // 5. K ← Λ K = (L Lᵀ)⁻¹ K, then 6. the innovations X_R += Y_J K, whose forward pass gives
+  // the constrained −F (z_H columns included) and M⁻¹ S: X + Y K with Y = M⁻¹ J_cᵀ, by
+  // linearity. The z_H attitude columns also take Y K_E: X_H = −(Rᵀg)^ − X_E before the
+  // correction, so after it X_H + Y K_H = −(Rᵀg)^ − (X_E + Y K_E) + Y (K_H + K_E).
   detail::cholesky_apply(m, static_cast<int>(ldx), ws.contact_L.data(), ldm, ws.contact_dinv.data(),
                          K, ldx);
-  detail::product_add(n, static_cast<int>(ldx), m, ws.contact_Y.data(), ldm, K, ldx, X, ldx);
+  if (moving) {
+    detail::product_add(6, static_cast<int>(ldx), m, YJ, ldm, K, ldx, X, ldx);
+    if (L.mixed)
+      for (int e0 = 0; e0 < 6; ++e0)
+        for (int p = 0; p < m; ++p)
+          for (int e = 0; e < 3; ++e)
+            X[e0 * ldx + L.c_H + 3 + e] += YJ[e0 * ldm + p] * K[p * ldx + L.c_E + e];
+  }
+  for (int k = 0; k < contacts.count; ++k) {
+    const Workspace::ContactFrame &f = ws.contacts[k];
+    detail::for_each_path_run(model, f.body, [&](int lo, int hi) {
+      detail::product_add(hi - lo, static_cast<int>(ldx), f.rows, YJ + lo * ldm + f.row0, ldm,
+                          K + f.row0 * ldx, ldx, X + lo * ldx, ldx);
+      if (L.mixed)
+        for (int i = lo; i < hi; ++i)
+          for (int r = 0; r < f.rows; ++r)
+            for (int e = 0; e < 3; ++e)
+              X[i * ldx + L.c_H + 3 + e] +=
+                  YJ[i * ldm + f.row0 + r] * K[(f.row0 + r) * ldx + L.c_E + e];
+    });
+  }
+  detail::articulated_solve_forward(model, ws, ws.rhs_blocks.data(), nblk, L.cols);
+  if (moving)
+    for (int i = 0; i < n; ++i) {
+      double *x = X + i * ldx + L.c_H;
+      for (int e = 0; e < 3; ++e)
+        x[3 + e] += (i < 3 ? -Gg(i, e) : 0.0) - (L.mixed ? X[i * ldx + L.c_E + e] : 0.0);
+    }
 
   // 7. Nothing is written unless everything is finite.
   if (!detail::all_finite(X, n * ldx) || !detail::all_finite(K, m * ldx) ||

@@ -188,6 +188,12 @@ void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks
 void articulated_solve_backward(const Model &model, Workspace &ws, const RhsBlock *blocks,
                                 int num_blocks, int cols);
 
+/// The forward pass that completes articulated_solve_backward (same blocks and columns), from the
+/// innovations in X, which the caller may have changed in between: by linearity, adding
+/// X_R' = X_J K to them (X_J the innovations of R_J) solves for R + R_J K.
+void articulated_solve_forward(const Model &model, Workspace &ws, const RhsBlock *blocks,
+                               int num_blocks, int cols);
+
 /// Calls f(lo, hi) for the degrees of freedom of the joints on the path from body b to the root,
 /// as runs [lo, hi) of consecutive ones (a limb is numbered consecutively), tip first; the base's
 /// six are not included. The non-zero columns of a frame Jacobian row on body b.
@@ -239,11 +245,11 @@ constexpr double kContactPivotTolerance = 1e-10;
 /// After kinematics and aba_pass without external wrenches (ν̇_free in ws.nu_dot): the contact
 /// frames (ws.contacts, with G_a), J_c's rows G_a (ws.contact_G), −c(ν̇_free) (ws.contact_gamma),
 /// the Cholesky factor of Λ⁻¹ = J_c M⁻¹ J_cᵀ (ws.contact_L), λ (ws.contact_lambda) and
-/// ν̇ ← ν̇_free + M⁻¹ J_cᵀ λ (contact_dynamics.cpp). With want_Y, Y = M⁻¹ J_cᵀ is formed
-/// (ws.contact_Y, for the linearization); without, only the solve's backward pass runs.
+/// ν̇ ← ν̇_free + M⁻¹ J_cᵀ λ (contact_dynamics.cpp), from the innovations of J_cᵀ, which stay
+/// in ws.rhs (n rows of stride solve_stride(m); articulated_solve_backward), with I^A_0 times
+/// their base rows in ws.contact_tap (6 rows, same stride; moving base).
 /// Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
-bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c,
-                   bool want_Y);
+bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c);
 
 /// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place and its
 /// inverse diagonal dinv.
@@ -268,11 +274,12 @@ LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed,
 /// After kinematics, load_external_wrenches and aba_pass at the state (ws.nu_dot, and the
 /// velocities, accelerations a (with a0 = ν̇_base + gravity), Ψ̇ and h consistent with it):
 /// fills the right-hand sides of layout L (RNEA derivatives, S, the J_Fᵀ of ext's wrenches, the
-/// Mixed attitude terms) and solves them in place, X = M⁻¹ R at ws.rhs (taps: as
-/// articulated_solve's).
-void linearize_solve(const Model &model, Workspace &ws, const Transform &H, const Vec6 &v0,
-                     const Vec6 &a0, CRefVec r, const ExternalWrenches *ext,
-                     const LinearizeLayout &L, const SolveTap *taps = nullptr, int num_taps = 0);
+/// Mixed attitude terms) and solves them in place, X = M⁻¹ R at ws.rhs; with backward_only, only
+/// up to the innovations (articulated_solve_backward; its blocks stay in ws.rhs_blocks). Returns
+/// the number of blocks.
+int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const Vec6 &v0,
+                    const Vec6 &a0, CRefVec r, const ExternalWrenches *ext,
+                    const LinearizeLayout &L, bool backward_only = false);
 
 /// Writes A and B from the solution X (linearize_solve) and the state's v; the z_H columns of A
 /// are [0; F_H] with F_H (n x 6, column stride ld_FH) given, or zero when F_H is null.

@@ -78,9 +78,9 @@ LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed, bool ba
 // (they share j's branch sparsity, so the solve sees one contiguous range per body), then
 // J_Fᵀ per wrench and E (Mixed). Their solutions X = M⁻¹ R give −F_s, −[F_v F_r], M⁻¹S, the
 // wrench columns of B and the attitude term of F_H without forming M⁻¹ (O(n) per column).
-void linearize_solve(const Model &model, Workspace &ws, const Transform &H, const Vec6 &v0,
-                     const Vec6 &a0, CRefVec r, const ExternalWrenches *ext,
-                     const LinearizeLayout &L, const SolveTap *taps, int num_taps) {
+int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const Vec6 &v0,
+                    const Vec6 &a0, CRefVec r, const ExternalWrenches *ext,
+                    const LinearizeLayout &L, bool backward_only) {
   const int n = L.n, nj = L.nj, nv = L.nv, ldx = L.ldx;
   const bool moving = !model.fixed_base;
   double *X = ws.rhs.data();
@@ -118,7 +118,11 @@ void linearize_solve(const Model &model, Workspace &ws, const Transform &H, cons
   if (L.mixed) blocks[nblk++] = {RhsBlock::kDense, L.c_E, 3};
   // Columns for the caller (zero here): only the base's step and the forward pass touch them.
   if (L.base_pose_cols) blocks[nblk++] = {RhsBlock::kAtBody, L.c_H, 6, 1, 0};
-  articulated_solve(model, ws, blocks, nblk, L.cols, taps, num_taps);
+  if (backward_only)
+    articulated_solve_backward(model, ws, blocks, nblk, L.cols);
+  else
+    articulated_solve(model, ws, blocks, nblk, L.cols);
+  return nblk;
 }
 
 void linearize_write(const Model &model, const Workspace &ws, const LinearizeLayout &L,
