@@ -310,7 +310,7 @@ namespace {
 constexpr int kBackwardPass = 1, kForwardPass = 2;
 
 void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks, int cols,
-           const SolveTap *taps, int num_taps, int passes) {
+           int passes) {
   const int nb = model.n_B;
   const int ld = solve_stride(cols);  // row stride of X (compact in ws.rhs) and of the panels
   const std::ptrdiff_t ldx = ld;
@@ -376,84 +376,48 @@ void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_bl
   if (moving && !(passes & kBackwardPass))
     for (int r = 0; r < 6; ++r) std::copy(X + r * ldx, X + r * ldx + ld, A0 + r * ldx);
 
-  // Taps: a body's a_i (J_i X, 6 rows) also goes to the caller. A first tap of each body is
-  // marked in ws.tap_slot; a repeated body is copied at the end. For a fixed base the forward
-  // ranges need not cover every column, so the tapped blocks start from zero.
-  for (int t = 0; t < num_taps; ++t) {
-    int &slot = ws.tap_slot[taps[t].body];
-    if (slot < 0) slot = t;
-    if (!moving) fill_zero(taps[t].out, ldx, 0, ld);
-  }
-  auto tap_of = [&](int body) -> double * {
-    const int t = num_taps > 0 ? ws.tap_slot[body] : -1;
-    return t >= 0 ? taps[t].out : nullptr;
-  };
-  // A tapped body with children keeps a_i in its panel for them; the tap gets a copy of the
-  // columns its forward ranges wrote.
-  auto copy_to_tap = [&](int body, const double *Ai, double *T) {
-    for (int r = offsets[3 * body + 2]; r < offsets[3 * body + 3]; ++r)
-      for (int row = 0; row < 6; ++row)
-        std::copy(Ai + row * ldx + ranges[r].lo, Ai + row * ldx + ranges[r].hi,
-                  T + row * ldx + ranges[r].lo);
-  };
-
-  if (moving) {
-    if (double *T0 = tap_of(0)) std::copy(A0, A0 + 6 * ldx, T0);
-  } else {
-    fill_zero(A0, ldx, 0, ld);
-  }
-
+  if (!moving) fill_zero(A0, ldx, 0, ld);
   for (int i = 1; i <= nb; ++i) {
     const int lam = model.parent[i];
     const Vec6 DU = ws.D_inv[i] * ws.U[i];
     double *x = X + model.dof(i) * ldx;
     const double *Al = panel(ws.A_panel, lam);
-    double *Ti = tap_of(i);
-    if ((plan.link[i] & kLinkForward) && Ti == nullptr) {
+    if (plan.link[i] & kLinkForward) {
       const int c = i + 1;
       const Vec6 DUc = ws.D_inv[c] * ws.U[c];
-      double *Tc = tap_of(c);
       const bool parent_c = !model.children[c].empty();
-      const ForwardPairKernel forward = k.forward_pair[parent_c || Tc ? 1 : 0];
-      // A leaf writes no a_c unless tapped; its panel stands in as a valid, unused pointer.
-      double *xc = X + model.dof(c) * ldx, *Ac = parent_c || !Tc ? panel(ws.A_panel, c) : Tc;
+      const ForwardPairKernel forward = k.forward_pair[parent_c ? 1 : 0];
+      // A leaf writes no a_c; its panel stands in as a valid, unused pointer.
+      double *xc = X + model.dof(c) * ldx, *Ac = panel(ws.A_panel, c);
       for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
         forward(ranges[r].lo, ranges[r].hi, ldx, x, xc, Al, Ac, ws.S0[i].data(), DU.data(),
                 ws.S0[c].data(), DUc.data());
-      if (Tc && parent_c) copy_to_tap(c, Ac, Tc);
       ++i;  // c done
       continue;
     }
     const bool parent_i = !model.children[i].empty();
-    double *Ai = parent_i || !Ti ? panel(ws.A_panel, i) : Ti;
-    const ForwardKernel forward = k.forward[parent_i || Ti ? 1 : 0];  // a leaf keeps no a_i
+    double *Ai = panel(ws.A_panel, i);
+    const ForwardKernel forward = k.forward[parent_i ? 1 : 0];  // a leaf keeps no a_i
     for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
       forward(ranges[r].lo, ranges[r].hi, ldx, x, Al, Ai, ws.S0[i].data(), DU.data());
-    if (Ti && parent_i) copy_to_tap(i, Ai, Ti);
   }
-
-  for (int t = 0; t < num_taps; ++t) {
-    const int first = ws.tap_slot[taps[t].body];
-    if (first != t) std::copy(taps[first].out, taps[first].out + 6 * ldx, taps[t].out);
-  }
-  for (int t = 0; t < num_taps; ++t) ws.tap_slot[taps[t].body] = -1;
 }
 
 }  // namespace
 
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
-                       int cols, const SolveTap *taps, int num_taps) {
-  solve(model, ws, blocks, num_blocks, cols, taps, num_taps, kBackwardPass | kForwardPass);
+                       int cols) {
+  solve(model, ws, blocks, num_blocks, cols, kBackwardPass | kForwardPass);
 }
 
 void articulated_solve_backward(const Model &model, Workspace &ws, const RhsBlock *blocks,
                                 int num_blocks, int cols) {
-  solve(model, ws, blocks, num_blocks, cols, nullptr, 0, kBackwardPass);
+  solve(model, ws, blocks, num_blocks, cols, kBackwardPass);
 }
 
 void articulated_solve_forward(const Model &model, Workspace &ws, const RhsBlock *blocks,
                                int num_blocks, int cols) {
-  solve(model, ws, blocks, num_blocks, cols, nullptr, 0, kForwardPass);
+  solve(model, ws, blocks, num_blocks, cols, kForwardPass);
 }
 
 void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t lda,

@@ -4,13 +4,13 @@
 //   M ν̇ − J_cᵀ λ = S τ − C ν − G,   J_c ν̇ = γ = (prescribed contact acceleration) − J̇_c ν,
 // solved through the articulated-body factorization of M (RBDA ch. 7) and the operational-space
 // inverse inertia Λ⁻¹ = J_c M⁻¹ J_cᵀ (RBDA §8.3; Carpentier, Budhiraja, Mansard, RSS 2021):
-//   ν̇_free = ABA(τ),  Y = M⁻¹ J_cᵀ (articulated_solve, m columns),  Λ⁻¹ = J_c Y,
-//   λ = Λ (γ − J_c ν̇_free),  ν̇ = ν̇_free + Y λ.
+//   ν̇_free = ABA(τ),  Λ⁻¹ = J_c M⁻¹ J_cᵀ,  λ = Λ (γ − J_c ν̇_free),  ν̇ = ν̇_free + M⁻¹ J_cᵀ λ.
 // J_c = G_a J_b: J_b = [1_6, S_j (j on the path)] maps ν to the frame-0 twist of the frame's
 // body b and G_a = ^F X_0 (in λ's axes; its first 3 rows for a point) takes it to the frame. The
 // frame's acceleration at ν̇_free, J_c ν̇_free + J̇_c ν, is G_a (a_b − a_g) with aba_pass's
-// accelerations a_b, and J_c Y = G_a (J_b Y) comes out of the solve's forward pass (its taps),
-// so that J_c itself is never formed.
+// accelerations a_b. Λ⁻¹ comes from the backward pass of the articulated solve over the m
+// columns of J_cᵀ alone (its innovations; articulated_solve_backward), and M⁻¹ J_cᵀ λ from one
+// forward pass of a single column, so that neither J_c nor M⁻¹ J_cᵀ is formed.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -80,12 +80,11 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
   const bool moving = !model.fixed_base, mixed = (c.flags & kWrenchMixed) != 0;
   const Transform &Hb = moving ? H : model.H_A_0;
   // The workspace holds at most n rows (more are always dependent) and its contact capacity.
-  if (c.count > static_cast<int>(ws.contacts.size()) ||
-      c.count > static_cast<int>(ws.contact_taps.size()) || m > ws.contact_gamma.size())
+  if (c.count > static_cast<int>(ws.contacts.size()) || m > ws.contact_gamma.size())
     throw Error(Status::InvalidArgument,
                 fmt::format("contacts: {} contacts with {} rows exceed the workspace's {} contacts "
                             "and {} rows (at most n = {})",
-                            c.count, m, ws.contact_taps.size(), ws.contact_gamma.size(), n));
+                            c.count, m, ws.contacts.size(), ws.contact_gamma.size(), n));
   const int ldm = solve_stride(m);
   double *X = ws.rhs.data();  // n x m, row-major, stride ldm: J_cᵀ, then its innovations
   std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldm, 0.0);
@@ -163,9 +162,9 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
   // contact pairs, along its path, with the contacts below the path's bodies (lower triangle).
   articulated_solve_backward(model, ws, blocks, c.count, m);
   if (moving) {
-    // a_0ᵀ (I^A_0 a_0) in two small products: W = I^A_0 a_0 (6 x m, in ws.contact_tap, which
+    // a_0ᵀ (I^A_0 a_0) in two small products: W = I^A_0 a_0 (6 x m, in ws.contact_W, which
     // contact_linearize reads too) and a_0ᵀ W (a_0ᵀ in G's rows).
-    double IA0[36], *W = ws.contact_tap.data();
+    double IA0[36], *W = ws.contact_W.data();
     for (int r = 0; r < 6; ++r)
       for (int e = 0; e < 6; ++e) IA0[r * 6 + e] = ws.IA[0](r, e);
     product_add(6, ldm, 6, IA0, 6, X, ldm, W, ldm, /*assign=*/true);

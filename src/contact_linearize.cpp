@@ -149,12 +149,12 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
 
   // 4. K = ∂c/∂z − J_c X in X's columns (the S columns: −J_c X only). By the innovations form
   // of M⁻¹ (articulated_solve_backward), J_c X = Σ_i D_i Y_J,iᵀ X_R,i + Y_J,0ᵀ I^A_0 X_R,0:
-  // the base rows through (I^A_0 Y_J,0)ᵀ, left by contact_solve in ws.contact_tap, and the joint
+  // the base rows through (I^A_0 Y_J,0)ᵀ, left by contact_solve in ws.contact_W, and the joint
   // rows i along each contact's path (Y_J,i is zero for contacts not below i).
   double *K = ws.contact_K.data();
   if (moving) {
     double *minus_WT = ws.contact_G.data();  // m x 6: −(I^A_0 Y_J,0)ᵀ
-    const double *W = ws.contact_tap.data();
+    const double *W = ws.contact_W.data();
     for (int p = 0; p < m; ++p)
       for (int e = 0; e < 6; ++e) minus_WT[p * 6 + e] = -W[e * ldm + p];
     detail::product_add(m, static_cast<int>(ldx), 6, minus_WT, 6, X, ldx, K, ldx,

@@ -174,11 +174,8 @@ constexpr Int solve_stride(Int cols) {
 /// by aba_pass (ws.IA, ws.U, ws.D_inv, ws.IA0_llt): O(n) per column, no M⁻¹ formed (RBDA §7.3 with
 /// velocity-free inputs; Carpentier 2018). `blocks` cover [0, cols) and state the sparsity of
 /// R; entries of R outside it must be zero.
-/// Taps (SolveTap): for each, the accelerations a_i = J_i X of `body` (the frame-0 acceleration
-/// that the columns of X give it, J_i the body's Jacobian: base rows and the joints on its path)
-/// are written to `out`, 6 rows of stride solve_stride(cols), as the forward pass forms them.
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
-                       int cols, const SolveTap *taps = nullptr, int num_taps = 0);
+                       int cols);
 
 /// articulated_solve's backward pass and base step only: row i of X (a joint) becomes
 /// D_i⁻¹ u_i and the base rows a_0 = (I^A_0)⁻¹ (R_0 − P_0). These are the innovations of the
@@ -247,7 +244,7 @@ constexpr double kContactPivotTolerance = 1e-10;
 /// the Cholesky factor of Λ⁻¹ = J_c M⁻¹ J_cᵀ (ws.contact_L), λ (ws.contact_lambda) and
 /// ν̇ ← ν̇_free + M⁻¹ J_cᵀ λ (contact_dynamics.cpp), from the innovations of J_cᵀ, which stay
 /// in ws.rhs (n rows of stride solve_stride(m); articulated_solve_backward), with I^A_0 times
-/// their base rows in ws.contact_tap (6 rows, same stride; moving base).
+/// their base rows in ws.contact_W (6 rows, same stride; moving base).
 /// Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
 bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c);
 

@@ -1,7 +1,7 @@
 // The per-thread workspace, sized once for the features a caller uses (docs/c-api.md rule 4: no
 // allocation in evaluation calls). workspace_dims() decides every size and workspace_bytes()
 // adds them up from the same numbers, so that a caller can learn before allocating how much a
-// workspace needs (a 20000-body chain: 58.0 MB for its dynamics, 208 GB for everything; the table
+// workspace needs (a 20000-body chain: 58.0 MB for its dynamics, 189 GB for everything; the table
 // per feature is in docs/c-api.md, "Workspaces: features and memory").
 #include "geolin/workspace.hpp"
 
@@ -93,7 +93,7 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
                     N = model.state_dim();
   constexpr std::size_t D = sizeof(double);
   // Per body: H0, S0, I0, ten Vec6 buffers, IC, BC, IA, SI_row, SB_row, D_inv, u, f_ext, E_ext,
-  // EC_ext, SE_row, touched, limb_root, panel_slot, tap_slot.
+  // EC_ext, SE_row, touched, limb_root, panel_slot.
   const std::size_t per_body = sizeof(Transform) + 2 * sizeof(Mat6) + 10 * sizeof(Vec6) +
                                sizeof(Vec6) + 3 * sizeof(Mat6) + 3 * 6 * 3 * D + sizeof(Vec6) +
                                2 * sizeof(Vec3) + 2 * D + 1 + 3 * sizeof(int) + sizeof(Vec6);
@@ -112,10 +112,8 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
   if (d.features & kWorkspaceContacts) {
     const std::size_t m = d.max_rows, ldm = detail::solve_stride(m);
     bytes = add(bytes, mul(d.max_wrenches, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
-    const std::size_t taps = std::min<std::size_t>(d.max_wrenches, m / 3);
     const std::size_t cc = static_cast<std::size_t>(d.contact_cols);
-    bytes = add(bytes, mul(taps, sizeof(SolveTap) + 6 * D * cc));
-    bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 5 * m + 6 * n));
+    bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 6 * ldm + 5 * m + 6 * n));
   }
   return bytes;
 }
@@ -145,7 +143,6 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
   touched.assign(nb, 0);
   limb_root.assign(nb, 0);
   panel_slot.assign(nb, 0);
-  tap_slot.assign(nb, -1);
   panel_slots(model, &limb_root, &panel_slot);
 
   // The solver (articulated_solve.cpp), for the features that use it.
@@ -186,14 +183,12 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     contacts.resize(dims.max_wrenches);
     contact_frames.assign(dims.max_wrenches, 0);
     contact_wrenches.setZero(6 * static_cast<Eigen::Index>(dims.max_wrenches));
-    const std::size_t taps = std::min<std::size_t>(dims.max_wrenches, m / 3);
     contact_G.assign(6 * m);
     contact_Y.assign(static_cast<std::size_t>(n) * ldm);
     contact_L.assign(m * ldm);
     const std::size_t cc = static_cast<std::size_t>(dims.contact_cols);
     contact_K.assign(m * cc);
-    contact_tap.assign(6 * taps * cc);
-    contact_taps.resize(taps);
+    contact_W.assign(6 * ldm);
     contact_gamma.setZero(m);
     contact_lambda.setZero(m);
     contact_dinv.setZero(m);

@@ -1,7 +1,8 @@
 // The solver's building blocks that the contact functions rely on (src/articulated_solve.cpp,
 // src/solve_kernels.inc), checked against plain dense arithmetic on every instruction set the
-// processor has: the taps of the articulated solve (J_b X for chosen bodies), the register-blocked
-// products and the Cholesky substitution.
+// processor has: the articulated solve's backward and forward passes run apart (the innovations
+// that contact_dynamics and contact_linearize use), the register-blocked products and the
+// Cholesky substitution.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -25,58 +26,69 @@ std::vector<const char *> available_isas() {
 
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// J_b X for body b from the rows of X: the base rows (moving base) plus S_j x_j over b's path.
-RowMat body_jacobian_times(const Model &model, const Workspace &ws, int b, const RowMat &X) {
-  RowMat out = RowMat::Zero(6, X.cols());
-  if (!model.fixed_base) out = X.topRows(6);
-  for (int j = b; j >= 1; j = model.parent[j]) out += ws.S0[j] * X.row(model.dof(j));
-  return out;
-}
+class SolverPasses : public testing::TestWithParam<const char *> {};
 
-class SolverTaps : public testing::TestWithParam<const char *> {};
-
-TEST_P(SolverTaps, TapsAreTheBodyAccelerationsOfTheSolution) {
+// The backward pass alone gives the innovations of the factorization M⁻¹ = Lᵀ D⁻¹ L: for two
+// sets of right-hand sides, R_bᵀ M⁻¹ R_a = Σ_i D_i X_b,i X_a,i + X_b,0ᵀ I^A_0 X_a,0 from their
+// innovations, and changing the innovations before the forward pass solves for the changed
+// right-hand sides (innovations are linear in R). M comes from the CRBA, an independent
+// recursion.
+TEST_P(SolverPasses, BackwardPassInnovationsGiveQuadraticFormsAndResume) {
   const std::string file = GetParam();
   const Model model = load_urdf_file(model_path(file), file == "arm7.urdf" ? kFixedBase : 0u);
   Workspace ws(model);
   std::mt19937 rng(7);
-  const int n = model.num_dofs(), cols = 10, ld = detail::solve_stride(cols);
+  const int n = model.num_dofs(), cols = 10, ld = detail::solve_stride(cols), cols_b = 3;
   const State x = random_state(model, rng);
   VecX nu_dot(n);
   aba(model, ws, x.H, x.s, x.v, x.r, x.tau, nu_dot);  // factorizes M
-  // Taps on a leaf, on a body with children, on the base (moving base only), and one body twice.
-  std::vector<int> bodies = {model.num_bodies() - 1, 1, model.num_bodies() - 1};
-  if (!model.fixed_base) bodies.push_back(0);
+  MatX M(n, n);
+  crba(model, ws, x.s, M);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  RowMat R = RowMat::Zero(n, ld);
+  RowMat Ra = RowMat::Zero(n, ld), Rb = RowMat::Zero(n, ld), K = RowMat::Zero(cols_b, cols);
   for (int i = 0; i < n; ++i)
-    for (int c = 0; c < cols; ++c) R(i, c) = u(rng);
+    for (int c = 0; c < cols; ++c) Ra(i, c) = u(rng);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < cols_b; ++c) Rb(i, c) = u(rng);
+  for (int p = 0; p < cols_b; ++p)
+    for (int c = 0; c < cols; ++c) K(p, c) = u(rng);
+  const int nv = n - model.n_B;  // base rows
   for (const char *isa : available_isas()) {
     ASSERT_TRUE(detail::force_solve_isa(isa));
-    std::vector<RowMat> out(bodies.size(), RowMat::Constant(6, ld, 7.0));  // stale on purpose
-    std::vector<SolveTap> taps;
-    for (std::size_t t = 0; t < bodies.size(); ++t) taps.push_back({bodies[t], out[t].data()});
-    std::copy_n(R.data(), n * ld, ws.rhs.data());
     const RhsBlock block{RhsBlock::kDense, 0, cols};
-    detail::articulated_solve(model, ws, &block, 1, cols, taps.data(),
-                              static_cast<int>(taps.size()));
+    auto innovations = [&](const RowMat &R) {
+      std::copy_n(R.data(), n * ld, ws.rhs.data());
+      detail::articulated_solve_backward(model, ws, &block, 1, cols);
+      return RowMat(Eigen::Map<RowMat>(ws.rhs.data(), n, ld));
+    };
+    const RowMat Ib = innovations(Rb), Ia = innovations(Ra);
+    // Quadratic forms.
+    MatX form = MatX::Zero(cols_b, cols);
+    if (nv > 0)
+      form += Ib.topRows(6).leftCols(cols_b).transpose() * ws.IA[0] * Ia.topRows(6).leftCols(cols);
+    for (int i = 1; i <= model.n_B; ++i)
+      form += (1.0 / ws.D_inv[i]) * Ib.row(model.dof(i)).leftCols(cols_b).transpose() *
+              Ia.row(model.dof(i)).leftCols(cols);
+    const MatX expect = Rb.leftCols(cols_b).transpose() * M.ldlt().solve(MatX(Ra.leftCols(cols)));
+    EXPECT_LT((form - expect).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expect.cwiseAbs().maxCoeff()))
+        << isa;
+    // Resume: the innovations of R_a plus those of R_b K, then the forward pass alone.
+    Eigen::Map<RowMat>(ws.rhs.data(), n, ld).leftCols(cols) =
+        Ia.leftCols(cols) + Ib.leftCols(cols_b) * K;
+    detail::articulated_solve_forward(model, ws, &block, 1, cols);
     const RowMat X = Eigen::Map<RowMat>(ws.rhs.data(), n, ld);
-    // X solves M X = R (M from the CRBA, an independent recursion).
-    MatX M(n, n);
-    crba(model, ws, x.s, M);
-    EXPECT_LT((M * X.leftCols(cols) - R.leftCols(cols)).cwiseAbs().maxCoeff(), 1e-9) << isa;
-    for (std::size_t t = 0; t < bodies.size(); ++t) {
-      const RowMat expect = body_jacobian_times(model, ws, bodies[t], X);
-      EXPECT_LT((out[t].leftCols(cols) - expect.leftCols(cols)).cwiseAbs().maxCoeff(),
-                1e-12 * (1.0 + expect.cwiseAbs().maxCoeff()))
-          << isa << " tap on body " << bodies[t];
-    }
-    for (int i = 0; i < model.num_bodies(); ++i) EXPECT_EQ(ws.tap_slot[i], -1) << "reset";
+    const MatX rhs = Ra.leftCols(cols) + Rb.leftCols(cols_b) * K;
+    EXPECT_LT((M * X.leftCols(cols) - rhs).cwiseAbs().maxCoeff(), 1e-9) << isa;
+    // And the whole solve in one call.
+    std::copy_n(Ra.data(), n * ld, ws.rhs.data());
+    detail::articulated_solve(model, ws, &block, 1, cols);
+    const RowMat Xa = Eigen::Map<RowMat>(ws.rhs.data(), n, ld);
+    EXPECT_LT((M * Xa.leftCols(cols) - Ra.leftCols(cols)).cwiseAbs().maxCoeff(), 1e-9) << isa;
   }
   detail::force_solve_isa(nullptr);
 }
 
-INSTANTIATE_TEST_SUITE_P(MovingAndFixedBase, SolverTaps,
+INSTANTIATE_TEST_SUITE_P(MovingAndFixedBase, SolverPasses,
                          testing::Values("quadruped.urdf", "humanoid.urdf", "arm7.urdf"),
                          [](const testing::TestParamInfo<const char *> &info) {
                            std::string s = info.param;

@@ -58,13 +58,6 @@ class LineAlignedBuffer {
   std::vector<double> store_;
 };
 
-/// A tap of the solver (articulated_solve.cpp): the accelerations J_i X that the solution's
-/// columns give body i, 6 rows written to `out` (row stride: the solve's).
-struct SolveTap {
-  int body;
-  double *out;
-};
-
 /// Columns [lo, hi) of the solver's panels.
 struct ColumnRange {
   int lo, hi;
@@ -155,7 +148,6 @@ struct Workspace {
   std::vector<char> touched;         // P_panel block of a body initialized in this pass
   std::vector<int> limb_root;        // first joint on the path from the base to body i
   std::vector<int> panel_slot;       // 6-row block of P_panel and A_panel used by body i
-  std::vector<int> tap_slot;         // -1, or the solver tap that receives body i's a_i
   std::vector<RhsBlock> rhs_blocks;  // sparsity of the right-hand sides, per block
   // The column ranges of each body for the last two block layouts solved (articulated_solve.cpp:
   // linearize's, and mass_matrix_inverse's when a caller alternates them).
@@ -201,12 +193,11 @@ struct Workspace {
   int contact_failed = -1;             // the contact whose row of Λ⁻¹ had a zero pivot, or -1
   int contact_failed_row = 0;          // that row within the contact
   double contact_failed_ratio = 0.0;   // the pivot relative to its diagonal entry
-  LineAlignedBuffer contact_G;         // max_rows x 6: the rows G_a of J_c = G_a J_b
-  LineAlignedBuffer contact_Y;         // n x max_rows: M⁻¹ J_cᵀ
+  LineAlignedBuffer contact_G;         // max_rows x 6: scratch for the base rows' products
+  LineAlignedBuffer contact_Y;         // n x max_rows: the innovations of J_cᵀ
   LineAlignedBuffer contact_L;         // max_rows x max_rows: Λ⁻¹ and its Cholesky factor
   LineAlignedBuffer contact_K;         // max_rows x contact_cols: ∂c/∂z − J_c X, then Λ K
-  LineAlignedBuffer contact_tap;       // 6 rows x contact_cols per contact: J_b X of its body
-  std::vector<SolveTap> contact_taps;  // per contact
+  LineAlignedBuffer contact_W;         // 6 x max_rows: I^A_0 times the base rows of contact_Y
   VecX contact_gamma, contact_lambda;  // max_rows: −c(ν̇_free), then λ
   VecX contact_dinv;                   // max_rows: 1 / L_kk of Λ⁻¹'s Cholesky factor
   VecX contact_lambda_plus, contact_lambda_minus;  // max_rows (finite differences)
