@@ -13,12 +13,6 @@
 namespace geolin {
 namespace {
 
-// Zeroes the few doubles of one column in place: inline vector stores, where std::fill_n
-// becomes a call to memset, whose set-up cost as much as the stores for columns this short.
-void zero_column(double *d, Eigen::Index count) {
-  Eigen::Map<Eigen::VectorXd>(d, count).setZero();
-}
-
 // Writes columns [0, cols) of a column-major dst (column stride ld) whole, one after the other:
 // rows [0, top) zero, then dst(top + k, c) = sign · X(k, step · c) for the rows k < rows of a
 // row-major X (row stride ldx). Tiles of 4 columns keep both sides in cache lines already loaded,
@@ -34,7 +28,7 @@ void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int st
     if (c0 + 8 <= cols)
       for (Eigen::Index t = 4 * ld; t < 8 * ld; t += 8) __builtin_prefetch(d + t, 1);
 #endif
-    for (int t = 0; t < 4; ++t) zero_column(d + t * ld, top);
+    for (int t = 0; t < 4; ++t) std::fill_n(d + t * ld, top, 0.0);
     d += top;
     for (int k = 0; k < rows; ++k) {
       const double *x = X + k * ldx + step * c0;
@@ -46,7 +40,7 @@ void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int st
   }
   for (; c0 < cols; ++c0) {
     double *d = dst + c0 * ld;
-    zero_column(d, top);
+    std::fill_n(d, top, 0.0);
     for (int k = 0; k < rows; ++k) d[top + k] = sign * X[k * ldx + step * c0];
   }
 }
@@ -137,11 +131,11 @@ void linearize_write(const Model &model, const Workspace &ws, const LinearizeLay
   double *a = A.data();
   if (moving)  // z_H: zero top half, F_H below (zero if not given)
     for (int c = 0; c < 6; ++c) {
-      zero_column(a + c * lda, n);
+      std::fill_n(a + c * lda, n, 0.0);
       if (F_H)
         std::copy_n(F_H + c * ld_FH, n, a + c * lda + n);
       else
-        zero_column(a + c * lda + n, n);
+        std::fill_n(a + c * lda + n, n, 0.0);
     }
   const int s_col = moving ? 6 : 0;                                        // first column of z_s
   write_columns(X + L.c_J, ldx, n, nj, 3, -1.0, a + s_col * lda, lda, n);  // F_s
