@@ -271,36 +271,21 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   if (!detail::all_finite(X, n * ldx) || !detail::all_finite(K, m * ldx) ||
       !ws.contact_lambda.head(m).allFinite())
     return false;
-  // ∂λ/∂z = −K in X's columns (X held −F) and ∂λ/∂w = K on the S columns, taken row by row of K
-  // (each row is contiguous; the columns of ∂λ are m apart).
-  if (dlambda_dz.size() > 0 || dlambda_dw.size() > 0) {
-    const int s_col = moving ? 6 : 0, r_col = n + L.nv;
-    const bool dz = dlambda_dz.size() > 0, dw = dlambda_dw.size() > 0;
-    const std::ptrdiff_t lz = dlambda_dz.outerStride(), lw = dlambda_dw.outerStride();
-    for (int p = 0; p < m; ++p) {
-      const double *kp = K + p * ldx;
-      double *z = dz ? dlambda_dz.data() + p : nullptr;  // either may be empty (NULL in C)
-      double *w = dw ? dlambda_dw.data() + p : nullptr;
-      if (dz) {
-        if (moving)
-          for (int e = 0; e < 6; ++e) z[e * lz] = -kp[L.c_H + e];
-        for (int e = 0; e < L.nv; ++e) z[(n + e) * lz] = -kp[e];
-      }
-      for (int j = 0; j < nj; ++j) {
-        const double *t = kp + L.c_J + 3 * j;
-        if (dz) {
-          z[(s_col + j) * lz] = -t[0];
-          z[(r_col + j) * lz] = -t[1];
-        }
-        if (dw) w[j * lw] = t[2];
-      }
-    }
+  // ∂λ/∂z = −K in X's columns (X held −F) and ∂λ/∂w = K on the S columns, each output column
+  // from a column of K (either output may be empty: NULL in C).
+  const int s_col = moving ? 6 : 0, r_col = n + L.nv;
+  if (dlambda_dz.size() > 0) {
+    double *z = dlambda_dz.data();
+    const Eigen::Index lz = dlambda_dz.outerStride();
+    if (moving) detail::write_columns(K + L.c_H, ldx, m, 6, 1, -1.0, z, lz, 0);
+    detail::write_columns(K, ldx, m, L.nv, 1, -1.0, z + n * lz, lz, 0);
+    detail::write_columns(K + L.c_J, ldx, m, nj, 3, -1.0, z + s_col * lz, lz, 0);
+    detail::write_columns(K + L.c_J + 1, ldx, m, nj, 3, -1.0, z + r_col * lz, lz, 0);
   }
-  double *FH = ws.contact_FH.data();  // n x 6, column-major
-  if (moving)
-    for (int e = 0; e < 6; ++e)
-      for (int i = 0; i < n; ++i) FH[e * n + i] = -X[i * ldx + L.c_H + e];
-  detail::linearize_write(model, ws, L, v, moving ? FH : nullptr, n, A, B);
+  if (dlambda_dw.size() > 0)
+    detail::write_columns(K + L.c_J + 2, ldx, m, nj, 3, 1.0, dlambda_dw.data(),
+                          dlambda_dw.outerStride(), 0);
+  detail::linearize_write(model, ws, L, v, moving, A, B);
   return true;
 }
 

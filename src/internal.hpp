@@ -279,9 +279,15 @@ int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const
                     const LinearizeLayout &L, bool backward_only = false);
 
 /// Writes A and B from the solution X (linearize_solve) and the state's v; the z_H columns of A
-/// are [0; F_H] with F_H (n x 6, column stride ld_FH) given, or zero when F_H is null.
+/// are [0; F_H] with −F_H in X's z_H columns (F_H_in_X, layout with base_pose_cols), else zero.
 void linearize_write(const Model &model, const Workspace &ws, const LinearizeLayout &L,
-                     const Vec6 &v, const double *F_H, Eigen::Index ld_FH, RefMat A, RefMat B);
+                     const Vec6 &v, bool F_H_in_X, RefMat A, RefMat B);
+
+/// Writes columns [0, cols) of a column-major dst (column stride ld) whole: rows [0, top) zero,
+/// then dst(top + k, c) = sign · X(k, step · c) for the rows k < rows of a row-major X (row
+/// stride ldx), in tiles of 4 columns (linearize.cpp).
+void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int step, double sign,
+                   double *dst, Eigen::Index ld, int top);
 
 /// RNEA derivative passes after kinematics (Carpentier & Mansard 2018, derived in frame 0).
 /// Writes the structurally non-zero entries of ∂ID/∂s (n x n_J), ∂ID/∂v (base columns, n x 6,

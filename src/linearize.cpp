@@ -11,7 +11,7 @@
 #include "internal.hpp"
 
 namespace geolin {
-namespace {
+namespace detail {
 
 // Writes columns [0, cols) of a column-major dst (column stride ld) whole, one after the other:
 // rows [0, top) zero, then dst(top + k, c) = sign · X(k, step · c) for the rows k < rows of a
@@ -44,10 +44,6 @@ void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int st
     for (int k = 0; k < rows; ++k) d[top + k] = sign * X[k * ldx + step * c0];
   }
 }
-
-}  // namespace
-
-namespace detail {
 
 LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed, bool base_pose_cols) {
   LinearizeLayout L;
@@ -120,7 +116,7 @@ int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const
 }
 
 void linearize_write(const Model &model, const Workspace &ws, const LinearizeLayout &L,
-                     const Vec6 &v, const double *F_H, Eigen::Index ld_FH, RefMat A, RefMat B) {
+                     const Vec6 &v, bool F_H_in_X, RefMat A, RefMat B) {
   const int n = L.n, nj = L.nj, nv = L.nv, ldx = L.ldx;
   const bool moving = !model.fixed_base;
   const double *X = ws.rhs.data();
@@ -129,14 +125,10 @@ void linearize_write(const Model &model, const Workspace &ws, const LinearizeLay
   // of the top halves.
   const Eigen::Index lda = A.outerStride(), ldb = B.outerStride();
   double *a = A.data();
-  if (moving)  // z_H: zero top half, F_H below (zero if not given)
-    for (int c = 0; c < 6; ++c) {
-      std::fill_n(a + c * lda, n, 0.0);
-      if (F_H)
-        std::copy_n(F_H + c * ld_FH, n, a + c * lda + n);
-      else
-        std::fill_n(a + c * lda + n, n, 0.0);
-    }
+  if (moving && F_H_in_X)  // z_H: zero top half, F_H below (from −X's z_H columns, or zero)
+    write_columns(X + L.c_H, ldx, n, 6, 1, -1.0, a, lda, n);
+  else if (moving)
+    for (int c = 0; c < 6; ++c) std::fill_n(a + c * lda, 2 * n, 0.0);
   const int s_col = moving ? 6 : 0;                                        // first column of z_s
   write_columns(X + L.c_J, ldx, n, nj, 3, -1.0, a + s_col * lda, lda, n);  // F_s
   write_columns(X, ldx, n, nv, 1, -1.0, a + n * lda, lda, n);              // F_v, base
@@ -189,7 +181,7 @@ bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
       return false;
     }
   }
-  detail::linearize_write(model, ws, L, v, nullptr, 0, A, B);
+  detail::linearize_write(model, ws, L, v, false, A, B);
   if (moving) {
     // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
     A.block<3, 3>(n, 3) = gravity_block;

@@ -113,7 +113,7 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     const std::size_t m = d.max_rows, ldm = detail::solve_stride(m);
     bytes = add(bytes, mul(d.max_wrenches, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
     const std::size_t cc = static_cast<std::size_t>(d.contact_cols);
-    bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 6 * ldm + 5 * m + 6 * n));
+    bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 6 * ldm + 5 * m));
   }
   return bytes;
 }
@@ -194,7 +194,6 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     contact_dinv.setZero(m);
     contact_lambda_plus.setZero(m);
     contact_lambda_minus.setZero(m);
-    contact_FH.setZero(n, 6);
   }
 }
 

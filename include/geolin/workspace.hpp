@@ -201,7 +201,6 @@ struct Workspace {
   VecX contact_gamma, contact_lambda;  // max_rows: −c(ν̇_free), then λ
   VecX contact_dinv;                   // max_rows: 1 / L_kk of Λ⁻¹'s Cholesky factor
   VecX contact_lambda_plus, contact_lambda_minus;  // max_rows (finite differences)
-  MatX contact_FH;                                 // n x 6: the z_H columns of the constrained F
 };
 
 }  // namespace geolin
