@@ -13,6 +13,7 @@
 // forward pass of a single column, so that neither J_c nor M⁻¹ J_cᵀ is formed.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "geolin/status.hpp"
@@ -206,20 +207,26 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
   std::copy_n(ws.contact_gamma.data(), m, lambda);
   cholesky_solve(L, ws.contact_dinv.data(), m, ldm, lambda);
   // Y λ = M⁻¹ (J_cᵀ λ): the forward pass of the one column Σ_p λ_p (column p), whose innovations
-  // are X λ (RBDA Table 7.1's third pass without velocity terms); ws.f holds its a_i.
-  auto dot = [&](const double *x) {
-    double t = 0.0;
-    for (int p = 0; p < m; ++p) t += x[p] * lambda[p];
-    return t;
-  };
+  // are X λ (RBDA Table 7.1's third pass without velocity terms), non-zero only on the base and
+  // the contacts' paths (in ws.u, ABA's scratch); ws.f holds its a_i.
+  double *u = ws.u.data();
+  std::fill(ws.u.begin(), ws.u.end(), 0.0);
+  for (int k = 0; k < c.count; ++k) {
+    const Workspace::ContactFrame &f = ws.contacts[k];
+    for (int i = f.body; i >= 1; i = model.parent[i]) {
+      const double *x = X + model.dof(i) * ldm + f.row0;
+      for (int r = 0; r < f.rows; ++r) u[i] += x[r] * lambda[f.row0 + r];
+    }
+  }
   Vec6 a0 = Vec6::Zero();
   if (moving)
-    for (int e = 0; e < 6; ++e) a0[e] = dot(X + e * ldm);
+    for (int e = 0; e < 6; ++e)
+      for (int p = 0; p < m; ++p) a0[e] += X[e * ldm + p] * lambda[p];
   ws.nu_dot.head(n - model.n_B) += a0.head(n - model.n_B);
   ws.f[0] = a0;
   for (int i = 1; i <= model.n_B; ++i) {
     const Vec6 &al = ws.f[model.parent[i]];
-    const double x = dot(X + model.dof(i) * ldm) - ws.D_inv[i] * ws.U[i].dot(al);
+    const double x = u[i] - ws.D_inv[i] * ws.U[i].dot(al);
     ws.nu_dot[model.dof(i)] += x;
     ws.f[i] = al + ws.S0[i] * x;
   }

@@ -147,7 +147,11 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
       row.tail<3>() = ws.SB_row[i].transpose();
       cross_force_to<true>(minus_v0, ws.SI_row[i], row);
     }
-    dID_dv.topLeftCorner<6, 6>().noalias() = ws.IC[0] * cross_motion(v0);
+    // I^C_0 (v_0×) = −((v_0 ×*) I^C_0)ᵀ (I^C_0 symmetric): six cross products, not a 6x6 product.
+    for (int e = 0; e < 6; ++e) {
+      const Vec6 col = cross_force(v0, ws.IC[0].col(e));
+      dID_dv.block<1, 6>(e, 0) = -col.transpose();
+    }
     dID_dv.block<6, 3>(0, 3) += ws.BC[0];
   }
   if (model.joint_damping)  // τ = ID + D r
