@@ -18,6 +18,14 @@ namespace detail {
 // row-major X (row stride ldx). Tiles of 4 columns keep both sides in cache lines already loaded,
 // and each line of dst is written once (A and B together exceed L1: zeroing them first and
 // filling in later would fetch every line twice).
+#if defined(__clang__)
+#define GEOLIN_NO_MEMSET __attribute__((no_builtin("memset")))
+#elif defined(__GNUC__)
+#define GEOLIN_NO_MEMSET __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define GEOLIN_NO_MEMSET
+#endif
+GEOLIN_NO_MEMSET
 void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int step, double sign,
                    double *dst, Eigen::Index ld, int top) {
   int c0 = 0;
@@ -28,7 +36,8 @@ void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int st
     if (c0 + 8 <= cols)
       for (Eigen::Index t = 4 * ld; t < 8 * ld; t += 8) __builtin_prefetch(d + t, 1);
 #endif
-    for (int t = 0; t < 4; ++t) std::fill_n(d + t * ld, top, 0.0);
+    for (int t = 0; t < 4; ++t)
+      for (int k = 0; k < top; ++k) d[t * ld + k] = 0.0;
     d += top;
     for (int k = 0; k < rows; ++k) {
       const double *x = X + k * ldx + step * c0;
@@ -40,7 +49,7 @@ void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int st
   }
   for (; c0 < cols; ++c0) {
     double *d = dst + c0 * ld;
-    std::fill_n(d, top, 0.0);
+    for (int k = 0; k < top; ++k) d[k] = 0.0;
     for (int k = 0; k < rows; ++k) d[top + k] = sign * X[k * ldx + step * c0];
   }
 }
