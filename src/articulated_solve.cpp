@@ -362,11 +362,7 @@ void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_bl
     }
 
     if (moving) {
-      if (!ws.IA0_inv_valid) {  // factorized by aba_pass; the same for every solve at this state
-        ws.IA0_inv = inverse_from_cholesky(ws.IA0_llt.matrixLLT());
-        ws.IA0_inv_valid = true;
-      }
-      const Mat6 &inv = ws.IA0_inv;
+      const Mat6 &inv = articulated_base_inverse(ws);
       if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);  // no joints
       k.base(ld, ldx, ldx, X, ws.P_panel.data(), A0, inv.data());
     }
@@ -404,6 +400,14 @@ void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_bl
 }
 
 }  // namespace
+
+const Mat6 &articulated_base_inverse(Workspace &ws) {
+  if (!ws.IA0_inv_valid) {  // factorized by aba_pass; the same for every solve at this state
+    ws.IA0_inv = inverse_from_cholesky(ws.IA0_llt.matrixLLT());
+    ws.IA0_inv_valid = true;
+  }
+  return ws.IA0_inv;
+}
 
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols) {

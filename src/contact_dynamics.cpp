@@ -96,6 +96,8 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
   // in frame 0; G_a = ^F X_0 in λ's axes, its first 3 rows for a point), the constraint error at
   // ν̇_free and the right-hand sides J_cᵀ, contact after contact.
   double *G = ws.contact_G.data();  // m x 6, row-major scratch
+  double *W = ws.contact_W.data();  // 6 x m: I^A_0 times the base rows of the innovations
+  const Mat6 &base_inverse = moving ? articulated_base_inverse(ws) : ws.IA0_inv;
   int row0 = 0;
   for (int k = 0; k < c.count; ++k) {
     Workspace::ContactFrame &f = ws.contacts[k];
@@ -137,38 +139,36 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
     if (mixed)
       for (int b = 0; b < f.rows; b += 3) err.segment<3>(b) = f.R_F * err.segment<3>(b);
     ws.contact_gamma.segment(row0, f.rows) = -err.head(f.rows);
-    // The right-hand sides of Y = M⁻¹ J_cᵀ: J_cᵀ = J_bᵀ G_aᵀ (base rows, then the path's).
-    if (moving)
-      for (int r = 0; r < f.rows; ++r)
-        for (int e = 0; e < 6; ++e) X[e * ldm + row0 + r] = f.Ga(r, e);
+    // The innovations of J_cᵀ's columns (articulated_solve_backward's, here contact by contact):
+    // on the path from b up, the force F = G_aᵀ − P_i that reaches body i gives
+    // u_i = S_iᵀ F, x_i = D_i⁻¹ u_i, and F ← F − U_i x_i passes to the parent; at the base
+    // a_0 = (I^A_0)⁻¹ F_0. Rows off the path stay zero.
+    Mat6 F = f.Ga.transpose();  // its first f.rows columns
     for (int i = f.body; i >= 1; i = model.parent[i]) {
-      const Vec6 &S = ws.S0[i];  // G_a S_i = [Q (S_lin − p × S_ang); Q S_ang]
       double *x = X + model.dof(i) * ldm + row0;
-      Eigen::Map<Vec3> lin(x), ang(x + 3);
-      lin = Q * (S.head<3>() - p.cross(S.tail<3>()));
-      if (f.rows == kContactRigid) ang = Q * S.tail<3>();
+      for (int r = 0; r < f.rows; ++r) {
+        const double xr = ws.D_inv[i] * ws.S0[i].dot(F.col(r));
+        x[r] = xr;
+        F.col(r) -= ws.U[i] * xr;
+      }
     }
+    if (moving)
+      for (int r = 0; r < f.rows; ++r) {
+        const Vec6 a = base_inverse * F.col(r);
+        for (int e = 0; e < 6; ++e) {
+          X[e * ldm + row0 + r] = a[e];
+          W[e * ldm + row0 + r] = F(e, r);  // I^A_0 a_0
+        }
+      }
     row0 += f.rows;
   }
 
-  RhsBlock *blocks = ws.rhs_blocks.data();
-  for (int k = 0; k < c.count; ++k) {
-    const Workspace::ContactFrame &f = ws.contacts[k];
-    blocks[k] = {RhsBlock::kAtBody, f.row0, f.rows, 1, f.body};
-  }
   double *L = ws.contact_L.data();
-  // Λ⁻¹ from the backward pass alone: with the innovations x_i = D_i⁻¹ u_i and a_0 of the
-  // columns of J_cᵀ, Λ⁻¹ = Σ_i D_i x_iᵀ x_i + a_0ᵀ I^A_0 a_0 (articulated_solve_backward).
+  // Λ⁻¹ from the innovations: Λ⁻¹ = Σ_i D_i x_iᵀ x_i + a_0ᵀ I^A_0 a_0 (articulated_solve_backward).
   // Row i of X is non-zero only in the columns of contacts held in i's subtree, so each
   // contact pairs, along its path, with the contacts below the path's bodies (lower triangle).
-  articulated_solve_backward(model, ws, blocks, c.count, m);
   if (moving) {
-    // a_0ᵀ (I^A_0 a_0) in two small products: W = I^A_0 a_0 (6 x m, in ws.contact_W, which
-    // contact_linearize reads too) and a_0ᵀ W (a_0ᵀ in G's rows).
-    double IA0[36], *W = ws.contact_W.data();
-    for (int r = 0; r < 6; ++r)
-      for (int e = 0; e < 6; ++e) IA0[r * 6 + e] = ws.IA[0](r, e);
-    product_add(6, ldm, 6, IA0, 6, X, ldm, W, ldm, /*assign=*/true);
+    // a_0ᵀ W with W = I^A_0 a_0 (a_0ᵀ in G's rows).
     for (int p = 0; p < m; ++p)
       for (int e = 0; e < 6; ++e) G[p * 6 + e] = X[e * ldm + p];
     product_add(m, ldm, 6, G, 6, W, ldm, L, ldm, /*assign=*/true);

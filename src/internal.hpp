@@ -177,6 +177,10 @@ constexpr Int solve_stride(Int cols) {
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols);
 
+/// (I^A_0)⁻¹ from aba_pass's factor of the base's articulated inertia, formed once per
+/// factorization (moving base).
+const Mat6 &articulated_base_inverse(Workspace &ws);
+
 /// articulated_solve's backward pass and base step only: row i of X (a joint) becomes
 /// D_i⁻¹ u_i and the base rows a_0 = (I^A_0)⁻¹ (R_0 − P_0). These are the innovations of the
 /// factorization M⁻¹ = Lᵀ diag(D_i⁻¹, (I^A_0)⁻¹) L that ABA carries out (Rodriguez, Jain and
