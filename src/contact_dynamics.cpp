@@ -87,7 +87,7 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
                             "and {} rows (at most n = {})",
                             c.count, m, ws.contacts.size(), ws.contact_gamma.size(), n));
   const int ldm = solve_stride(m);
-  double *X = ws.rhs.data();  // n x m, row-major, stride ldm: J_cᵀ, then its innovations
+  double *X = ws.contact_Y.data();  // n x m, row-major, stride ldm: the innovations of J_cᵀ
   std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldm, 0.0);
   ws.contact_failed = -1;
   const Vec6 a_g = gravity_base_acceleration(model, ws, H);

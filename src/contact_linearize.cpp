@@ -114,7 +114,6 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   if (ws.singular >= 0 || !detail::contact_solve(model, ws, H, contacts)) return false;
   const std::ptrdiff_t ldm = detail::solve_stride(m);
   const double *YJ = ws.contact_Y.data();
-  std::copy_n(ws.rhs.data(), n * ldm, ws.contact_Y.data());
 
   // 2. Accelerations at the constrained ν̇ (with the fictitious gravity, as RNEA's), and λ as
   // external wrenches for the RNEA derivatives at fixed λ (Local ones shift the body forces,

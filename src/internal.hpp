@@ -247,8 +247,8 @@ constexpr double kContactPivotTolerance = 1e-10;
 /// frames (ws.contacts, with G_a), J_c's rows G_a (ws.contact_G), −c(ν̇_free) (ws.contact_gamma),
 /// the Cholesky factor of Λ⁻¹ = J_c M⁻¹ J_cᵀ (ws.contact_L), λ (ws.contact_lambda) and
 /// ν̇ ← ν̇_free + M⁻¹ J_cᵀ λ (contact_dynamics.cpp), from the innovations of J_cᵀ, which stay
-/// in ws.rhs (n rows of stride solve_stride(m); articulated_solve_backward), with I^A_0 times
-/// their base rows in ws.contact_W (6 rows, same stride; moving base).
+/// in ws.contact_Y (n rows of stride solve_stride(m); articulated_solve_backward), with I^A_0
+/// times their base rows in ws.contact_W (6 rows, same stride; moving base).
 /// Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
 bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c);
 
