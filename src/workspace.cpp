@@ -66,11 +66,12 @@ WorkspaceDims workspace_dims(const Model &model, unsigned features, int max_wren
   // dependence of Mixed wrenches; a contact linearization uses the same without wrench columns.
   if (features & kWorkspaceLinearize) cols = 2LL * nj + n + 6LL * d.max_wrenches + 3;
   if (features & kWorkspaceMassMatrix) cols = std::max<long long>(cols, n);  // unit columns
-  if (contacts) cols = std::max<long long>(cols, d.max_rows);                // M⁻¹ J_cᵀ
-  cols = detail::solve_stride(cols);                                         // whole cache lines
+  if (contacts) cols = std::max<long long>(cols, d.max_rows);  // (unused since 494f554)
+  cols = detail::solve_stride(cols);                           // whole cache lines
   d.rhs_cols = static_cast<int>(std::min<long long>(cols, std::numeric_limits<int>::max() / 2));
   // A contact linearization's columns: linearize's without wrench columns, plus 6 for the base
-  // pose (contact_linearize.cpp); contact_dynamics needs one per row.
+  // pose (contact_linearize.cpp). Without LINEARIZE the buffer keeps one per row, which
+  // contact_dynamics no longer reads (docs/contacts.md §3 propagates forces instead).
   if (contacts) {
     long long cc = d.max_rows;
     if (features & kWorkspaceLinearize) cc = std::max<long long>(cc, 2LL * nj + n + 9);
