@@ -67,6 +67,7 @@ struct SolveKernels {
   void (*cholesky_apply)(int, int, const double *, std::ptrdiff_t, const double *, double *,
                          std::ptrdiff_t);
   bool (*finite)(const double *, std::ptrdiff_t);
+  void (*write)(const double *, std::ptrdiff_t, int, int, int, const ColumnDest *, int);
 };
 
 namespace baseline {
@@ -432,6 +433,11 @@ void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t 
 void cholesky_apply(int m, int cols, const double *L, std::ptrdiff_t ldl, const double *dinv,
                     double *K, std::ptrdiff_t ldk) {
   solve_kernels().cholesky_apply(m, cols, L, ldl, dinv, K, ldk);
+}
+
+void write_columns(const double *X, std::ptrdiff_t ldx, int rows, int cols, int step,
+                   const ColumnDest *dst, int top) {
+  solve_kernels().write(X, ldx, rows, cols, step, dst, top);
 }
 
 bool all_finite_wide(const double *p, std::ptrdiff_t count) {

@@ -273,17 +273,20 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   // ∂λ/∂z = −K in X's columns (X held −F) and ∂λ/∂w = K on the S columns, each output column
   // from a column of K (either output may be empty: NULL in C).
   const int s_col = moving ? 6 : 0, r_col = n + L.nv;
-  if (dlambda_dz.size() > 0) {
-    double *z = dlambda_dz.data();
-    const Eigen::Index lz = dlambda_dz.outerStride();
-    if (moving) detail::write_columns(K + L.c_H, ldx, m, 6, 1, -1.0, z, lz, 0);
-    detail::write_columns(K, ldx, m, L.nv, 1, -1.0, z + n * lz, lz, 0);
-    detail::write_columns(K + L.c_J, ldx, m, nj, 3, -1.0, z + s_col * lz, lz, 0);
-    detail::write_columns(K + L.c_J + 1, ldx, m, nj, 3, -1.0, z + r_col * lz, lz, 0);
+  const bool dz = dlambda_dz.size() > 0, dw = dlambda_dw.size() > 0;
+  double *z = dlambda_dz.data();
+  const Eigen::Index lz = dlambda_dz.outerStride();
+  if (dz) {
+    if (moving) detail::write_columns(K + L.c_H, ldx, m, 6, {z, lz, -1.0}, 0);
+    detail::write_columns(K, ldx, m, L.nv, {z + n * lz, lz, -1.0}, 0);
   }
-  if (dlambda_dw.size() > 0)
-    detail::write_columns(K + L.c_J + 2, ldx, m, nj, 3, 1.0, dlambda_dw.data(),
-                          dlambda_dw.outerStride(), 0);
+  if (dz || dw) {  // the triples: ∂λ/∂s, ∂λ/∂r and ∂λ/∂w
+    const detail::ColumnDest triple[3] = {
+        {dz ? z + s_col * lz : nullptr, lz, -1.0},
+        {dz ? z + r_col * lz : nullptr, lz, -1.0},
+        {dw ? dlambda_dw.data() : nullptr, dlambda_dw.outerStride(), 1.0}};
+    detail::write_columns(K + L.c_J, ldx, m, nj, 3, triple, 0);
+  }
   detail::linearize_write(model, ws, L, v, moving, A, B);
   return true;
 }

@@ -14,6 +14,16 @@
 
 namespace geolin::detail {
 
+/// Keeps a compiler from replacing a loop of zero stores with a memset call (whose call and size
+/// dispatch cost more than the few vector stores of a matrix column).
+#if defined(__clang__)
+#define GEOLIN_NO_MEMSET __attribute__((no_builtin("memset")))
+#elif defined(__GNUC__)
+#define GEOLIN_NO_MEMSET __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define GEOLIN_NO_MEMSET
+#endif
+
 /// Whether no entry of p[0..count) is NaN or ±Inf, with the widest vectors of the processor
 /// (articulated_solve.cpp dispatches it with the solver's loops).
 bool all_finite_wide(const double *p, std::ptrdiff_t count);
@@ -287,11 +297,24 @@ int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const
 void linearize_write(const Model &model, const Workspace &ws, const LinearizeLayout &L,
                      const Vec6 &v, bool F_H_in_X, RefMat A, RefMat B);
 
-/// Writes columns [0, cols) of a column-major dst (column stride ld) whole: rows [0, top) zero,
-/// then dst(top + k, c) = sign · X(k, step · c) for the rows k < rows of a row-major X (row
-/// stride ldx), in tiles of 4 columns (linearize.cpp).
-void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int step, double sign,
-                   double *dst, Eigen::Index ld, int top);
+/// A destination of write_columns: a column-major matrix (column stride ld) whose columns take
+/// sign times columns of X; p == nullptr skips it.
+struct ColumnDest {
+  double *p;
+  std::ptrdiff_t ld;
+  double sign;
+};
+
+/// Writes columns [0, cols) of the `step` destinations whole: column c of dst[d] becomes `top`
+/// zeros, then dst[d].sign times column step · c + d of the row-major X (rows [0, rows), row
+/// stride ldx). step is 1 or 3 (the interleaved triples of linearize's right-hand sides). A 4x4
+/// register transpose with the solver's instruction set (articulated_solve.cpp).
+void write_columns(const double *X, std::ptrdiff_t ldx, int rows, int cols, int step,
+                   const ColumnDest *dst, int top);
+inline void write_columns(const double *X, std::ptrdiff_t ldx, int rows, int cols,
+                          const ColumnDest &dst, int top) {
+  write_columns(X, ldx, rows, cols, 1, &dst, top);
+}
 
 /// RNEA derivative passes after kinematics (Carpentier & Mansard 2018, derived in frame 0).
 /// Writes the structurally non-zero entries of ∂ID/∂s (n x n_J), ∂ID/∂v (base columns, n x 6,

@@ -13,47 +13,6 @@
 namespace geolin {
 namespace detail {
 
-// Writes columns [0, cols) of a column-major dst (column stride ld) whole, one after the other:
-// rows [0, top) zero, then dst(top + k, c) = sign · X(k, step · c) for the rows k < rows of a
-// row-major X (row stride ldx). Tiles of 4 columns keep both sides in cache lines already loaded,
-// and each line of dst is written once (A and B together exceed L1: zeroing them first and
-// filling in later would fetch every line twice).
-#if defined(__clang__)
-#define GEOLIN_NO_MEMSET __attribute__((no_builtin("memset")))
-#elif defined(__GNUC__)
-#define GEOLIN_NO_MEMSET __attribute__((optimize("no-tree-loop-distribute-patterns")))
-#else
-#define GEOLIN_NO_MEMSET
-#endif
-GEOLIN_NO_MEMSET
-void write_columns(const double *X, Eigen::Index ldx, int rows, int cols, int step, double sign,
-                   double *dst, Eigen::Index ld, int top) {
-  int c0 = 0;
-  for (; c0 + 4 <= cols; c0 += 4) {
-    double *d = dst + c0 * ld;
-#if defined(__GNUC__) || defined(__clang__)
-    // The caller's lines are rarely in L1: ask for the next tile's while writing this one.
-    if (c0 + 8 <= cols)
-      for (Eigen::Index t = 4 * ld; t < 8 * ld; t += 8) __builtin_prefetch(d + t, 1);
-#endif
-    for (int t = 0; t < 4; ++t)
-      for (int k = 0; k < top; ++k) d[t * ld + k] = 0.0;
-    d += top;
-    for (int k = 0; k < rows; ++k) {
-      const double *x = X + k * ldx + step * c0;
-      d[k] = sign * x[0];
-      d[ld + k] = sign * x[step];
-      d[2 * ld + k] = sign * x[2 * step];
-      d[3 * ld + k] = sign * x[3 * step];
-    }
-  }
-  for (; c0 < cols; ++c0) {
-    double *d = dst + c0 * ld;
-    for (int k = 0; k < top; ++k) d[k] = 0.0;
-    for (int k = 0; k < rows; ++k) d[top + k] = sign * X[k * ldx + step * c0];
-  }
-}
-
 LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed, bool base_pose_cols) {
   LinearizeLayout L;
   L.n = model.num_dofs();
@@ -135,15 +94,16 @@ void linearize_write(const Model &model, const Workspace &ws, const LinearizeLay
   const Eigen::Index lda = A.outerStride(), ldb = B.outerStride();
   double *a = A.data();
   if (moving && F_H_in_X)  // z_H: zero top half, F_H below (from −X's z_H columns, or zero)
-    write_columns(X + L.c_H, ldx, n, 6, 1, -1.0, a, lda, n);
+    write_columns(X + L.c_H, ldx, n, 6, {a, lda, -1.0}, n);
   else if (moving)
     for (int c = 0; c < 6; ++c) std::fill_n(a + c * lda, 2 * n, 0.0);
-  const int s_col = moving ? 6 : 0;                                        // first column of z_s
-  write_columns(X + L.c_J, ldx, n, nj, 3, -1.0, a + s_col * lda, lda, n);  // F_s
-  write_columns(X, ldx, n, nv, 1, -1.0, a + n * lda, lda, n);              // F_v, base
-  write_columns(X + L.c_J + 1, ldx, n, nj, 3, -1.0, a + (n + nv) * lda, lda, n);    // F_r
-  write_columns(X + L.c_J + 2, ldx, n, nj, 3, 1.0, B.data(), ldb, n);               // M⁻¹ S
-  write_columns(X + L.c_w, ldx, n, 6 * L.nf, 1, 1.0, B.data() + nj * ldb, ldb, n);  // M⁻¹ J_Fᵀ
+  const int s_col = moving ? 6 : 0;  // first column of z_s
+  // The triples (∂ID/∂s_j, ∂ID/∂r_j, S_j) give F_s, F_r and M⁻¹ S.
+  const ColumnDest triple[3] = {
+      {a + s_col * lda, lda, -1.0}, {a + (n + nv) * lda, lda, -1.0}, {B.data(), ldb, 1.0}};
+  write_columns(X + L.c_J, ldx, n, nj, 3, triple, n);
+  write_columns(X, ldx, n, nv, {a + n * lda, lda, -1.0}, n);                       // F_v, base
+  write_columns(X + L.c_w, ldx, n, 6 * L.nf, {B.data() + nj * ldb, ldb, 1.0}, n);  // M⁻¹ J_Fᵀ
   if (moving) {
     A.topLeftCorner<6, 6>() = -cross_motion(v);     // −ad_v
     for (int k = 0; k < n; ++k) A(k, n + k) = 1.0;  // ż_H ← z_v, ż_s ← z_r
