@@ -37,10 +37,6 @@
 #define GEOLIN_IVDEP
 #endif
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GEOLIN_NO_DISPATCH)
-#define GEOLIN_AVX2_KERNELS 1
-#endif
-
 namespace geolin::detail {
 namespace {
 
@@ -444,14 +440,18 @@ bool all_finite_wide(const double *p, std::ptrdiff_t count) {
   return solve_kernels().finite(p, count);
 }
 
-const char *solve_isa() {
+int solve_isa_level() {
   const SolveKernels *k = &solve_kernels();
 #ifdef GEOLIN_AVX2_KERNELS
-  if (k == &avx512::kSolveKernels) return kIsaNames[2];
-  if (k == &avx2::kSolveKernels) return kIsaNames[1];
+  if (k == &avx512::kSolveKernels) return 2;
+  if (k == &avx2::kSolveKernels) return 1;
 #endif
   (void)k;
-  return kIsaNames[0];
+  return 0;
+}
+
+const char *solve_isa() {
+  return kIsaNames[solve_isa_level()];
 }
 
 bool force_solve_isa(const char *isa) {

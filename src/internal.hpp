@@ -12,6 +12,12 @@
 
 #include "geolin/algorithms.hpp"
 
+/// x86-64 builds with GCC or Clang carry loops compiled for AVX2+FMA and AVX-512 besides the
+/// baseline, chosen at run time by the processor (articulated_solve.cpp, rnea_derivatives.cpp).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GEOLIN_NO_DISPATCH)
+#define GEOLIN_AVX2_KERNELS 1
+#endif
+
 namespace geolin::detail {
 
 /// Keeps a compiler from replacing a loop of zero stores with a memset call (whose call and size
@@ -241,6 +247,8 @@ void cholesky_apply(int m, int cols, const double *L, std::ptrdiff_t ldl, const 
 /// (where the processor has it; nullptr restores the automatic choice) and says whether it could.
 const char *solve_isa();
 bool force_solve_isa(const char *isa);
+/// The same choice as a number: 0 baseline, 1 AVX2+FMA, 2 AVX-512.
+int solve_isa_level();
 
 /// The velocity-free articulated-body factorization of M after kinematics (RBDA Table 7.1):
 /// ws.IA, ws.U, ws.D_inv and, for a moving base, ws.IA0_llt; checks every pivot (ws.singular).
