@@ -76,7 +76,9 @@ Transform contact_reference(const Contacts &c, int k) {
   return T;
 }
 
-bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c) {
+namespace {
+
+bool solve_contacts(const Model &model, Workspace &ws, const Transform &H, const Contacts &c) {
   const int n = model.num_dofs(), m = c.rows();
   const bool moving = !model.fixed_base, mixed = (c.flags & kWrenchMixed) != 0;
   const Transform &Hb = moving ? H : model.H_A_0;
@@ -231,6 +233,13 @@ bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const 
     ws.f[i] = al + ws.S0[i] * x;
   }
   return true;
+}
+
+}  // namespace
+
+// With the widest instruction set the solver uses (with_widest_isa): its small Eigen products.
+bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c) {
+  return with_widest_isa([&] { return solve_contacts(model, ws, H, c); });
 }
 
 }  // namespace detail

@@ -115,180 +115,185 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   const std::ptrdiff_t ldm = detail::solve_stride(m);
   const double *YJ = ws.contact_Y.data();
 
-  // 2. Accelerations at the constrained ν̇ (with the fictitious gravity, as RNEA's), and λ as
-  // external wrenches for the RNEA derivatives at fixed λ (Local ones shift the body forces,
-  // Mixed ones also keep their world directions).
-  Vec6 a0 = a_g;
-  if (moving) a0 += ws.nu_dot.head<6>();
-  ws.a[0] = a0;
-  for (int i = 1; i <= nj; ++i)
-    ws.a[i] = ws.a[model.parent[i]] + ws.c[i] + ws.S0[i] * ws.nu_dot[model.dof(i)];
-  for (int k = 0; k < contacts.count; ++k) {
-    const Workspace::ContactFrame &f = ws.contacts[k];
-    ws.contact_frames[k] = f.frame;
-    auto w = ws.contact_wrenches.segment<6>(6 * k);
-    w.setZero();
-    w.head(f.rows) = ws.contact_lambda.segment(f.row0, f.rows);
-  }
-  const ExternalWrenches ext{contacts.count, ws.contact_frames.data(), ws.contact_wrenches.data(),
-                             contacts.flags};
-  detail::load_external_wrenches(model, ws, H, &ext);
-  const detail::LinearizeLayout L =
-      detail::linearize_layout(model, 0, moving && mixed, /*base_pose_cols=*/true);
-
-  // 3. The unconstrained derivatives at fixed λ, X = M⁻¹ R (X holds −F_ext, and M⁻¹ S), up to
-  // their innovations X_R: the correction Y K is added to those before the forward pass. The z_H
-  // columns are 6 more columns with a zero right-hand side, which carry that correction; −F_H
-  // (the gravity block and the Mixed wrenches' attitude term) is added after the solve.
-  const std::ptrdiff_t ldx = L.ldx;
-  const int nblk = detail::linearize_solve(model, ws, H, v0, a0, r, nullptr, L, true);
-  ws.ext_active = false;
-  double *X = ws.rhs.data();
-  const Mat3 Gg = moving ? hat(H.R.transpose() * ws.gravity) : Mat3::Zero();
-
-  // 4. K = ∂c/∂z − J_c X in X's columns (the S columns: −J_c X only). By the innovations form
-  // of M⁻¹ (articulated_solve_backward), J_c X = Σ_i D_i Y_J,iᵀ X_R,i + Y_J,0ᵀ I^A_0 X_R,0:
-  // the base rows through (I^A_0 Y_J,0)ᵀ, left by contact_solve in ws.contact_W, and the joint
-  // rows i along each contact's path (Y_J,i is zero for contacts not below i).
-  double *K = ws.contact_K.data();
-  if (moving) {
-    double *minus_WT = ws.contact_G.data();  // m x 6: −(I^A_0 Y_J,0)ᵀ
-    const double *W = ws.contact_W.data();
-    for (int p = 0; p < m; ++p)
-      for (int e = 0; e < 6; ++e) minus_WT[p * 6 + e] = -W[e * ldm + p];
-    detail::product_add(m, static_cast<int>(ldx), 6, minus_WT, 6, X, ldx, K, ldx,
-                        /*assign=*/true);
-  } else {
-    std::fill_n(K, m * ldx, 0.0);
-  }
-  // The path's joints come in runs of consecutive rows, each a product K_k −= C X_run with
-  // C(r, j) = D_j Y_J(j, r), in chunks of at most 32 joints.
-  constexpr int kChunk = 32;
-  for (int k = 0; k < contacts.count; ++k) {
-    const Workspace::ContactFrame &f = ws.contacts[k];
-    detail::for_each_path_run(model, f.body, [&](int lo, int hi) {
-      for (int c0 = lo; c0 < hi; c0 += kChunk) {
-        const int len = std::min(kChunk, hi - c0);
-        double C[6 * kChunk];
-        for (int j = 0; j < len; ++j) {
-          const double d = -1.0 / ws.D_inv[c0 + j - model.dof(0)];  // body of row c0 + j
-          const double *y = YJ + (c0 + j) * ldm + f.row0;
-          for (int r = 0; r < f.rows; ++r) C[r * len + j] = d * y[r];
-        }
-        detail::product_add(f.rows, static_cast<int>(ldx), len, C, len, X + c0 * ldx, ldx,
-                            K + f.row0 * ldx, ldx);
-      }
-    });
-  }
-  if (moving)
-    // The z_H columns: −J_c X_H with X_H = −(Rᵀg)^ on the base's linear rows, minus the Mixed
-    // attitude columns X_E: G_a's first three columns times (Rᵀg)^, plus (J_c X)_E = −K_E.
+  // Steps 2-7 with the widest instruction set the solver uses (with_widest_isa): their small
+  // Eigen products.
+  return detail::with_widest_isa([&] {
+    // 2. Accelerations at the constrained ν̇ (with the fictitious gravity, as RNEA's), and λ as
+    // external wrenches for the RNEA derivatives at fixed λ (Local ones shift the body forces,
+    // Mixed ones also keep their world directions).
+    Vec6 a0 = a_g;
+    if (moving) a0 += ws.nu_dot.head<6>();
+    ws.a[0] = a0;
+    for (int i = 1; i <= nj; ++i)
+      ws.a[i] = ws.a[model.parent[i]] + ws.c[i] + ws.S0[i] * ws.nu_dot[model.dof(i)];
     for (int k = 0; k < contacts.count; ++k) {
       const Workspace::ContactFrame &f = ws.contacts[k];
-      for (int r = 0; r < f.rows; ++r) {
-        double *kr = K + (f.row0 + r) * ldx;
-        for (int e = 0; e < 3; ++e) {
-          double t = 0.0;
-          for (int j = 0; j < 3; ++j) t += f.Ga(r, j) * Gg(j, e);
-          kr[L.c_H + e] = 0.0;
-          kr[L.c_H + 3 + e] = t - (L.mixed ? kr[L.c_E + e] : 0.0);
-        }
-      }
+      ws.contact_frames[k] = f.frame;
+      auto w = ws.contact_wrenches.segment<6>(6 * k);
+      w.setZero();
+      w.head(f.rows) = ws.contact_lambda.segment(f.row0, f.rows);
     }
-  for (int k = 0; k < contacts.count; ++k) {
-    Workspace::ContactFrame &f = ws.contacts[k];
-    const int b = f.body;
-    const Vec6 &vb = ws.v[b];
-    f.aF = inverse_transform_motion(f.H0F, ws.a[b] - a_g);
-    double G[6][18];  // rows [g_a, h, g_x]
-    detail::constraint_rows(f, contacts, mixed, vb, G);
-    double *Kk = K + f.row0 * ldx;
+    const ExternalWrenches ext{contacts.count, ws.contact_frames.data(), ws.contact_wrenches.data(),
+                               contacts.flags};
+    detail::load_external_wrenches(model, ws, H, &ext);
+    const detail::LinearizeLayout L =
+        detail::linearize_layout(model, 0, moving && mixed, /*base_pose_cols=*/true);
+
+    // 3. The unconstrained derivatives at fixed λ, X = M⁻¹ R (X holds −F_ext, and M⁻¹ S), up to
+    // their innovations X_R: the correction Y K is added to those before the forward pass. The z_H
+    // columns are 6 more columns with a zero right-hand side, which carry that correction; −F_H
+    // (the gravity block and the Mixed wrenches' attitude term) is added after the solve.
+    const std::ptrdiff_t ldx = L.ldx;
+    const int nblk = detail::linearize_solve(model, ws, H, v0, a0, r, nullptr, L, true);
+    ws.ext_active = false;
+    double *X = ws.rhs.data();
+    const Mat3 Gg = moving ? hat(H.R.transpose() * ws.gravity) : Mat3::Zero();
+
+    // 4. K = ∂c/∂z − J_c X in X's columns (the S columns: −J_c X only). By the innovations form
+    // of M⁻¹ (articulated_solve_backward), J_c X = Σ_i D_i Y_J,iᵀ X_R,i + Y_J,0ᵀ I^A_0 X_R,0:
+    // the base rows through (I^A_0 Y_J,0)ᵀ, left by contact_solve in ws.contact_W, and the joint
+    // rows i along each contact's path (Y_J,i is zero for contacts not below i).
+    double *K = ws.contact_K.data();
+    if (moving) {
+      double *minus_WT = ws.contact_G.data();  // m x 6: −(I^A_0 Y_J,0)ᵀ
+      const double *W = ws.contact_W.data();
+      for (int p = 0; p < m; ++p)
+        for (int e = 0; e < 6; ++e) minus_WT[p * 6 + e] = -W[e * ldm + p];
+      detail::product_add(m, static_cast<int>(ldx), 6, minus_WT, 6, X, ldx, K, ldx,
+                          /*assign=*/true);
+    } else {
+      std::fill_n(K, m * ldx, 0.0);
+    }
+    // The path's joints come in runs of consecutive rows, each a product K_k −= C X_run with
+    // C(r, j) = D_j Y_J(j, r), in chunks of at most 32 joints.
+    constexpr int kChunk = 32;
+    for (int k = 0; k < contacts.count; ++k) {
+      const Workspace::ContactFrame &f = ws.contacts[k];
+      detail::for_each_path_run(model, f.body, [&](int lo, int hi) {
+        for (int c0 = lo; c0 < hi; c0 += kChunk) {
+          const int len = std::min(kChunk, hi - c0);
+          double C[6 * kChunk];
+          for (int j = 0; j < len; ++j) {
+            const double d = -1.0 / ws.D_inv[c0 + j - model.dof(0)];  // body of row c0 + j
+            const double *y = YJ + (c0 + j) * ldm + f.row0;
+            for (int r = 0; r < f.rows; ++r) C[r * len + j] = d * y[r];
+          }
+          detail::product_add(f.rows, static_cast<int>(ldx), len, C, len, X + c0 * ldx, ldx,
+                              K + f.row0 * ldx, ldx);
+        }
+      });
+    }
     if (moving)
-      // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv: g_a ((v_0 − v_b)×) + g_v = h − v_0 ×* g_a
-      // (row vectors; (u×)ᵀ = −(u×*)); ∂/∂z_H: ξ = δ, so g_x.
-      for (int r = 0; r < f.rows; ++r) {
-        double *kr = Kk + r * ldx;
-        const Vec6 row =
-            Eigen::Map<const Vec6>(G[r] + 6) - cross_force(v0, Eigen::Map<const Vec6>(G[r]).eval());
-        for (int e = 0; e < 6; ++e) {
-          kr[e] += row[e];
-          kr[L.c_H + e] += G[r][12 + e];
+      // The z_H columns: −J_c X_H with X_H = −(Rᵀg)^ on the base's linear rows, minus the Mixed
+      // attitude columns X_E: G_a's first three columns times (Rᵀg)^, plus (J_c X)_E = −K_E.
+      for (int k = 0; k < contacts.count; ++k) {
+        const Workspace::ContactFrame &f = ws.contacts[k];
+        for (int r = 0; r < f.rows; ++r) {
+          double *kr = K + (f.row0 + r) * ldx;
+          for (int e = 0; e < 3; ++e) {
+            double t = 0.0;
+            for (int j = 0; j < 3; ++j) t += f.Ga(r, j) * Gg(j, e);
+            kr[L.c_H + e] = 0.0;
+            kr[L.c_H + 3 + e] = t - (L.mixed ? kr[L.c_E + e] : 0.0);
+          }
         }
       }
-    for (int j = b; j >= 1; j = model.parent[j]) {
-      // ∂/∂s_j: δa_b = a_j × S_j + Ψ̇_j × (v_b − v_j), δv_b = Ψ̇_j, ξ = S_j;
-      // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j (a_j without gravity). With h and
-      // S_j × v_j = S_j × v_λ(j) = −Ψ̇_j the columns are
-      //   g_a·(a_j × S_j − Ψ̇_j × v_j) + h·Ψ̇_j + g_x·S_j  and  2 g_a·Ψ̇_j + h·S_j.
-      const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
-      const Vec6 w = cross_motion(ws.a[j] - a_g, S) - cross_motion(Pd, ws.v[j]);
-      const int c0 = L.c_J + 3 * (j - 1);
-      for (int r = 0; r < f.rows; ++r) {
-        const double *g = G[r];
-        Kk[r * ldx + c0] += detail::dot6(g, w) + detail::dot6(g + 6, Pd) + detail::dot6(g + 12, S);
-        Kk[r * ldx + c0 + 1] += 2.0 * detail::dot6(g, Pd) + detail::dot6(g + 6, S);
+    for (int k = 0; k < contacts.count; ++k) {
+      Workspace::ContactFrame &f = ws.contacts[k];
+      const int b = f.body;
+      const Vec6 &vb = ws.v[b];
+      f.aF = inverse_transform_motion(f.H0F, ws.a[b] - a_g);
+      double G[6][18];  // rows [g_a, h, g_x]
+      detail::constraint_rows(f, contacts, mixed, vb, G);
+      double *Kk = K + f.row0 * ldx;
+      if (moving)
+        // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv: g_a ((v_0 − v_b)×) + g_v = h − v_0 ×* g_a
+        // (row vectors; (u×)ᵀ = −(u×*)); ∂/∂z_H: ξ = δ, so g_x.
+        for (int r = 0; r < f.rows; ++r) {
+          double *kr = Kk + r * ldx;
+          const Vec6 row = Eigen::Map<const Vec6>(G[r] + 6) -
+                           cross_force(v0, Eigen::Map<const Vec6>(G[r]).eval());
+          for (int e = 0; e < 6; ++e) {
+            kr[e] += row[e];
+            kr[L.c_H + e] += G[r][12 + e];
+          }
+        }
+      for (int j = b; j >= 1; j = model.parent[j]) {
+        // ∂/∂s_j: δa_b = a_j × S_j + Ψ̇_j × (v_b − v_j), δv_b = Ψ̇_j, ξ = S_j;
+        // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j (a_j without gravity). With h and
+        // S_j × v_j = S_j × v_λ(j) = −Ψ̇_j the columns are
+        //   g_a·(a_j × S_j − Ψ̇_j × v_j) + h·Ψ̇_j + g_x·S_j  and  2 g_a·Ψ̇_j + h·S_j.
+        const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
+        const Vec6 w = cross_motion(ws.a[j] - a_g, S) - cross_motion(Pd, ws.v[j]);
+        const int c0 = L.c_J + 3 * (j - 1);
+        for (int r = 0; r < f.rows; ++r) {
+          const double *g = G[r];
+          Kk[r * ldx + c0] +=
+              detail::dot6(g, w) + detail::dot6(g + 6, Pd) + detail::dot6(g + 12, S);
+          Kk[r * ldx + c0 + 1] += 2.0 * detail::dot6(g, Pd) + detail::dot6(g + 6, S);
+        }
       }
     }
-  }
 
-  // 5. K ← Λ K = (L Lᵀ)⁻¹ K, then 6. the innovations X_R += Y_J K, whose forward pass gives
-  // the constrained −F (z_H columns included) and M⁻¹ S: X + Y K with Y = M⁻¹ J_cᵀ, by
-  // linearity. The z_H attitude columns also take Y K_E: X_H = −(Rᵀg)^ − X_E before the
-  // correction, so after it X_H + Y K_H = −(Rᵀg)^ − (X_E + Y K_E) + Y (K_H + K_E).
-  detail::cholesky_apply(m, static_cast<int>(ldx), ws.contact_L.data(), ldm, ws.contact_dinv.data(),
-                         K, ldx);
-  if (moving) {
-    detail::product_add(6, static_cast<int>(ldx), m, YJ, ldm, K, ldx, X, ldx);
-    if (L.mixed)
-      for (int e0 = 0; e0 < 6; ++e0)
-        for (int p = 0; p < m; ++p)
-          for (int e = 0; e < 3; ++e)
-            X[e0 * ldx + L.c_H + 3 + e] += YJ[e0 * ldm + p] * K[p * ldx + L.c_E + e];
-  }
-  for (int k = 0; k < contacts.count; ++k) {
-    const Workspace::ContactFrame &f = ws.contacts[k];
-    detail::for_each_path_run(model, f.body, [&](int lo, int hi) {
-      detail::product_add(hi - lo, static_cast<int>(ldx), f.rows, YJ + lo * ldm + f.row0, ldm,
-                          K + f.row0 * ldx, ldx, X + lo * ldx, ldx);
+    // 5. K ← Λ K = (L Lᵀ)⁻¹ K, then 6. the innovations X_R += Y_J K, whose forward pass gives
+    // the constrained −F (z_H columns included) and M⁻¹ S: X + Y K with Y = M⁻¹ J_cᵀ, by
+    // linearity. The z_H attitude columns also take Y K_E: X_H = −(Rᵀg)^ − X_E before the
+    // correction, so after it X_H + Y K_H = −(Rᵀg)^ − (X_E + Y K_E) + Y (K_H + K_E).
+    detail::cholesky_apply(m, static_cast<int>(ldx), ws.contact_L.data(), ldm,
+                           ws.contact_dinv.data(), K, ldx);
+    if (moving) {
+      detail::product_add(6, static_cast<int>(ldx), m, YJ, ldm, K, ldx, X, ldx);
       if (L.mixed)
-        for (int i = lo; i < hi; ++i)
-          for (int r = 0; r < f.rows; ++r)
+        for (int e0 = 0; e0 < 6; ++e0)
+          for (int p = 0; p < m; ++p)
             for (int e = 0; e < 3; ++e)
-              X[i * ldx + L.c_H + 3 + e] +=
-                  YJ[i * ldm + f.row0 + r] * K[(f.row0 + r) * ldx + L.c_E + e];
-    });
-  }
-  detail::articulated_solve_forward(model, ws, ws.rhs_blocks.data(), nblk, L.cols);
-  if (moving)
-    for (int i = 0; i < n; ++i) {
-      double *x = X + i * ldx + L.c_H;
-      for (int e = 0; e < 3; ++e)
-        x[3 + e] += (i < 3 ? -Gg(i, e) : 0.0) - (L.mixed ? X[i * ldx + L.c_E + e] : 0.0);
+              X[e0 * ldx + L.c_H + 3 + e] += YJ[e0 * ldm + p] * K[p * ldx + L.c_E + e];
     }
+    for (int k = 0; k < contacts.count; ++k) {
+      const Workspace::ContactFrame &f = ws.contacts[k];
+      detail::for_each_path_run(model, f.body, [&](int lo, int hi) {
+        detail::product_add(hi - lo, static_cast<int>(ldx), f.rows, YJ + lo * ldm + f.row0, ldm,
+                            K + f.row0 * ldx, ldx, X + lo * ldx, ldx);
+        if (L.mixed)
+          for (int i = lo; i < hi; ++i)
+            for (int r = 0; r < f.rows; ++r)
+              for (int e = 0; e < 3; ++e)
+                X[i * ldx + L.c_H + 3 + e] +=
+                    YJ[i * ldm + f.row0 + r] * K[(f.row0 + r) * ldx + L.c_E + e];
+      });
+    }
+    detail::articulated_solve_forward(model, ws, ws.rhs_blocks.data(), nblk, L.cols);
+    if (moving)
+      for (int i = 0; i < n; ++i) {
+        double *x = X + i * ldx + L.c_H;
+        for (int e = 0; e < 3; ++e)
+          x[3 + e] += (i < 3 ? -Gg(i, e) : 0.0) - (L.mixed ? X[i * ldx + L.c_E + e] : 0.0);
+      }
 
-  // 7. Nothing is written unless everything is finite.
-  if (!detail::all_finite(X, n * ldx) || !detail::all_finite(K, m * ldx) ||
-      !ws.contact_lambda.head(m).allFinite())
-    return false;
-  // ∂λ/∂z = −K in X's columns (X held −F) and ∂λ/∂w = K on the S columns, each output column
-  // from a column of K (either output may be empty: NULL in C).
-  const int s_col = moving ? 6 : 0, r_col = n + L.nv;
-  const bool dz = dlambda_dz.size() > 0, dw = dlambda_dw.size() > 0;
-  double *z = dlambda_dz.data();
-  const Eigen::Index lz = dlambda_dz.outerStride();
-  if (dz) {
-    if (moving) detail::write_columns(K + L.c_H, ldx, m, 6, {z, lz, -1.0}, 0);
-    detail::write_columns(K, ldx, m, L.nv, {z + n * lz, lz, -1.0}, 0);
-  }
-  if (dz || dw) {  // the triples: ∂λ/∂s, ∂λ/∂r and ∂λ/∂w
-    const detail::ColumnDest triple[3] = {
-        {dz ? z + s_col * lz : nullptr, lz, -1.0},
-        {dz ? z + r_col * lz : nullptr, lz, -1.0},
-        {dw ? dlambda_dw.data() : nullptr, dlambda_dw.outerStride(), 1.0}};
-    detail::write_columns(K + L.c_J, ldx, m, nj, 3, triple, 0);
-  }
-  detail::linearize_write(model, ws, L, v, moving, A, B);
-  return true;
+    // 7. Nothing is written unless everything is finite.
+    if (!detail::all_finite(X, n * ldx) || !detail::all_finite(K, m * ldx) ||
+        !ws.contact_lambda.head(m).allFinite())
+      return false;
+    // ∂λ/∂z = −K in X's columns (X held −F) and ∂λ/∂w = K on the S columns, each output column
+    // from a column of K (either output may be empty: NULL in C).
+    const int s_col = moving ? 6 : 0, r_col = n + L.nv;
+    const bool dz = dlambda_dz.size() > 0, dw = dlambda_dw.size() > 0;
+    double *z = dlambda_dz.data();
+    const Eigen::Index lz = dlambda_dz.outerStride();
+    if (dz) {
+      if (moving) detail::write_columns(K + L.c_H, ldx, m, 6, {z, lz, -1.0}, 0);
+      detail::write_columns(K, ldx, m, L.nv, {z + n * lz, lz, -1.0}, 0);
+    }
+    if (dz || dw) {  // the triples: ∂λ/∂s, ∂λ/∂r and ∂λ/∂w
+      const detail::ColumnDest triple[3] = {
+          {dz ? z + s_col * lz : nullptr, lz, -1.0},
+          {dz ? z + r_col * lz : nullptr, lz, -1.0},
+          {dw ? dlambda_dw.data() : nullptr, dlambda_dw.outerStride(), 1.0}};
+      detail::write_columns(K + L.c_J, ldx, m, nj, 3, triple, 0);
+    }
+    detail::linearize_write(model, ws, L, v, moving, A, B);
+    return true;
+  });
 }
 
 }  // namespace geolin

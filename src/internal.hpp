@@ -250,6 +250,28 @@ bool force_solve_isa(const char *isa);
 /// The same choice as a number: 0 baseline, 1 AVX2+FMA, 2 AVX-512.
 int solve_isa_level();
 
+#ifdef GEOLIN_AVX2_KERNELS
+template <class F>
+__attribute__((target("avx2,fma"), flatten)) auto run_avx2(F &f) {
+  return f();
+}
+#endif
+
+/// Runs f() compiled for AVX2+FMA where the solver's loops use AVX2 or wider, else as compiled
+/// (the baseline: SSE2 on x86-64). For passes of small fixed-size Eigen products, whose
+/// multiply-adds then fuse (rnea_derivatives_pass: a tenth faster). `flatten` inlines every call
+/// f makes within its file, Eigen's included, into the AVX2 copy, so no function compiled for AVX2
+/// is shared with baseline code (an inline function emitted by both could be merged into the
+/// wider one); calls into other files stay calls to their baseline builds. force_solve_isa
+/// selects either copy in tests.
+template <class F>
+auto with_widest_isa(F &&f) {
+#ifdef GEOLIN_AVX2_KERNELS
+  if (solve_isa_level() >= 1) return run_avx2(f);
+#endif
+  return f();
+}
+
 /// The velocity-free articulated-body factorization of M after kinematics (RBDA Table 7.1):
 /// ws.IA, ws.U, ws.D_inv and, for a moving base, ws.IA0_llt; checks every pivot (ws.singular).
 void articulated_inertias(const Model &model, Workspace &ws);

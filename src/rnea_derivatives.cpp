@@ -155,30 +155,12 @@ void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRe
     for (int i = 1; i <= nb; ++i) dID_dr(model.dof(i), i - 1) += model.damping[i];
 }
 
-#ifdef GEOLIN_AVX2_KERNELS
-// The pass compiled for AVX2+FMA, where the solver's loops use it too (its small fixed-size
-// products then fuse their multiply-adds: about a tenth faster). `flatten` inlines every call
-// into this entry point, Eigen's included, so no function compiled for AVX2 is shared with the
-// baseline code (an inline function emitted for both could be merged into the wider one).
-__attribute__((target("avx2,fma"), flatten)) void pass_avx2(const Model &model, Workspace &ws,
-                                                            const Vec6 &v0, const Vec6 &a0,
-                                                            CRefVec r, CRefVec r_dot,
-                                                            StridedMat dID_ds, StridedMat dID_dv,
-                                                            StridedMat dID_dr, bool after_aba) {
-  pass(model, ws, v0, a0, r, r_dot, dID_ds, dID_dv, dID_dr, after_aba);
-}
-#endif
-
 }  // namespace
 
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, StridedMat dID_ds, StridedMat dID_dv,
                            StridedMat dID_dr, bool after_aba) {
-#ifdef GEOLIN_AVX2_KERNELS
-  if (solve_isa_level() >= 1)
-    return pass_avx2(model, ws, v0, a0, r, r_dot, dID_ds, dID_dv, dID_dr, after_aba);
-#endif
-  pass(model, ws, v0, a0, r, r_dot, dID_ds, dID_dv, dID_dr, after_aba);
+  with_widest_isa([&] { pass(model, ws, v0, a0, r, r_dot, dID_ds, dID_dv, dID_dr, after_aba); });
 }
 
 }  // namespace detail

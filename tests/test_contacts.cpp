@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "../src/internal.hpp"  // the instruction-set switch
 #include "geolin/algorithms.hpp"
 #include "geolin/status.hpp"
 #include "test_util.hpp"
@@ -235,6 +236,45 @@ TEST(ContactLinearize, MatchesGeometricFiniteDifferences) {
     RecordProperty(std::string(sc.name) + "_worst_A_B_dz_dw",
                    sci(worst[0]) + " " + sci(worst[1]) + " " + sci(worst[2]) + " " + sci(worst[3]));
   }
+}
+
+TEST(ContactLinearize, EveryInstructionSetGivesTheSameResult) {
+  // contact_solve and contact_linearize run their small products compiled for AVX2+FMA where
+  // the solver's loops do (with_widest_isa); the baseline build must agree to round-off.
+  int compared = 0;
+  for (const char *isa : {"avx2+fma", "avx512"}) {
+    if (!detail::force_solve_isa(isa)) continue;  // not on this processor
+    ++compared;
+    for (const Scenario &sc : scenarios()) {
+      SCOPED_TRACE(std::string(sc.name) + " " + isa);
+      const Model m = load_urdf_file(model_path(sc.file), sc.load_flags);
+      Workspace ws(m);
+      const int n = m.num_dofs(), N = m.state_dim(), nj = m.num_joints();
+      const State x = scenario_state(m, 8u);
+      const ContactSet cs = make_contacts(m, ws, x, sc.spec);
+      const int mr = rows_of(cs);
+      for (unsigned flags : {kWrenchLocal, kWrenchMixed}) {
+        const Contacts c = cs.view(flags, 25.0, 11.0);
+        VecX nu[2] = {VecX(n), VecX(n)}, lam[2] = {VecX(mr), VecX(mr)};
+        MatX A[2], B[2], dz[2], dw[2];
+        for (int k = 0; k < 2; ++k) {
+          ASSERT_TRUE(detail::force_solve_isa(k == 0 ? "baseline" : isa));
+          A[k].resize(N, N), B[k].resize(N, nj), dz[k].resize(mr, N), dw[k].resize(mr, nj);
+          ASSERT_TRUE(contact_dynamics(m, ws, x.H, x.s, x.v, x.r, x.tau, c, nu[k], lam[k]));
+          ASSERT_TRUE(
+              contact_linearize(m, ws, x.H, x.s, x.v, x.r, x.tau, c, A[k], B[k], dz[k], dw[k]));
+        }
+        EXPECT_LT(rel_err(nu[1], nu[0]), 1e-12);
+        EXPECT_LT(rel_err(lam[1], lam[0]), 1e-12);
+        EXPECT_LT(rel_err(A[1], A[0]), 1e-12);
+        EXPECT_LT(rel_err(B[1], B[0]), 1e-12);
+        EXPECT_LT(rel_err(dz[1], dz[0]), 1e-12);
+        EXPECT_LT(rel_err(dw[1], dw[0]), 1e-12);
+      }
+    }
+  }
+  detail::force_solve_isa(nullptr);
+  if (compared == 0) GTEST_SKIP() << "this processor has only the baseline instruction set";
 }
 
 TEST(ContactDynamics, QuadrupedStandingOnItsFeetStaysStill) {
