@@ -218,6 +218,10 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
             kr[L.c_H + e] += G[r][12 + e];
           }
         }
+      // A rigid contact's rows also column-major (G's columns vectorize across its six rows).
+      Eigen::Matrix<double, 6, 18> Gc;
+      if (f.rows == kContactRigid)
+        Gc = Eigen::Map<Eigen::Matrix<double, 6, 18, Eigen::RowMajor>>(G[0]);
       for (int j = b; j >= 1; j = model.parent[j]) {
         // ∂/∂s_j: δa_b = a_j × S_j + Ψ̇_j × (v_b − v_j), δv_b = Ψ̇_j, ξ = S_j;
         // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j (a_j without gravity). With h and
@@ -226,6 +230,15 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
         const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
         const Vec6 w = cross_motion(ws.a[j] - a_g, S) - cross_motion(Pd, ws.v[j]);
         const int c0 = L.c_J + 3 * (j - 1);
+        if (f.rows == kContactRigid) {  // the six rows at once, as products with G's columns
+          const Vec6 ks = Gc.leftCols<6>() * w + Gc.middleCols<6>(6) * Pd + Gc.rightCols<6>() * S;
+          const Vec6 kr = Gc.leftCols<6>() * (2.0 * Pd) + Gc.middleCols<6>(6) * S;
+          for (int r = 0; r < 6; ++r) {
+            Kk[r * ldx + c0] += ks[r];
+            Kk[r * ldx + c0 + 1] += kr[r];
+          }
+          continue;
+        }
         for (int r = 0; r < f.rows; ++r) {
           const double *g = G[r];
           Kk[r * ldx + c0] +=
