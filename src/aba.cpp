@@ -38,6 +38,7 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
     ws.U[i].noalias() = ws.IA[i] * S;
     const double D = S.dot(ws.U[i]);
     check_joint_pivot(ws, i, D, S, ws.IA[i]);
+    ws.D[i] = D;
     ws.D_inv[i] = 1.0 / D;
     ws.u[i] = net_torque(model, tau, r, i) - S.dot(ws.p[i]);
     // I^a = I^A - U D^-1 U^T,  p^a = p + I^a c + U D^-1 u   (RBDA Table 7.1)

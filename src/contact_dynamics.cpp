@@ -180,7 +180,7 @@ bool solve_contacts(const Model &model, Workspace &ws, const Transform &H, const
   for (int l = 0; l < c.count; ++l) {
     const Workspace::ContactFrame &fl = ws.contacts[l];
     for (int i = fl.body; i >= 1; i = model.parent[i]) {
-      const double d = 1.0 / ws.D_inv[i], *x = X + model.dof(i) * ldm;
+      const double d = ws.D[i], *x = X + model.dof(i) * ldm;
       for (int k = 0; k <= l; ++k) {
         const Workspace::ContactFrame &fk = ws.contacts[k];
         if (fk.body < i || fk.body >= model.subtree_end[i]) continue;

@@ -174,7 +174,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
           const int len = std::min(kChunk, hi - c0);
           double C[6 * kChunk];
           for (int j = 0; j < len; ++j) {
-            const double d = -1.0 / ws.D_inv[c0 + j - model.dof(0)];  // body of row c0 + j
+            const double d = -ws.D[c0 + j - model.dof(0)];  // body of row c0 + j
             const double *y = YJ + (c0 + j) * ldm + f.row0;
             for (int r = 0; r < f.rows; ++r) C[r * len + j] = d * y[r];
           }

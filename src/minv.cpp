@@ -21,6 +21,7 @@ void articulated_inertias(const Model &model, Workspace &ws) {
     ws.U[i].noalias() = ws.IA[i] * S;
     const double D = S.dot(ws.U[i]);
     check_joint_pivot(ws, i, D, S, ws.IA[i]);
+    ws.D[i] = D;
     ws.D_inv[i] = 1.0 / D;
     Mat6 Ia = ws.IA[i];
     Ia.noalias() -= ws.D_inv[i] * ws.U[i] * ws.U[i].transpose();

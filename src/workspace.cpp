@@ -93,11 +93,11 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
   const std::size_t nb = model.num_bodies(), nj = model.num_joints(), n = model.num_dofs(),
                     N = model.state_dim();
   constexpr std::size_t D = sizeof(double);
-  // Per body: H0, S0, I0, ten Vec6 buffers, IC, BC, IA, SI_row, SB_row, D_inv, u, f_ext, E_ext,
+  // Per body: H0, S0, I0, ten Vec6 buffers, IC, BC, IA, SI_row, SB_row, D, D_inv, u, f_ext, E_ext,
   // EC_ext, SE_row, touched, limb_root, panel_slot.
   const std::size_t per_body = sizeof(Transform) + 2 * sizeof(Mat6) + 10 * sizeof(Vec6) +
                                sizeof(Vec6) + 3 * sizeof(Mat6) + 3 * 6 * 3 * D + sizeof(Vec6) +
-                               2 * sizeof(Vec3) + 2 * D + 1 + 3 * sizeof(int) + sizeof(Vec6);
+                               2 * sizeof(Vec3) + 3 * D + 1 + 3 * sizeof(int) + sizeof(Vec6);
   std::size_t bytes = mul(per_body, nb);
   bytes = add(bytes, mul(D, n + 3 * nj + 2 * N + 4 * N + N + 2 * nj));  // step / FD vectors
   const std::size_t cols = static_cast<std::size_t>(d.rhs_cols);
@@ -135,6 +135,7 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
   SI_row.assign(nb, Vec6::Zero());
   SB_row.assign(nb, Vec3::Zero());
   BC.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
+  D.assign(nb, 0.0);
   D_inv.assign(nb, 0.0);
   u.assign(nb, 0.0);
   f_ext.assign(nb, Vec6::Zero());

@@ -129,9 +129,9 @@ struct Workspace {
   Eigen::LLT<Mat6> IA0_llt;  // Cholesky factor of I^A_0 (moving base), by aba_pass
   Mat6 IA0_inv;              // (I^A_0)⁻¹ from it, formed by the first solve that needs it
   bool IA0_inv_valid = false;
-  std::vector<Vec6> SI_row;  // S_iᵀ I^C_i (transposed)
-  std::vector<Vec3> SB_row;  // S_iᵀ B^C_i, its last 3 entries (the first are 0)
-  std::vector<double> D_inv, u;
+  std::vector<Vec6> SI_row;         // S_iᵀ I^C_i (transposed)
+  std::vector<Vec3> SB_row;         // S_iᵀ B^C_i, its last 3 entries (the first are 0)
+  std::vector<double> D, D_inv, u;  // D_i = S_iᵀ I^A_i S_i and its inverse
 
   // External wrenches of the current evaluation (frames.cpp), frame 0, per body.
   bool ext_active = false, ext_mixed = false;
