@@ -55,6 +55,57 @@ void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat63 &B) {
   B(5, 0) += hn1, B(5, 1) -= hn0;
 }
 
+// Small dense kernels on the compilers' vector types. In the AVX2 build of the pass
+// (with_widest_isa) they become 4-wide instructions, which Eigen's fixed-size products cannot
+// (Eigen picks its packets, SSE2 here, when it is compiled); in the baseline build they are the
+// same SSE2 code as Eigen's.
+using V4 = double __attribute__((vector_size(32), aligned(8)));
+using V2 = double __attribute__((vector_size(16), aligned(8)));
+
+// out = M x (M: column-major, 6 rows, `cols` columns, out (= or +=) with kAdd).
+template <int kCols, bool kAdd = false>
+void mat6_times(const double *M, const double *x, double *out) {
+  V4 lo;
+  V2 hi;
+  if (kAdd) {
+    std::memcpy(&lo, out, sizeof lo);
+    std::memcpy(&hi, out + 4, sizeof hi);
+  } else {
+    lo = V4{};
+    hi = V2{};
+  }
+  for (int c = 0; c < kCols; ++c) {
+    V4 a;
+    V2 b;
+    std::memcpy(&a, M + 6 * c, sizeof a);
+    std::memcpy(&b, M + 6 * c + 4, sizeof b);
+    lo += a * x[c];
+    hi += b * x[c];
+  }
+  std::memcpy(out, &lo, sizeof lo);
+  std::memcpy(out + 4, &hi, sizeof hi);
+}
+
+// a += b over `count` doubles (a multiple of 2).
+template <int kCount>
+void add_to(double *a, const double *b) {
+  int k = 0;
+  for (; k + 4 <= kCount; k += 4) {
+    V4 x, y;
+    std::memcpy(&x, a + k, sizeof x);
+    std::memcpy(&y, b + k, sizeof y);
+    x += y;
+    std::memcpy(a + k, &x, sizeof x);
+  }
+  for (; k < kCount; k += 2) {
+    V2 x, y;
+    std::memcpy(&x, a + k, sizeof x);
+    std::memcpy(&y, b + k, sizeof y);
+    x += y;
+    std::memcpy(a + k, &x, sizeof x);
+  }
+}
+
 void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
           CRefVec r_dot, StridedMat dID_ds, StridedMat dID_dv, StridedMat dID_dr, bool after_aba) {
   const int nb = model.n_B;
@@ -79,7 +130,7 @@ void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRe
     const Mat6 &I = ws.I0[k];
     if (!after_aba) ws.h[k] = I * ws.v[k];
     const Vec6 &h = ws.h[k];
-    ws.F[k].noalias() = I * ws.a[k];
+    mat6_times<6>(I.data(), ws.a[k].data(), ws.F[k].data());
     cross_force_to<true>(ws.v[k], h, ws.F[k]);
     ws.IC[k] = I;
     body_B(I, ws.v[k], h, ws.BC[k]);
@@ -94,14 +145,14 @@ void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRe
   // Backward pass: composites.
   for (int k = nb; k >= 1; --k) {
     const int lam = model.parent[k];
-    ws.IC[lam] += ws.IC[k];
-    ws.BC[lam] += ws.BC[k];
+    add_to<36>(ws.IC[lam].data(), ws.IC[k].data());
+    add_to<18>(ws.BC[lam].data(), ws.BC[k].data());
     ws.F[lam] += ws.F[k];
     if (mixed) ws.EC_ext[lam] += ws.EC_ext[k];
   }
   // Per body: the rows S_iᵀ I^C_i = (I^C_i S_i)ᵀ (I^C is symmetric) and S_iᵀ B^C_i.
   for (int i = 1; i <= nb; ++i) {
-    ws.SI_row[i].noalias() = ws.IC[i] * ws.S0[i];
+    mat6_times<6>(ws.IC[i].data(), ws.S0[i].data(), ws.SI_row[i].data());
     ws.SB_row[i].noalias() = ws.BC[i].transpose() * ws.S0[i];
     if (mixed) ws.SE_row[i].noalias() = ws.EC_ext[i].transpose() * ws.S0[i];
   }
@@ -119,12 +170,14 @@ void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRe
     }
     // Ancestor rows.
     Vec6 Q;
-    Q.noalias() = ws.IC[j] * Pdd;
-    Q.noalias() += ws.BC[j] * Pd.tail<3>();
+    mat6_times<6>(ws.IC[j].data(), Pdd.data(), Q.data());
+    mat6_times<3, true>(ws.BC[j].data(), Pd.data() + 3, Q.data());
     cross_force_to<true>(Sj, ws.F[j], Q);
     if (mixed) Q.noalias() -= ws.EC_ext[j] * Sj.tail<3>();
-    Vec6 W = ws.IC[j] * (2.0 * Pd);
-    W.noalias() += ws.BC[j] * Sj.tail<3>();
+    const Vec6 Pd2 = 2.0 * Pd;
+    Vec6 W;
+    mat6_times<6>(ws.IC[j].data(), Pd2.data(), W.data());
+    mat6_times<3, true>(ws.BC[j].data(), Sj.data() + 3, W.data());
     for (int i = model.parent[j]; i >= 1; i = model.parent[i]) {
       dID_ds(model.dof(i), cj) = ws.S0[i].dot(Q);
       dID_dr(model.dof(i), cj) = ws.S0[i].dot(W);
