@@ -1,7 +1,7 @@
 // The per-thread workspace, sized once for the features a caller uses (docs/c-api.md rule 4: no
 // allocation in evaluation calls). workspace_dims() decides every size and workspace_bytes()
 // adds them up from the same numbers, so that a caller can learn before allocating how much a
-// workspace needs (a 20000-body chain: 58.0 MB for its dynamics, 189 GB for everything; the table
+// workspace needs (a 20000-body chain: 58.2 MB for its dynamics, 189 GB for everything; the table
 // per feature is in docs/c-api.md, "Workspaces: features and memory").
 #include "geolin/workspace.hpp"
 
@@ -66,22 +66,19 @@ WorkspaceDims workspace_dims(const Model &model, unsigned features, int max_wren
   // dependence of Mixed wrenches; a contact linearization uses the same without wrench columns.
   if (features & kWorkspaceLinearize) cols = 2LL * nj + n + 6LL * d.max_wrenches + 3;
   if (features & kWorkspaceMassMatrix) cols = std::max<long long>(cols, n);  // unit columns
-  if (contacts) cols = std::max<long long>(cols, d.max_rows);  // (unused since 494f554)
-  cols = detail::solve_stride(cols);                           // whole cache lines
+  cols = detail::solve_stride(cols);                                         // whole cache lines
   d.rhs_cols = static_cast<int>(std::min<long long>(cols, std::numeric_limits<int>::max() / 2));
   // A contact linearization's columns: linearize's without wrench columns, plus 6 for the base
-  // pose (contact_linearize.cpp). Without LINEARIZE the buffer keeps one per row, which
-  // contact_dynamics no longer reads (docs/contacts.md §3 propagates forces instead).
-  if (contacts) {
-    long long cc = d.max_rows;
-    if (features & kWorkspaceLinearize) cc = std::max<long long>(cc, 2LL * nj + n + 9);
-    d.contact_cols = static_cast<int>(std::min<long long>(detail::solve_stride(cc), d.rhs_cols));
-  }
+  // pose (contact_linearize.cpp). contact_dynamics needs neither them nor the solver: it
+  // propagates forces along the contacts' paths (docs/contacts.md §3).
+  if (contacts && (features & kWorkspaceLinearize))
+    d.contact_cols =
+        static_cast<int>(std::min<long long>(detail::solve_stride(2LL * nj + n + 9), d.rhs_cols));
   d.panel_slots = d.rhs_cols > 0 ? panel_slots(model, nullptr, nullptr) : 0;
-  // Blocks: base, joints, Mixed attitude, spares for the unit columns, and one per wrench where
-  // wrenches reach the solver (linearize_ext's columns, one contact each): the mass matrix
-  // alone needs none, however many wrenches the workspace allows.
-  const bool wrench_blocks = (features & (kWorkspaceLinearize | kWorkspaceContacts)) != 0;
+  // Blocks: base, joints, Mixed attitude, spares for the unit columns and the base pose, and
+  // one per wrench where wrenches reach the solver (linearize_ext's columns): contact_linearize
+  // and the mass matrix need none, however many wrenches the workspace allows.
+  const bool wrench_blocks = (features & kWorkspaceLinearize) != 0;
   d.rhs_blocks = d.rhs_cols > 0 ? 5 + (wrench_blocks ? d.max_wrenches : 0) : 0;
   // At most 4 ranges per block and body (articulated_solve.cpp, make_plan).
   d.plan_ranges = mul(mul(4, static_cast<std::size_t>(d.rhs_blocks)),

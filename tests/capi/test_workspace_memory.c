@@ -59,13 +59,21 @@ int main(void) {
          (double)all / 1e9, (double)dyn / 1e6);
   CHECK(dyn < (size_t)100e6, "dynamics-only workspace %zu bytes is O(n)", dyn);
   CHECK((double)all > 13.0 * 8.0 * 4.0 * (double)n * (double)n, "all features O(N^2): %zu", all);
-  /* Wrenches cost only where the solver sees them (linearize_ext, contacts): the mass matrix's
+  /* Wrenches cost only where the solver sees them (linearize_ext): the mass matrix's
    * workspace is the same for no wrench and one per frame. */
   CHECK(geolin_workspace_bytes(m, GEOLIN_WORKSPACE_MASS_MATRIX, geolin_model_num_frames(m)) ==
             geolin_workspace_bytes(m, GEOLIN_WORKSPACE_MASS_MATRIX, 0),
         "MASS_MATRIX: %zu bytes with one wrench per frame, %zu without",
         geolin_workspace_bytes(m, GEOLIN_WORKSPACE_MASS_MATRIX, geolin_model_num_frames(m)),
         geolin_workspace_bytes(m, GEOLIN_WORKSPACE_MASS_MATRIX, 0));
+  /* contact_dynamics propagates forces along the contacts' paths and never calls the solver:
+   * four point contacts (12 rows, up to 24 reserved) add about n x 24 doubles of innovations,
+   * not the solver's right-hand sides and panels. */
+  {
+    const size_t contacts = geolin_workspace_bytes(m, GEOLIN_WORKSPACE_CONTACTS, 4);
+    CHECK(contacts > dyn && contacts - dyn <= 2 * (size_t)n * 24 * sizeof(double),
+          "CONTACTS with 4 contacts: %zu bytes, %zu more than DYNAMICS", contacts, contacts - dyn);
+  }
 
   if ((double)all > physical) { /* the machines this runs on: refused before allocating */
     char expected[64];
