@@ -13,7 +13,8 @@
 #include "geolin/algorithms.hpp"
 
 /// x86-64 builds with GCC or Clang carry loops compiled for AVX2+FMA and AVX-512 besides the
-/// baseline, chosen at run time by the processor (articulated_solve.cpp, rnea_derivatives.cpp).
+/// baseline, chosen at run time by the processor (the solver's loops in articulated_solve.cpp;
+/// the passes run through with_widest_isa below).
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GEOLIN_NO_DISPATCH)
 #define GEOLIN_AVX2_KERNELS 1
 #endif
@@ -273,7 +274,8 @@ auto with_widest_isa(F &&f) {
 }
 
 /// The velocity-free articulated-body factorization of M after kinematics (RBDA Table 7.1):
-/// ws.IA, ws.U, ws.D_inv and, for a moving base, ws.IA0_llt; checks every pivot (ws.singular).
+/// ws.IA, ws.U, ws.D, ws.D_inv and, for a moving base, ws.IA0_llt; checks every pivot
+/// (ws.singular).
 void articulated_inertias(const Model &model, Workspace &ws);
 
 /// M^{-1} passes (Carpentier 2018) after kinematics.
