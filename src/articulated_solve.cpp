@@ -67,6 +67,7 @@ struct SolveKernels {
 };
 
 namespace baseline {
+constexpr int kVectorWidth = 2;  // doubles per register: SSE2
 #include "solve_kernels.inc"
 }  // namespace baseline
 
@@ -85,6 +86,7 @@ namespace baseline {
 
 GEOLIN_TARGET_BEGIN("avx2,fma", "avx2,fma")
 namespace avx2 {
+constexpr int kVectorWidth = 4;
 #include "solve_kernels.inc"
 }  // namespace avx2
 GEOLIN_TARGET_END
@@ -92,6 +94,7 @@ GEOLIN_TARGET_END
 GEOLIN_TARGET_BEGIN("avx512f,avx512vl,avx512dq,avx2,fma,prefer-vector-width=512",
                     "avx512f,avx512vl,avx512dq,avx2,fma")
 namespace avx512 {
+constexpr int kVectorWidth = 8;
 #include "solve_kernels.inc"
 }  // namespace avx512
 GEOLIN_TARGET_END

@@ -30,13 +30,16 @@ namespace geolin {
 namespace detail {
 namespace {
 
-// The rows of contact f's constraint derivative (its rows, in λ's axes), row r as 18 contiguous
-// doubles [g_a, h, g_x]: c changes, to first order, by g_a·δa + g_v·δv + g_x·ξ when the frame-0
+// The rows of contact f's constraint derivative (its rows, in λ's axes), [g_a, h, g_x] with 18
+// entries per row: c changes, to first order, by g_a·δa + g_v·δv + g_x·ξ when the frame-0
 // acceleration of its body changes by δa, its twist by δv and the body is displaced by ξ
 // (frame 0); h = g_v + v_b ×* g_a gathers the terms that move with the body's twist v_b (the
-// joint columns below). g_a is the row of G_a (contact_solve's; J_c = G_a J_b).
+// joint columns below). g_a is the row of G_a (contact_solve's; J_c = G_a J_b). Stored by
+// columns, G[e][r] for entry e of row r, so that the joint columns are 4-wide products over the
+// rows (a point's three rows padded with a zero fourth).
+using ConstraintColumns = double[18][8];
 void constraint_rows(const Workspace::ContactFrame &f, const Contacts &c, bool mixed,
-                     const Vec6 &vb, double (*G)[18]) {
+                     const Vec6 &vb, ConstraintColumns &G) {
   Mat6 Gv, Gx;  // their first f.rows rows
   if (f.rows == kContactRigid) {
     // c = ^F a_F + Kd ^F v_F + Kp log(H_ref⁻¹ H_F), with δ log = J_r⁻¹ ξ_F.
@@ -81,15 +84,52 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &c, bool m
     const Vec6 ga = f.Ga.row(r).transpose();
     const Vec6 h = Gv.row(r).transpose() + cross_force(vb, ga);
     for (int e = 0; e < 6; ++e) {
-      G[r][e] = ga[e];
-      G[r][6 + e] = h[e];
-      G[r][12 + e] = Gx(r, e);
+      G[e][r] = ga[e];
+      G[6 + e][r] = h[e];
+      G[12 + e][r] = Gx(r, e);
     }
   }
+  if (f.rows == kContactPoint)
+    for (int e = 0; e < 18; ++e) G[e][3] = 0.0;
 }
 
-double dot6(const double *a, const Vec6 &b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+// Joint j's two columns of the contact's rows of K (step 4 below): K[r][c] += g_a·w + h·Ψ̇_j +
+// g_x·S_j and K[r][c + 1] += g_a·2Ψ̇_j + h·S_j for the rows r of the contact (six with kSix, else
+// three), as sums of G's columns times scalars, in independent chains of six multiply-adds.
+template <bool kSix>
+void joint_columns(const ConstraintColumns &G, const Vec6 &w, const Vec6 &Pd, const Vec6 &S,
+                   double *K, std::ptrdiff_t ldk, int c) {
+  V4 s0{}, s1{}, s2{}, r0{}, r1{};
+  V2 t0{}, t1{}, t2{}, q0{}, q1{};
+  for (int e = 0; e < 6; ++e) {
+    const double pd2 = 2.0 * Pd[e];
+    V4 a, b, g;
+    load_vec(a, G[e]);
+    load_vec(b, G[6 + e]);
+    load_vec(g, G[12 + e]);
+    s0 += a * w[e], s1 += b * Pd[e], s2 += g * S[e];
+    r0 += a * pd2, r1 += b * S[e];
+    if (kSix) {
+      V2 ah, bh, gh;
+      load_vec(ah, G[e] + 4);
+      load_vec(bh, G[6 + e] + 4);
+      load_vec(gh, G[12 + e] + 4);
+      t0 += ah * w[e], t1 += bh * Pd[e], t2 += gh * S[e];
+      q0 += ah * pd2, q1 += bh * S[e];
+    }
+  }
+  const V4 ks = s0 + s1 + s2, kr = r0 + r1;
+  for (int r = 0; r < (kSix ? 4 : 3); ++r) {
+    K[r * ldk + c] += ks[r];
+    K[r * ldk + c + 1] += kr[r];
+  }
+  if (kSix) {
+    const V2 ksh = t0 + t1 + t2, krh = q0 + q1;
+    for (int r = 0; r < 2; ++r) {
+      K[(4 + r) * ldk + c] += ksh[r];
+      K[(4 + r) * ldk + c + 1] += krh[r];
+    }
+  }
 }
 
 }  // namespace
@@ -203,7 +243,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
       const int b = f.body;
       const Vec6 &vb = ws.v[b];
       f.aF = inverse_transform_motion(f.H0F, ws.a[b] - a_g);
-      double G[6][18];  // rows [g_a, h, g_x]
+      alignas(64) detail::ConstraintColumns G;  // rows [g_a, h, g_x], by columns
       detail::constraint_rows(f, contacts, mixed, vb, G);
       double *Kk = K + f.row0 * ldx;
       if (moving)
@@ -211,17 +251,14 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
         // (row vectors; (u×)ᵀ = −(u×*)); ∂/∂z_H: ξ = δ, so g_x.
         for (int r = 0; r < f.rows; ++r) {
           double *kr = Kk + r * ldx;
-          const Vec6 row = Eigen::Map<const Vec6>(G[r] + 6) -
-                           cross_force(v0, Eigen::Map<const Vec6>(G[r]).eval());
+          Vec6 ga, h;
+          for (int e = 0; e < 6; ++e) ga[e] = G[e][r], h[e] = G[6 + e][r];
+          const Vec6 row = h - cross_force(v0, ga);
           for (int e = 0; e < 6; ++e) {
             kr[e] += row[e];
-            kr[L.c_H + e] += G[r][12 + e];
+            kr[L.c_H + e] += G[12 + e][r];
           }
         }
-      // A rigid contact's rows also column-major (G's columns vectorize across its six rows).
-      Eigen::Matrix<double, 6, 18> Gc;
-      if (f.rows == kContactRigid)
-        Gc = Eigen::Map<Eigen::Matrix<double, 6, 18, Eigen::RowMajor>>(G[0]);
       for (int j = b; j >= 1; j = model.parent[j]) {
         // ∂/∂s_j: δa_b = a_j × S_j + Ψ̇_j × (v_b − v_j), δv_b = Ψ̇_j, ξ = S_j;
         // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j (a_j without gravity). With h and
@@ -230,21 +267,10 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
         const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
         const Vec6 w = cross_motion(ws.a[j] - a_g, S) - cross_motion(Pd, ws.v[j]);
         const int c0 = L.c_J + 3 * (j - 1);
-        if (f.rows == kContactRigid) {  // the six rows at once, as products with G's columns
-          const Vec6 ks = Gc.leftCols<6>() * w + Gc.middleCols<6>(6) * Pd + Gc.rightCols<6>() * S;
-          const Vec6 kr = Gc.leftCols<6>() * (2.0 * Pd) + Gc.middleCols<6>(6) * S;
-          for (int r = 0; r < 6; ++r) {
-            Kk[r * ldx + c0] += ks[r];
-            Kk[r * ldx + c0 + 1] += kr[r];
-          }
-          continue;
-        }
-        for (int r = 0; r < f.rows; ++r) {
-          const double *g = G[r];
-          Kk[r * ldx + c0] +=
-              detail::dot6(g, w) + detail::dot6(g + 6, Pd) + detail::dot6(g + 12, S);
-          Kk[r * ldx + c0 + 1] += 2.0 * detail::dot6(g, Pd) + detail::dot6(g + 6, S);
-        }
+        if (f.rows == kContactRigid)
+          detail::joint_columns<true>(G, w, Pd, S, Kk, ldx, c0);
+        else
+          detail::joint_columns<false>(G, w, Pd, S, Kk, ldx, c0);
       }
     }
 

@@ -31,6 +31,32 @@ namespace geolin::detail {
 #define GEOLIN_NO_MEMSET
 #endif
 
+/// The compilers' vector types for small dense kernels outside the solver (rnea_derivatives.cpp,
+/// contact_linearize.cpp): in the AVX2 copies of with_widest_isa they become 4-wide instructions,
+/// which Eigen's fixed-size products cannot (Eigen picks its packets, SSE2 here, when it is
+/// compiled); in the baseline build they are the same SSE2 code as Eigen's. Both may point at
+/// doubles anywhere (alignment 8, may_alias): load_vec and store_vec read and write through
+/// them, which compilers turn into single unaligned vector moves. std::memcpy would be lowered
+/// to 16-byte pieces in the AVX2 copies (GCC's generic tuning) and reloaded whole from the stack,
+/// a store-forwarding stall at every load.
+using V4 = double __attribute__((vector_size(32), aligned(8), may_alias));
+using V2 = double __attribute__((vector_size(16), aligned(8), may_alias));
+/// Through references, not by value: a vector argument or result changes the calling convention
+/// between the baseline and the AVX2 builds. Overloads, not a template: a deduced template
+/// argument would be the plain vector type, whose alignment is its size.
+GEOLIN_ALWAYS_INLINE void load_vec(V4 &v, const double *p) {
+  v = *reinterpret_cast<const V4 *>(p);
+}
+GEOLIN_ALWAYS_INLINE void load_vec(V2 &v, const double *p) {
+  v = *reinterpret_cast<const V2 *>(p);
+}
+GEOLIN_ALWAYS_INLINE void store_vec(double *p, const V4 &v) {
+  *reinterpret_cast<V4 *>(p) = v;
+}
+GEOLIN_ALWAYS_INLINE void store_vec(double *p, const V2 &v) {
+  *reinterpret_cast<V2 *>(p) = v;
+}
+
 /// Whether no entry of p[0..count) is NaN or ±Inf, with the widest vectors of the processor
 /// (articulated_solve.cpp dispatches it with the solver's loops).
 bool all_finite_wide(const double *p, std::ptrdiff_t count);

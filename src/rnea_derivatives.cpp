@@ -55,12 +55,7 @@ void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat63 &B) {
   B(5, 0) += hn1, B(5, 1) -= hn0;
 }
 
-// Small dense kernels on the compilers' vector types. In the AVX2 build of the pass
-// (with_widest_isa) they become 4-wide instructions, which Eigen's fixed-size products cannot
-// (Eigen picks its packets, SSE2 here, when it is compiled); in the baseline build they are the
-// same SSE2 code as Eigen's.
-using V4 = double __attribute__((vector_size(32), aligned(8)));
-using V2 = double __attribute__((vector_size(16), aligned(8)));
+// Small dense kernels on the compilers' vector types V4 and V2 (internal.hpp).
 
 // out = M x (M: column-major, 6 rows, `cols` columns, out (= or +=) with kAdd).
 template <int kCols, bool kAdd = false>
@@ -68,8 +63,8 @@ void mat6_times(const double *M, const double *x, double *out) {
   V4 lo;
   V2 hi;
   if (kAdd) {
-    std::memcpy(&lo, out, sizeof lo);
-    std::memcpy(&hi, out + 4, sizeof hi);
+    load_vec(lo, out);
+    load_vec(hi, out + 4);
   } else {
     lo = V4{};
     hi = V2{};
@@ -77,13 +72,13 @@ void mat6_times(const double *M, const double *x, double *out) {
   for (int c = 0; c < kCols; ++c) {
     V4 a;
     V2 b;
-    std::memcpy(&a, M + 6 * c, sizeof a);
-    std::memcpy(&b, M + 6 * c + 4, sizeof b);
+    load_vec(a, M + 6 * c);
+    load_vec(b, M + 6 * c + 4);
     lo += a * x[c];
     hi += b * x[c];
   }
-  std::memcpy(out, &lo, sizeof lo);
-  std::memcpy(out + 4, &hi, sizeof hi);
+  store_vec(out, lo);
+  store_vec(out + 4, hi);
 }
 
 // a += b over `count` doubles (a multiple of 2).
@@ -92,17 +87,15 @@ void add_to(double *a, const double *b) {
   int k = 0;
   for (; k + 4 <= kCount; k += 4) {
     V4 x, y;
-    std::memcpy(&x, a + k, sizeof x);
-    std::memcpy(&y, b + k, sizeof y);
-    x += y;
-    std::memcpy(a + k, &x, sizeof x);
+    load_vec(x, a + k);
+    load_vec(y, b + k);
+    store_vec(a + k, x + y);
   }
   for (; k < kCount; k += 2) {
     V2 x, y;
-    std::memcpy(&x, a + k, sizeof x);
-    std::memcpy(&y, b + k, sizeof y);
-    x += y;
-    std::memcpy(a + k, &x, sizeof x);
+    load_vec(x, a + k);
+    load_vec(y, b + k);
+    store_vec(a + k, x + y);
   }
 }
 
