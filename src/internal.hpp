@@ -39,8 +39,9 @@ namespace geolin::detail {
 /// them, which compilers turn into single unaligned vector moves. std::memcpy would be lowered
 /// to 16-byte pieces in the AVX2 copies (GCC's generic tuning) and reloaded whole from the stack,
 /// a store-forwarding stall at every load.
-using V4 = double __attribute__((vector_size(32), aligned(8), may_alias));
-using V2 = double __attribute__((vector_size(16), aligned(8), may_alias));
+/// (typedef, not using: Clang ignores a reduced alignment on an alias declaration.)
+typedef double V4 __attribute__((vector_size(32), aligned(8), may_alias));
+typedef double V2 __attribute__((vector_size(16), aligned(8), may_alias));
 /// Through references, not by value: a vector argument or result changes the calling convention
 /// between the baseline and the AVX2 builds. Overloads, not a template: a deduced template
 /// argument would be the plain vector type, whose alignment is its size.
