@@ -46,16 +46,32 @@ typedef double V2 __attribute__((vector_size(16), aligned(8), may_alias));
 /// between the baseline and the AVX2 builds. Overloads, not a template: a deduced template
 /// argument would be the plain vector type, whose alignment is its size.
 GEOLIN_ALWAYS_INLINE void load_vec(V4 &v, const double *p) {
+#if defined(__clang__)
+  std::memcpy(&v, p, sizeof v);  // one vector move in Clang
+#else
   v = *reinterpret_cast<const V4 *>(p);
+#endif
 }
 GEOLIN_ALWAYS_INLINE void load_vec(V2 &v, const double *p) {
+#if defined(__clang__)
+  std::memcpy(&v, p, sizeof v);  // one vector move in Clang
+#else
   v = *reinterpret_cast<const V2 *>(p);
+#endif
 }
 GEOLIN_ALWAYS_INLINE void store_vec(double *p, const V4 &v) {
+#if defined(__clang__)
+  std::memcpy(p, &v, sizeof v);
+#else
   *reinterpret_cast<V4 *>(p) = v;
+#endif
 }
 GEOLIN_ALWAYS_INLINE void store_vec(double *p, const V2 &v) {
+#if defined(__clang__)
+  std::memcpy(p, &v, sizeof v);
+#else
   *reinterpret_cast<V2 *>(p) = v;
+#endif
 }
 
 /// Whether no entry of p[0..count) is NaN or ±Inf, with the widest vectors of the processor
