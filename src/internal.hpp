@@ -31,47 +31,41 @@ namespace geolin::detail {
 #define GEOLIN_NO_MEMSET
 #endif
 
+/// Unaligned vector moves: T is a vector typedef of alignment 8, v a variable of it, p a
+/// double pointer. GCC: a typed dereference, one vector move (std::memcpy of a vector is lowered
+/// to 16-byte pieces under its generic tuning in the AVX2 copies and reloaded whole from the
+/// stack, a store-forwarding stall at every load). Clang: std::memcpy, which it turns into one
+/// vector move, while it drops the reduced alignment of vector typedefs (aligned moves on
+/// unaligned rows). Macros, so that the solver's per-instruction-set copies (solve_kernels.inc)
+/// share no inline function.
+#if defined(__clang__)
+#define GEOLIN_VLOAD(T, v, p) std::memcpy(&(v), (p), sizeof(T))
+#define GEOLIN_VSTORE(T, p, v) std::memcpy((p), &(v), sizeof(T))
+#else
+#define GEOLIN_VLOAD(T, v, p) (v) = *reinterpret_cast<const T *>(p)
+#define GEOLIN_VSTORE(T, p, v) *reinterpret_cast<T *>(p) = (v)
+#endif
+
 /// The compilers' vector types for small dense kernels outside the solver (rnea_derivatives.cpp,
 /// contact_linearize.cpp): in the AVX2 copies of with_widest_isa they become 4-wide instructions,
 /// which Eigen's fixed-size products cannot (Eigen picks its packets, SSE2 here, when it is
-/// compiled); in the baseline build they are the same SSE2 code as Eigen's. Both may point at
-/// doubles anywhere (alignment 8, may_alias): load_vec and store_vec read and write through
-/// them, which compilers turn into single unaligned vector moves. std::memcpy would be lowered
-/// to 16-byte pieces in the AVX2 copies (GCC's generic tuning) and reloaded whole from the stack,
-/// a store-forwarding stall at every load.
-/// (typedef, not using: Clang ignores a reduced alignment on an alias declaration.)
+/// compiled); in the baseline build they are the same SSE2 code as Eigen's. They may point at
+/// doubles anywhere (alignment 8, may_alias), through load_vec and store_vec. Overloads taking
+/// references: a deduced template argument would be the plain vector type (alignment = size),
+/// and a vector passed by value changes the calling convention between the ISA builds.
 typedef double V4 __attribute__((vector_size(32), aligned(8), may_alias));
 typedef double V2 __attribute__((vector_size(16), aligned(8), may_alias));
-/// Through references, not by value: a vector argument or result changes the calling convention
-/// between the baseline and the AVX2 builds. Overloads, not a template: a deduced template
-/// argument would be the plain vector type, whose alignment is its size.
 GEOLIN_ALWAYS_INLINE void load_vec(V4 &v, const double *p) {
-#if defined(__clang__)
-  std::memcpy(&v, p, sizeof v);  // one vector move in Clang
-#else
-  v = *reinterpret_cast<const V4 *>(p);
-#endif
+  GEOLIN_VLOAD(V4, v, p);
 }
 GEOLIN_ALWAYS_INLINE void load_vec(V2 &v, const double *p) {
-#if defined(__clang__)
-  std::memcpy(&v, p, sizeof v);  // one vector move in Clang
-#else
-  v = *reinterpret_cast<const V2 *>(p);
-#endif
+  GEOLIN_VLOAD(V2, v, p);
 }
 GEOLIN_ALWAYS_INLINE void store_vec(double *p, const V4 &v) {
-#if defined(__clang__)
-  std::memcpy(p, &v, sizeof v);
-#else
-  *reinterpret_cast<V4 *>(p) = v;
-#endif
+  GEOLIN_VSTORE(V4, p, v);
 }
 GEOLIN_ALWAYS_INLINE void store_vec(double *p, const V2 &v) {
-#if defined(__clang__)
-  std::memcpy(p, &v, sizeof v);
-#else
-  *reinterpret_cast<V2 *>(p) = v;
-#endif
+  GEOLIN_VSTORE(V2, p, v);
 }
 
 /// Whether no entry of p[0..count) is NaN or ±Inf, with the widest vectors of the processor
