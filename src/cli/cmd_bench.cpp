@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <limits>
 #include <memory>
 
+#include "../internal.hpp"  // the solver's instruction-set switch
 #include "cli.hpp"
 #include "geolin/algorithms.hpp"
 #include "geolin/generate.hpp"
@@ -146,29 +148,51 @@ enum KernelId {
 // --scaling times the kernels before the contact ones (generated models have no feet).
 constexpr int kNumScalingKernels = kContactDynamics;
 
-// The feet of the bundled models, used when --contacts is not given and the model has all of
-// these frames: the quadruped stands on 4 points, the humanoid on its 2 soles.
+// Feet by their usual names, used when --contacts is not given and the model has all of a set's
+// frames (names compared without regard to case): the bundled quadruped's (and solo12's)
+// and ANYmal's (and HyQ's) four points, the bundled humanoid's (and iCub's, Romeo's) and TALOS's
+// two rigid soles.
 struct KnownFeet {
   std::vector<std::string> frames;
   int type;
 };
 const KnownFeet kKnownFeet[] = {
     {{"FL_foot", "FR_foot", "HL_foot", "HR_foot"}, kContactPoint},
+    {{"LF_foot", "RF_foot", "LH_foot", "RH_foot"}, kContactPoint},
     {{"L_sole", "R_sole"}, kContactRigid},
+    {{"left_sole_link", "right_sole_link"}, kContactRigid},
 };
 
+bool same_name_ignoring_case(const std::string &a, const std::string &b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The frame named `name` up to case (an exact match first), -1 if none.
+int frame_ignoring_case(const Model &model, const std::string &name) {
+  const int exact = model.frame_index(name);
+  if (exact >= 0) return exact;
+  for (std::size_t i = 0; i < model.frames.size(); ++i)
+    if (same_name_ignoring_case(model.frames[i].name, name)) return static_cast<int>(i);
+  return -1;
+}
+
 // The contacts of a model: --contacts (and --contact-type, --gains, --mixed) if given, else the
-// known feet it has, else none.
+// first set of known feet it has with no more rows than degrees of freedom, else none.
 ContactSet bench_contacts(const Model &model, const Args &args) {
   if (args.has("--contacts")) return contacts_from_args(model, args);
   ContactSet c;
   for (const auto &feet : kKnownFeet) {
-    bool all = true;
-    for (const auto &f : feet.frames) all = all && model.frame_index(f) >= 0;
-    if (!all) continue;
-    for (const auto &f : feet.frames) {
-      c.names.push_back(f);
-      c.frames.push_back(model.frame_index(f));
+    std::vector<int> found;
+    for (const auto &f : feet.frames) found.push_back(frame_ignoring_case(model, f));
+    // All of them, and no more rows than degrees of freedom (else it is not a stance).
+    const int rows = feet.type * static_cast<int>(feet.frames.size());
+    if (std::count(found.begin(), found.end(), -1) > 0 || rows > model.num_dofs()) continue;
+    for (int frame : found) {
+      c.names.push_back(model.frames[frame].name);
+      c.frames.push_back(frame);
       c.types.push_back(feet.type);
     }
     c.mixed = args.flag("--mixed");
@@ -293,6 +317,23 @@ Json timing_json(const Timing &t) {
           {"batch_size", t.batch}};
 }
 
+// The solver's instruction set in use, and whether --isa chose it.
+std::string isa_description(const Args &args) {
+  return fmt::format("{} ({})", detail::solve_isa(),
+                     args.has("--isa") ? "--isa" : "the widest this processor has");
+}
+
+// --isa NAME: run the solver's loops with that instruction set (for comparing the paths on one
+// machine); a set the processor lacks is a usage error.
+void select_isa(const Args &args) {
+  if (!args.has("--isa")) return;
+  const std::string isa = args.get("--isa");
+  if (isa != "baseline" && isa != "avx2+fma" && isa != "avx512")
+    throw UsageError(fmt::format("--isa: '{}' is not baseline, avx2+fma or avx512", isa));
+  if (!detail::force_solve_isa(isa.c_str()))
+    throw UsageError(fmt::format("--isa: this processor (or this build) has no {}", isa));
+}
+
 double ratio(const Timing &a, const Timing &b) {
   return a.median / b.median;
 }
@@ -361,6 +402,7 @@ int bench_models(const Args &args, double seconds, bool json) {
     fmt::print("model: {}\n", model_summary(lm));
     fmt::print("state: the default state; {:g} s per function in batches of ~{:g} ms\n", seconds,
                kBatchSeconds * 1e3);
+    fmt::print("instruction set of the solver: {}\n", isa_description(args));
     if (bench.has_contacts()) {
       fmt::print("contacts{}: {}\n\n", args.has("--contacts") ? "" : " (the model's known feet)",
                  contacts.describe());
@@ -386,7 +428,10 @@ int bench_models(const Args &args, double seconds, bool json) {
       fmt::print("  contact_linearize / forward dynamics  {:8.2f}\n", r_cl);
     }
   }
-  if (json) print_json({{"seconds_per_function", seconds}, {"models", models}});
+  if (json)
+    print_json({{"seconds_per_function", seconds},
+                {"instruction_set", detail::solve_isa()},
+                {"models", models}});
   return kExitOk;
 }
 
@@ -529,13 +574,14 @@ int cmd_bench(const std::vector<std::string> &argv) {
   spec.flags = kModelFlags;
   spec.flags.insert({"--json", "--scaling"});
   spec.flags.insert(kMixedFlags.begin(), kMixedFlags.end());
-  spec.options = {"--seconds", "--plot"};
+  spec.options = {"--seconds", "--plot", "--isa"};
   spec.options.insert(kContactOptions.begin(), kContactOptions.end());
   spec.max_positional = 1000;
   const Args args = parse_args(argv, spec);
   const double seconds = args.get_double("--seconds", 0.3);
   if (!(seconds >= 0.0 && seconds <= 3600.0)) throw UsageError("--seconds: T must be in [0, 3600]");
   const bool json = args.flag("--json");
+  select_isa(args);
   if (args.flag("--scaling")) {
     if (!args.positional.empty()) {
       throw UsageError("--scaling uses generated models: no URDF arguments");
