@@ -511,12 +511,14 @@ int bench_scaling(const Args &args, double seconds, bool json) {
       fams[fam.key] = f;
     }
     doc["families"] = fams;
+    doc["instruction_set"] = detail::solve_isa();
     print_json(doc);
   } else {
     fmt::print(
         "time per call (median ns) against the number of moving bodies n; {:g} s per function,\n"
-        "the default state; linearize_fd skipped above {} bodies\n\n",
-        seconds, kFdMaxBodies);
+        "the default state; linearize_fd skipped above {} bodies; instruction set of the solver:\n"
+        "{}\n\n",
+        seconds, kFdMaxBodies, isa_description(args));
     std::vector<std::string> header = {"family", "n"};
     for (int k = 0; k < kNumScalingKernels; ++k) header.push_back(kKernels[k].key);
     std::vector<std::vector<std::string>> rows;
