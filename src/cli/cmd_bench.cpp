@@ -1,9 +1,9 @@
 // geolin bench: nanoseconds per call of the main algorithms (median and interquartile range over
 // batches of about 1 ms, the functions of a model timed in turns), their ratios, and with --scaling
 // the time against the number of bodies for chains and random trees, with fitted exponents and an
-// optional SVG plot. On a model whose feet are known (the bundled quadruped and humanoid), or with
-// --contacts, also the contact-constrained dynamics and its linearization, against forward dynamics
-// in the same run.
+// optional SVG plot. On a model whose feet are known by name (kKnownFeet), or with --contacts,
+// also the contact-constrained dynamics and its linearization, against forward dynamics in the
+// same run. --isa forces one of the solver's instruction-set copies, to time each on one machine.
 #include <fmt/format.h>
 
 #include <algorithm>
