@@ -7,9 +7,9 @@
 
 #include <random>
 
-#include "../src/internal.hpp"  // the instruction-set switch
 #include "geolin/algorithms.hpp"
 #include "geolin/status.hpp"
+#include "isa_util.hpp"
 #include "test_util.hpp"
 
 namespace geolin::test {
@@ -241,10 +241,10 @@ TEST(ContactLinearize, MatchesGeometricFiniteDifferences) {
 TEST(ContactLinearize, EveryInstructionSetGivesTheSameResult) {
   // contact_solve and contact_linearize run their small products compiled for AVX2+FMA where
   // the solver's loops do (with_widest_isa); the baseline build must agree to round-off.
-  int compared = 0;
-  for (const char *isa : {"avx2+fma", "avx512"}) {
-    if (!detail::force_solve_isa(isa)) continue;  // not on this processor
-    ++compared;
+  const std::vector<const char *> isas = wider_isas();
+  if (isas.empty()) GTEST_SKIP() << "this processor has only the baseline instruction set";
+  const RestoreAutomaticIsa restore;
+  for (const char *isa : isas) {
     for (const Scenario &sc : scenarios()) {
       SCOPED_TRACE(std::string(sc.name) + " " + isa);
       const Model m = load_urdf_file(model_path(sc.file), sc.load_flags);
@@ -273,8 +273,6 @@ TEST(ContactLinearize, EveryInstructionSetGivesTheSameResult) {
       }
     }
   }
-  detail::force_solve_isa(nullptr);
-  if (compared == 0) GTEST_SKIP() << "this processor has only the baseline instruction set";
 }
 
 TEST(ContactDynamics, QuadrupedStandingOnItsFeetStaysStill) {

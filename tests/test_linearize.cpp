@@ -2,7 +2,7 @@
 // central finite difference of §5, and the RNEA derivatives against finite differences of RNEA.
 #include <memory>
 
-#include "../src/internal.hpp"  // the solver's instruction-set switch
+#include "isa_util.hpp"
 #include "test_util.hpp"
 
 namespace geolin::test {
@@ -145,10 +145,10 @@ TEST_P(Linearize, VectorAndBaselineSolverLoopsAgree) {
   // The solver's column loops exist per instruction set (baseline, AVX2+FMA, AVX-512; the
   // widest is chosen at run time); all must give A and B to round-off (FMA rounds once where
   // the baseline rounds twice).
-  int compared = 0;
-  for (const char *isa : {"avx2+fma", "avx512"}) {
-    if (!detail::force_solve_isa(isa)) continue;  // not on this processor
-    ++compared;
+  const std::vector<const char *> isas = wider_isas();
+  if (isas.empty()) GTEST_SKIP() << "this processor has only the baseline instruction set";
+  const RestoreAutomaticIsa restore;
+  for (const char *isa : isas) {
     for (const State &x : states()) {
       MatX A1(N_, N_), B1(N_, nj_), A2(N_, N_), B2(N_, nj_);
       ASSERT_TRUE(detail::force_solve_isa("baseline"));
@@ -161,8 +161,6 @@ TEST_P(Linearize, VectorAndBaselineSolverLoopsAgree) {
       EXPECT_LT(rel_err(B2, B1), 1e-12) << isa;
     }
   }
-  detail::force_solve_isa(nullptr);
-  if (compared == 0) GTEST_SKIP() << "this processor has only the baseline instruction set";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModels, Linearize, testing::ValuesIn(all_model_cases()), case_name);

@@ -8,21 +8,13 @@
 #include <random>
 #include <vector>
 
-#include "../src/internal.hpp"  // the solver and its instruction-set switch
+#include "../src/internal.hpp"  // the solver
 #include "geolin/algorithms.hpp"
+#include "isa_util.hpp"
 #include "test_util.hpp"
 
 namespace geolin::test {
 namespace {
-
-// The instruction sets this processor can run (baseline always).
-std::vector<const char *> available_isas() {
-  std::vector<const char *> out;
-  for (const char *isa : {"baseline", "avx2+fma", "avx512"})
-    if (detail::force_solve_isa(isa)) out.push_back(isa);
-  detail::force_solve_isa(nullptr);
-  return out;
-}
 
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -53,6 +45,7 @@ TEST_P(SolverPasses, BackwardPassInnovationsGiveQuadraticFormsAndResume) {
   for (int p = 0; p < cols_b; ++p)
     for (int c = 0; c < cols; ++c) K(p, c) = u(rng);
   const int nv = n - model.n_B;  // base rows
+  const RestoreAutomaticIsa restore;
   for (const char *isa : available_isas()) {
     ASSERT_TRUE(detail::force_solve_isa(isa));
     const RhsBlock block{RhsBlock::kDense, 0, cols};
@@ -85,7 +78,6 @@ TEST_P(SolverPasses, BackwardPassInnovationsGiveQuadraticFormsAndResume) {
     const RowMat Xa = Eigen::Map<RowMat>(ws.rhs.data(), n, ld);
     EXPECT_LT((M * Xa.leftCols(cols) - Ra.leftCols(cols)).cwiseAbs().maxCoeff(), 1e-9) << isa;
   }
-  detail::force_solve_isa(nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(MovingAndFixedBase, SolverPasses,
@@ -98,6 +90,7 @@ INSTANTIATE_TEST_SUITE_P(MovingAndFixedBase, SolverPasses,
 TEST(SolverKernels, ProductsMatchADenseReference) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const RestoreAutomaticIsa restore;
   for (const char *isa : available_isas()) {
     ASSERT_TRUE(detail::force_solve_isa(isa));
     for (int rows = 1; rows <= 9; ++rows)
@@ -117,12 +110,12 @@ TEST(SolverKernels, ProductsMatchADenseReference) {
                 << isa << " rows " << rows << " cols " << cols << " depth " << depth;
           }
   }
-  detail::force_solve_isa(nullptr);
 }
 
 TEST(SolverKernels, CholeskyApplyInvertsTheFactoredMatrix) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const RestoreAutomaticIsa restore;
   for (const char *isa : available_isas()) {
     ASSERT_TRUE(detail::force_solve_isa(isa));
     for (int m = 1; m <= 13; ++m)
@@ -144,7 +137,6 @@ TEST(SolverKernels, CholeskyApplyInvertsTheFactoredMatrix) {
         EXPECT_EQ(K.rightCols(4), K0.rightCols(4)) << "columns past cols are left alone";
       }
   }
-  detail::force_solve_isa(nullptr);
 }
 
 }  // namespace
