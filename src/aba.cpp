@@ -3,7 +3,9 @@
 // inertia), written in frame-0 coordinates so that articulated inertias add without transforms.
 #include <Eigen/Cholesky>
 
-#include "internal.hpp"
+#include "geometry.hpp"
+#include "numeric_checks.hpp"
+#include "passes.hpp"
 
 namespace geolin {
 namespace detail {

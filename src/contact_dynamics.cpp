@@ -17,7 +17,12 @@
 #include <cmath>
 
 #include "geolin/status.hpp"
-#include "internal.hpp"
+#include "contact_solve.hpp"
+#include "geometry.hpp"
+#include "numeric_checks.hpp"
+#include "passes.hpp"
+#include "solver/simd.hpp"
+#include "solver/solver.hpp"
 
 namespace geolin {
 namespace detail {

@@ -24,7 +24,12 @@
 // X + Y K. X_J is non-zero only on the base and the contacts' paths, so both products are small.
 #include <algorithm>
 
-#include "internal.hpp"
+#include "contact_solve.hpp"
+#include "geometry.hpp"
+#include "linearize_solve.hpp"
+#include "passes.hpp"
+#include "solver/simd.hpp"
+#include "solver/solver.hpp"
 
 namespace geolin {
 namespace detail {

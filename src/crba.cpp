@@ -1,6 +1,6 @@
 // CRBAmb: the mass matrix of a moving-base tree (RBDA Table 6.2 and §9.3, in frame-0
 // coordinates, where composite inertias add without transforms).
-#include "internal.hpp"
+#include "geolin/algorithms.hpp"
 
 namespace geolin {
 

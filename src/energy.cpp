@@ -1,5 +1,5 @@
 // Energies and momentum, used as test oracles (docs/dynamics.md §3, §6 item 6).
-#include "internal.hpp"
+#include "geolin/algorithms.hpp"
 
 namespace geolin {
 namespace {

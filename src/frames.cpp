@@ -1,5 +1,6 @@
 // Frames, frame Jacobians and external wrenches (EG notation: ^A H_F, ^F v_{A,F}).
-#include "internal.hpp"
+#include "geometry.hpp"
+#include "passes.hpp"
 
 namespace geolin {
 

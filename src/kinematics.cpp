@@ -1,6 +1,6 @@
 // Forward kinematics in base-frame coordinates: ^0 H_i = ^0 H_λ(i) ^{λ(i)} H_{λ(i)|i} exp(s_i S_i^)
 // (Bos et al. 2022, §2.1; EG notation), and S_i, M_i expressed in frame 0.
-#include "internal.hpp"
+#include "geometry.hpp"
 
 namespace geolin {
 

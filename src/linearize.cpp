@@ -8,7 +8,10 @@
 // (articulated_solve.cpp).
 #include <algorithm>
 
-#include "internal.hpp"
+#include "geometry.hpp"
+#include "linearize_solve.hpp"
+#include "passes.hpp"
+#include "solver/solver.hpp"
 
 namespace geolin {
 namespace detail {

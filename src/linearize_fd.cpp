@@ -1,7 +1,7 @@
 // The geometric central finite difference of the left-trivialized vector field (docs/dynamics.md
 // §5; Bos et al. 2022, §5): column k of D_x λ · T_e L_x is (λ(x·exp(ε e_k)) − λ(x·exp(−ε e_k))) /
 // 2ε with the exact SE(3) exponential, then −ad_v is added to the SE(3) block. A user-facing check.
-#include "internal.hpp"
+#include "numeric_checks.hpp"
 
 namespace geolin {
 namespace {

@@ -6,7 +6,9 @@
 // per body only the columns a branch can make non-zero and vectorizes over columns.
 #include <Eigen/Cholesky>
 
-#include "internal.hpp"
+#include "numeric_checks.hpp"
+#include "passes.hpp"
+#include "solver/solver.hpp"
 
 namespace geolin {
 namespace detail {

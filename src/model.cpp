@@ -10,7 +10,7 @@
 #include "geolin/algorithms.hpp"
 #include "geolin/status.hpp"
 #include "geolin/workspace.hpp"
-#include "internal.hpp"
+#include "passes.hpp"
 
 namespace geolin {
 

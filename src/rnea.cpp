@@ -1,6 +1,7 @@
 // RNEAmb: inverse dynamics of a moving-base tree (RBDA Table 5.1, floating-base form of §9.3;
 // Bos et al. 2022, eq. (5)). Gravity enters as a fictitious base acceleration.
-#include "internal.hpp"
+#include "geometry.hpp"
+#include "passes.hpp"
 
 namespace geolin {
 namespace detail {

@@ -14,7 +14,9 @@
 //   i ancestor of j:  ∂τ_i/∂s_j = S_iᵀ (S_j ×* F_j + I^C_j Ψ̈_j + B^C_j Ψ̇_j),
 //                     ∂τ_i/∂r_j = S_iᵀ (2 I^C_j Ψ̇_j + B^C_j S_j),
 // with the base (S_0 = 1_6) an ancestor of every joint, and ∂τ_i/∂v = S_iᵀ (B^C_i + I^C_i (v_0×)).
-#include "internal.hpp"
+#include "geometry.hpp"
+#include "passes.hpp"
+#include "solver/simd.hpp"
 
 namespace geolin {
 namespace detail {

@@ -7,7 +7,7 @@
 // dexp⁻¹_{−Θ} k = k + ½ [Θ, k] + 1/12 [Θ, [Θ, k]] + O(Θ³) (the bracket is non-zero on the SE(3)
 // block only, where [Θ, k] = Θ × k). RKMK4 applies classical RK4 to this ODE; two brackets
 // suffice for order 4.
-#include "internal.hpp"
+#include "numeric_checks.hpp"
 
 namespace geolin {
 namespace {

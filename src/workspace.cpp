@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "internal.hpp"
+#include "solver/solver.hpp"
 
 namespace geolin {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "../src/internal.hpp"
+#include "../src/solver/solver.hpp"
 
 namespace geolin::test {
 

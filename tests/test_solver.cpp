@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "../src/internal.hpp"  // the solver
+#include "../src/solver/solver.hpp"  // the solver
 #include "geolin/algorithms.hpp"
 #include "isa_util.hpp"
 #include "test_util.hpp"

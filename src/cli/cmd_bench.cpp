@@ -15,7 +15,7 @@
 #include <limits>
 #include <memory>
 
-#include "../internal.hpp"  // the solver's instruction-set switch
+#include "../solver/solver.hpp"  // the solver's instruction-set switch
 #include "cli.hpp"
 #include "geolin/algorithms.hpp"
 #include "geolin/generate.hpp"

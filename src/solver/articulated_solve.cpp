@@ -17,7 +17,8 @@
 #include <atomic>
 #include <string_view>
 
-#include "internal.hpp"
+#include "solver/simd.hpp"
+#include "solver/solver.hpp"
 
 // The rows of a panel and the rows of different panels never overlap: let the compiler
 // vectorize the column loops without run-time alias checks.

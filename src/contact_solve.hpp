@@ -1,0 +1,25 @@
+// The contact solve shared by contact_dynamics, contact_linearize and the finite differences
+// (docs/contacts.md).
+#pragma once
+
+#include "geolin/algorithms.hpp"
+
+namespace geolin::detail {
+
+/// After kinematics and aba_pass without external wrenches (ν̇_free in ws.nu_dot): the contact
+/// frames (ws.contacts, with G_a), J_c's rows G_a (ws.contact_G), −c(ν̇_free) (ws.contact_gamma),
+/// the Cholesky factor of Λ⁻¹ = J_c M⁻¹ J_cᵀ (ws.contact_L), λ (ws.contact_lambda) and
+/// ν̇ ← ν̇_free + M⁻¹ J_cᵀ λ (contact_dynamics.cpp), from the innovations of J_cᵀ, which stay
+/// in ws.contact_Y (n rows of stride solve_stride(m); articulated_solve_backward), with I^A_0
+/// times their base rows in ws.contact_W (6 rows, same stride; moving base).
+/// Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
+bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c);
+
+/// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place and its
+/// inverse diagonal dinv.
+void cholesky_solve(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *x);
+
+/// The reference pose H_ref of contact k (refs, 16 doubles per contact, column-major).
+Transform contact_reference(const Contacts &c, int k);
+
+}  // namespace geolin::detail
