@@ -16,8 +16,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "geolin/status.hpp"
 #include "contact_solve.hpp"
+#include "geolin/status.hpp"
 #include "geometry.hpp"
 #include "numeric_checks.hpp"
 #include "passes.hpp"
@@ -253,10 +253,9 @@ bool contact_dynamics(const Model &model, Workspace &ws, const Transform &H, CRe
                       const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts,
                       RefVec nu_dot, RefVec lambda) {
   forward_kinematics(model, ws, s);
-  ws.ext_active = false;
   ws.contact_failed = -1;
   const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
-  detail::aba_pass(model, ws, v0, detail::gravity_base_acceleration(model, ws, H), r, tau,
+  detail::aba_pass(model, ws, v0, detail::gravity_base_acceleration(model, ws, H), r, tau, {},
                    ws.nu_dot);
   bool ok = ws.singular < 0;
   if (ok && contacts.count > 0) ok = detail::contact_solve(model, ws, H, contacts);

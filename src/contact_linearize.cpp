@@ -154,8 +154,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   // 1. The constrained dynamics: ν̇ and λ (the factor of Λ⁻¹ and G_a are kept), and the
   // innovations Y_J of J_cᵀ (articulated_solve_backward), kept in ws.contact_Y.
   forward_kinematics(model, ws, s);
-  ws.ext_active = false;
-  detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);
+  detail::aba_pass(model, ws, v0, a_g, r, tau, {}, ws.nu_dot);
   if (ws.singular >= 0 || !detail::contact_solve(model, ws, H, contacts)) return false;
   const std::ptrdiff_t ldm = detail::solve_stride(m);
   const double *YJ = ws.contact_Y.data();
@@ -180,7 +179,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     }
     const ExternalWrenches ext{contacts.count, ws.contact_frames.data(), ws.contact_wrenches.data(),
                                contacts.flags};
-    detail::load_external_wrenches(model, ws, H, &ext);
+    const detail::BodyWrenches fext = detail::load_external_wrenches(model, ws, H, &ext);
     const detail::LinearizeLayout L =
         detail::linearize_layout(model, 0, moving && mixed, /*base_pose_cols=*/true);
 
@@ -189,8 +188,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     // columns are 6 more columns with a zero right-hand side, which carry that correction; −F_H
     // (the gravity block and the Mixed wrenches' attitude term) is added after the solve.
     const std::ptrdiff_t ldx = L.ldx;
-    const int nblk = detail::linearize_solve(model, ws, H, v0, a0, r, nullptr, L, true);
-    ws.ext_active = false;
+    const int nblk = detail::linearize_solve(model, ws, H, v0, a0, r, fext, nullptr, L, true);
     double *X = ws.rhs.data();
     const Mat3 Gg = moving ? hat(H.R.transpose() * ws.gravity) : Mat3::Zero();
 

@@ -7,12 +7,13 @@ namespace geolin {
 void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
   forward_kinematics(model, ws, s);
   for (int i = 0; i <= model.n_B; ++i) ws.IC[i] = ws.I0[i];
+  // I^C_λ(i) += I^C_i  (docs/dynamics.md (D8); RBDA Table 6.2)
   for (int i = model.n_B; i >= 1; --i) ws.IC[model.parent[i]] += ws.IC[i];
   M.setZero();
   for (int i = 1; i <= model.n_B; ++i) {
     const Vec6 Fi = ws.IC[i] * ws.S0[i];  // composite-inertia force of joint i
     const int di = model.dof(i);
-    M(di, di) = ws.S0[i].dot(Fi);
+    M(di, di) = ws.S0[i].dot(Fi);  // M_ij = S_iᵀ I^C_i S_j  (D8)
     for (int j = model.parent[i]; j >= 1; j = model.parent[j]) {
       M(model.dof(j), di) = M(di, model.dof(j)) = ws.S0[j].dot(Fi);
     }
@@ -21,7 +22,7 @@ void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
       M.block<1, 6>(di, 0) = Fi.transpose();
     }
   }
-  if (!model.fixed_base) M.topLeftCorner<6, 6>() = ws.IC[0];
+  if (!model.fixed_base) M.topLeftCorner<6, 6>() = ws.IC[0];  // base block I^C_0 (D8)
 }
 
 }  // namespace geolin

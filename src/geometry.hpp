@@ -8,6 +8,7 @@ namespace geolin::detail {
 
 /// Gravity as a fictitious base acceleration in frame 0: a_g = [-R^T g; 0] (docs/dynamics.md §3),
 /// with R the rotation of H (moving base) or of model.H_A_0 (fixed base).
+/// docs/dynamics.md (D4) and (D5).
 inline Vec6 gravity_base_acceleration(const Model &model, const Workspace &ws, const Transform &H) {
   const Mat3 &R = model.fixed_base ? model.H_A_0.R : H.R;
   Vec6 a = Vec6::Zero();
@@ -16,7 +17,7 @@ inline Vec6 gravity_base_acceleration(const Model &model, const Workspace &ws, c
 }
 
 /// The base motion seen by RNEAmb in frame 0: v_0 = v and a_0 = ν̇_b + [−Rᵀg; 0] (moving base),
-/// or v_0 = 0 and a_0 = [−R_0ᵀg; 0] (fixed base).
+/// or v_0 = 0 and a_0 = [−R_0ᵀg; 0] (fixed base): docs/dynamics.md (D5).
 inline void base_motion(const Model &model, const Workspace &ws, const Transform &H, const Vec6 &v,
                         CRefVec nu_dot, Vec6 &v0, Vec6 &a0) {
   a0 = gravity_base_acceleration(model, ws, H);
@@ -33,7 +34,7 @@ inline Transform joint_motion(const Model &model, int i, double q) {
   if (model.joint_type[i] == JointType::Prismatic) {
     T.o = q * model.joint_axis[i];
   } else {
-    T.R = exp_so3(q * model.joint_axis[i]);
+    T.R = exp_so3(q * model.joint_axis[i]);  // exp(s_i S_i^)  docs/dynamics.md (D2)
   }
   return T;
 }

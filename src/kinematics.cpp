@@ -8,6 +8,7 @@ void forward_kinematics(const Model &model, Workspace &ws, CRefVec s) {
   ws.H0[0] = Transform::identity();
   ws.I0[0] = model.inertia[0];
   for (int i = 1; i <= model.n_B; ++i) {
+    // docs/dynamics.md (D2): ^0 H_i = ^0 H_λ(i) ^{λ(i)} H_{λ(i)|i} exp(s_i S_i^)
     ws.H0[i] =
         ws.H0[model.parent[i]] * model.H_parent_joint[i] * detail::joint_motion(model, i, s[i - 1]);
     ws.S0[i] = transform_motion(ws.H0[i], model.S[i]);

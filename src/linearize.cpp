@@ -1,9 +1,9 @@
 // The exact left-trivialized linearization ż = A z + B w of ẋ = x λ(x, τ) on
 // G = SE(3) × R^nJ × R^6 × R^nJ (Bos et al. 2022, §3; Saccon et al. 2013; docs/dynamics.md §4):
-//   A = D_x λ · T_e L_x − ad_λ,  B = D_τ λ, with
+//   A = D_x λ · T_e L_x − ad_λ,  B = D_τ λ  (docs/dynamics.md (D16)), with
 //   A = [[−v×, 0, 1_6, 0], [0, 0, 0, 1], [F_H, F_s, F_v, F_r]],  B = [0; 0; M⁻¹ S],
 //   F_H = [[0, (Rᵀg)^], [0, 0]] (first 6 rows, zero below),
-//   [F_s, F_v, F_r] = −M⁻¹ [∂ID/∂s, ∂ID/∂ν] at ν̇ = FD,
+//   [F_s, F_v, F_r] = −M⁻¹ [∂ID/∂s, ∂ID/∂ν] at ν̇ = FD  (D19),
 // with M⁻¹ applied to all right-hand sides by the articulated-body recursion
 // (articulated_solve.cpp).
 #include <algorithm>
@@ -40,8 +40,8 @@ LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed, bool ba
 // J_Fᵀ per wrench and E (Mixed). Their solutions X = M⁻¹ R give −F_s, −[F_v F_r], M⁻¹S, the
 // wrench columns of B and the attitude term of F_H without forming M⁻¹ (O(n) per column).
 int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const Vec6 &v0,
-                    const Vec6 &a0, CRefVec r, const ExternalWrenches *ext,
-                    const LinearizeLayout &L, bool backward_only) {
+                    const Vec6 &a0, CRefVec r, const BodyWrenches &fext,
+                    const ExternalWrenches *ext, const LinearizeLayout &L, bool backward_only) {
   const int n = L.n, nj = L.nj, nv = L.nv, ldx = L.ldx;
   const bool moving = !model.fixed_base;
   double *X = ws.rhs.data();
@@ -49,7 +49,7 @@ int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const
   Eigen::Map<Workspace::RowMajorMat, 0, Eigen::OuterStride<>> R(X, n, L.cols,
                                                                 Eigen::OuterStride<>(ldx));
   using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
-  rnea_derivatives_pass(model, ws, v0, a0, r, ws.nu_dot.segment(model.joint_offset(), nj),
+  rnea_derivatives_pass(model, ws, v0, a0, r, ws.nu_dot.segment(model.joint_offset(), nj), fext,
                         StridedMat(X + L.c_J, n, nj, Stride(ldx, 3)),
                         StridedMat(X, n, nv, Stride(ldx, 1)),
                         StridedMat(X + L.c_J + 1, n, nj, Stride(ldx, 3)),
@@ -108,7 +108,7 @@ void linearize_write(const Model &model, const Workspace &ws, const LinearizeLay
   write_columns(X, ldx, n, nv, {a + n * lda, lda, -1.0}, n);                       // F_v, base
   write_columns(X + L.c_w, ldx, n, 6 * L.nf, {B.data() + nj * ldb, ldb, 1.0}, n);  // M⁻¹ J_Fᵀ
   if (moving) {
-    A.topLeftCorner<6, 6>() = -cross_motion(v);     // −ad_v
+    A.topLeftCorner<6, 6>() = -cross_motion(v);     // −ad_v  (D16), (D17)
     for (int k = 0; k < n; ++k) A(k, n + k) = 1.0;  // ż_H ← z_v, ż_s ← z_r
   } else {
     for (int k = 0; k < nj; ++k) A(k, n + k) = 1.0;  // ż_s ← z_r
@@ -130,13 +130,13 @@ bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
   const Vec6 a_g = detail::gravity_base_acceleration(model, ws, H);
 
   forward_kinematics(model, ws, s);
-  detail::load_external_wrenches(model, ws, H, ext);
-  detail::aba_pass(model, ws, v0, a_g, r, tau, ws.nu_dot);  // also factorizes M (IA, U, D)
+  const detail::BodyWrenches fext = detail::load_external_wrenches(model, ws, H, ext);
+  detail::aba_pass(model, ws, v0, a_g, r, tau, fext, ws.nu_dot);  // also factorizes M (IA, U, D)
   Vec6 a0 = a_g;
   if (moving) a0 += ws.nu_dot.head<6>();
-  const detail::LinearizeLayout L = detail::linearize_layout(
-      model, ext ? ext->count : 0, moving && ws.ext_active && ws.ext_mixed);
-  detail::linearize_solve(model, ws, H, v0, a0, r, ext, L);
+  const detail::LinearizeLayout L =
+      detail::linearize_layout(model, ext ? ext->count : 0, moving && fext.mixed());
+  detail::linearize_solve(model, ws, H, v0, a0, r, fext, ext, L);
   // Every entry of A and B comes from X but −v× (finite with v), the identities and F_H's gravity
   // block (Rᵀg)^, which a huge finite g can overflow, alone or summed with the Mixed terms.
   const double *X = ws.rhs.data();
@@ -148,18 +148,15 @@ bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     if (moving) finite = finite && gravity_block.allFinite();
     if (finite && L.mixed)
       finite = (R.middleCols(L.c_E, 3).topRows<3>() + gravity_block).allFinite();
-    if (!finite) {
-      ws.ext_active = false;
-      return false;
-    }
+    if (!finite) return false;
   }
   detail::linearize_write(model, ws, L, v, false, A, B);
   if (moving) {
-    // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows.
+    // F_H: d/dε of [(H exp(ε z^))ᵀ-rotated gravity] = [0, (Rᵀg)^] on the base linear rows
+    // (docs/dynamics.md (D18)); Mixed wrenches add M⁻¹ E (D23).
     A.block<3, 3>(n, 3) = gravity_block;
     if (L.mixed) A.block(n, 3, n, 3) += R.middleCols(L.c_E, 3);
   }
-  ws.ext_active = false;
   return true;
 }
 

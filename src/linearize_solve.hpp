@@ -3,6 +3,7 @@
 #pragma once
 
 #include "geolin/algorithms.hpp"
+#include "passes.hpp"
 
 namespace geolin::detail {
 
@@ -19,15 +20,16 @@ struct LinearizeLayout {
 LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed,
                                  bool base_pose_cols = false);
 
-/// After kinematics, load_external_wrenches and aba_pass at the state (ws.nu_dot, and the
+/// After kinematics and aba_pass with the external wrenches fext at the state (ws.nu_dot, and the
 /// velocities, accelerations a (with a0 = ν̇_base + gravity), Ψ̇ and h consistent with it):
 /// fills the right-hand sides of layout L (RNEA derivatives, S, the J_Fᵀ of ext's wrenches, the
 /// Mixed attitude terms) and solves them in place, X = M⁻¹ R at ws.rhs; with backward_only, only
 /// up to the innovations (articulated_solve_backward; its blocks stay in ws.rhs_blocks). Returns
 /// the number of blocks.
 int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const Vec6 &v0,
-                    const Vec6 &a0, CRefVec r, const ExternalWrenches *ext,
-                    const LinearizeLayout &L, bool backward_only = false);
+                    const Vec6 &a0, CRefVec r, const BodyWrenches &fext,
+                    const ExternalWrenches *ext, const LinearizeLayout &L,
+                    bool backward_only = false);
 
 /// Writes A and B from the solution X (linearize_solve) and the state's v; the z_H columns of A
 /// are [0; F_H] with −F_H in X's z_H columns (F_H_in_X, layout with base_pose_cols), else zero.

@@ -18,17 +18,8 @@ void articulated_inertias(const Model &model, Workspace &ws) {
   const int nj = model.n_B;
   ws.singular = -1;
   for (int i = 0; i <= nj; ++i) ws.IA[i] = ws.I0[i];
-  for (int i = nj; i >= 1; --i) {
-    const Vec6 &S = ws.S0[i];
-    ws.U[i].noalias() = ws.IA[i] * S;
-    const double D = S.dot(ws.U[i]);
-    check_joint_pivot(ws, i, D, S, ws.IA[i]);
-    ws.D[i] = D;
-    ws.D_inv[i] = 1.0 / D;
-    Mat6 Ia = ws.IA[i];
-    Ia.noalias() -= ws.D_inv[i] * ws.U[i] * ws.U[i].transpose();
-    ws.IA[model.parent[i]] += Ia;
-  }
+  // docs/dynamics.md (D10)-(D11) without velocities
+  for (int i = nj; i >= 1; --i) ws.IA[model.parent[i]] += articulated_inertia_step(ws, i);
   if (!model.fixed_base) {
     ws.IA0_llt.compute(ws.IA[0]);
     ws.IA0_inv_valid = false;
@@ -49,7 +40,7 @@ void minv_pass(const Model &model, Workspace &ws, RefMat Minv) {
   int nblk = 0;
   if (nv > 0) blocks[nblk++] = {RhsBlock::kAtBody, 0, nv, 1, 0};
   blocks[nblk++] = {RhsBlock::kPerJoint, nv, nj, 1};
-  articulated_solve(model, ws, blocks, nblk, n);
+  articulated_solve(model, ws, blocks, nblk, n);  // docs/dynamics.md (D14)
   Minv = Eigen::Map<const Workspace::RowMajorMat, 0, Eigen::OuterStride<>>(
       X, n, n, Eigen::OuterStride<>(ldx));
 }

@@ -8,24 +8,44 @@
 
 namespace geolin::detail {
 
-/// Fills ws.f_ext (frame-0 body wrenches) and, for Mixed wrenches, ws.E_ext, after
-/// forward_kinematics; ext == nullptr (or no wrench) switches external wrenches off.
-void load_external_wrenches(const Model &model, Workspace &ws, const Transform &H,
-                            const ExternalWrenches *ext);
+/// External wrenches as the passes take them, an argument as spatial_v2's f_ext and Pinocchio's
+/// fext: per body i (0..n_B), the frame-0 wrench f[i] acting on it and, for Mixed wrenches only,
+/// E[i] = ∂φ_i/∂ω, the derivative of that wrench along a rotation of the body (frames.cpp).
+/// A default-constructed BodyWrenches is "no external wrench".
+struct BodyWrenches {
+  const Vec6 *f = nullptr;
+  const Eigen::Matrix<double, 6, 3> *E = nullptr;  // Mixed wrenches, else nullptr
+  bool any() const { return f != nullptr; }
+  bool mixed() const { return E != nullptr; }
+};
+
+/// The body wrenches of ext after forward_kinematics: (ext) => (ws.f_ext, ws.E_ext), returned as
+/// views of them; none (an empty BodyWrenches) when ext is nullptr or holds no wrench.
+BodyWrenches load_external_wrenches(const Model &model, Workspace &ws, const Transform &H,
+                                    const ExternalWrenches *ext);
 
 /// RNEA forward and backward passes (RBDA Table 5.1 in frame-0 coordinates). v0: base twist
 /// (zero for a fixed base), a0: base acceleration including gravity, r and r_dot: joint rates.
-/// Fills ws.v, ws.a, ws.f (per body) and ws.F (subtree sums); writes the generalized force.
+/// fext: the external wrenches (RBDA Table 5.1: f_i − f^x_i).
+/// (v0, a0, r, r_dot, fext) => (ws.v, ws.a, ws.f per body, ws.F subtree sums, out).
 void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
-               CRefVec r_dot, RefVec out);
+               CRefVec r_dot, const BodyWrenches &fext, RefVec out);
 
-/// ABA passes (RBDA Table 7.1 / §9.3 in frame-0 coordinates) after kinematics: writes nu_dot.
+/// ABA passes (RBDA Table 7.1 / §9.3 in frame-0 coordinates) after kinematics, with the external
+/// wrenches fext (RBDA Table 7.1: p_i − f^x_i) and a wrench f0 on the moving base.
+/// (v0, a_gravity, r, tau, fext, f0) => (ws.v, ws.Psi_dot, ws.c, ws.h, ws.p, the factorization
+/// ws.IA, ws.U, ws.D, ws.D_inv, ws.IA0_llt, ws.singular, the innovations ws.u, ws.a, nu_dot).
 void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_gravity, CRefVec r,
-              CRefVec tau, RefVec nu_dot, const Vec6 &f0 = Vec6::Zero());
+              CRefVec tau, const BodyWrenches &fext, RefVec nu_dot, const Vec6 &f0 = Vec6::Zero());
+
+/// One joint of the articulated-body backward pass (RBDA Table 7.1, velocity-free part), shared
+/// by aba_pass and articulated_inertias: (ws.IA[i]) => (ws.U[i] = I^A_i S_i, ws.D[i] = S_iᵀ U_i,
+/// pivot checked into ws.singular, ws.D_inv[i]); returns I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ, which
+/// the caller adds to I^A_λ(i).
+Mat6 articulated_inertia_step(Workspace &ws, int i);
 
 /// The velocity-free articulated-body factorization of M after kinematics (RBDA Table 7.1):
-/// ws.IA, ws.U, ws.D, ws.D_inv and, for a moving base, ws.IA0_llt; checks every pivot
-/// (ws.singular).
+/// () => (ws.IA, ws.U, ws.D, ws.D_inv and, for a moving base, ws.IA0_llt; ws.singular).
 void articulated_inertias(const Model &model, Workspace &ws);
 
 /// M^{-1} passes (Carpentier 2018) after kinematics.
@@ -35,10 +55,12 @@ void minv_pass(const Model &model, Workspace &ws, RefMat Minv);
 /// Writes the structurally non-zero entries of ∂ID/∂s (n x n_J), ∂ID/∂v (base columns, n x 6,
 /// none for a fixed base) and ∂ID/∂r (n x n_J) into strided views of a row-major panel (linearize
 /// solves with them as right-hand sides); the other entries are left as they are (zero them).
-/// after_aba: aba_pass just ran at this state and left v, a, Ψ̇ and h in the workspace.
+/// after_aba: aba_pass just ran at this state and left v, a, Ψ̇ and h in the workspace. fext: the
+/// external wrenches at which ID is differentiated (held fixed; Mixed ones keep their world
+/// directions, which adds their E terms: then ws.EC_ext and ws.SE_row are left for the caller).
 using StridedMat =
     Eigen::Map<Workspace::RowMajorMat, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
-                           CRefVec r, CRefVec r_dot, StridedMat dID_ds, StridedMat dID_dv,
-                           StridedMat dID_dr, bool after_aba);
+                           CRefVec r, CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds,
+                           StridedMat dID_dv, StridedMat dID_dr, bool after_aba);
 }  // namespace geolin::detail

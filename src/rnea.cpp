@@ -1,5 +1,5 @@
 // RNEAmb: inverse dynamics of a moving-base tree (RBDA Table 5.1, floating-base form of §9.3;
-// Bos et al. 2022, eq. (5)). Gravity enters as a fictitious base acceleration.
+// Bos et al. 2022, eq. (5)): the left side of docs/dynamics.md (D3) by the recursion (D5)-(D7). Gravity enters as a fictitious base acceleration.
 #include "geometry.hpp"
 #include "passes.hpp"
 
@@ -7,7 +7,7 @@ namespace geolin {
 namespace detail {
 
 void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
-               CRefVec r_dot, RefVec out) {
+               CRefVec r_dot, const BodyWrenches &fext, RefVec out) {
   ws.v[0] = v0;
   ws.a[0] = a0;
   ws.f[0].noalias() = ws.I0[0] * a0;
@@ -15,18 +15,18 @@ void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0
   for (int i = 1; i <= model.n_B; ++i) {
     const int lam = model.parent[i];
     const Vec6 &S = ws.S0[i];
-    ws.v[i] = ws.v[lam] + S * r[i - 1];
-    // a_i = a_λ + S_i r_dot_i + (v_λ x S_i) r_i   (frame-0 coordinates)
+    ws.v[i] = ws.v[lam] + S * r[i - 1];  // docs/dynamics.md (D6)
+    // a_i = a_λ + S_i r_dot_i + (v_λ x S_i) r_i   (frame-0 coordinates; (D6))
     ws.a[i] = ws.a[lam] + S * r_dot[i - 1] + cross_motion(ws.v[lam], S) * r[i - 1];
-    // f_i = M_i a_i + v_i x* M_i v_i   (Newton-Euler, docs/dynamics.md §1)
+    // f_i = M_i a_i + v_i x* M_i v_i   (Newton-Euler, docs/dynamics.md (D1), (D7))
     ws.f[i].noalias() = ws.I0[i] * ws.a[i];
     ws.f[i] += cross_force(ws.v[i], ws.I0[i] * ws.v[i]);
   }
   for (int i = 0; i <= model.n_B; ++i) ws.F[i] = ws.f[i];
-  if (ws.ext_active)
-    for (int i = 0; i <= model.n_B; ++i) ws.F[i] -= ws.f_ext[i];
+  if (fext.any())  // f_i − f^x_i (RBDA Table 5.1)
+    for (int i = 0; i <= model.n_B; ++i) ws.F[i] -= fext.f[i];
   for (int i = model.n_B; i >= 1; --i) {
-    out[model.dof(i)] = ws.S0[i].dot(ws.F[i]);
+    out[model.dof(i)] = ws.S0[i].dot(ws.F[i]);  // τ_i = S_iᵀ F_i  (D7)
     if (model.joint_damping) out[model.dof(i)] += model.damping[i] * r[i - 1];  // τ = ID + D r
     ws.F[model.parent[i]] += ws.F[i];
   }
@@ -38,10 +38,9 @@ void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0
 void rnea(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
           CRefVec r, CRefVec nu_dot, RefVec out) {
   forward_kinematics(model, ws, s);
-  ws.ext_active = false;
   Vec6 v0, a0;
   detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
-  detail::rnea_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), model.n_B), out);
+  detail::rnea_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), model.n_B), {}, out);
 }
 
 }  // namespace geolin

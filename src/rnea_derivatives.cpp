@@ -102,7 +102,8 @@ void add_to(double *a, const double *b) {
 }
 
 void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
-          CRefVec r_dot, StridedMat dID_ds, StridedMat dID_dv, StridedMat dID_dr, bool after_aba) {
+          CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds, StridedMat dID_dv,
+          StridedMat dID_dr, bool after_aba) {
   const int nb = model.n_B;
   const bool moving = !model.fixed_base;
   // Forward pass (RNEA quantities plus Ψ̇, Ψ̈, B_k). After aba_pass at the same state, v_k,
@@ -132,11 +133,11 @@ void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRe
   }
   // External wrenches: covariant ones (Local) only shift F; Mixed ones also keep their world
   // directions, which adds −S_iᵀ EC ω_j terms (frames.cpp, load_external_wrenches).
-  const bool mixed = ws.ext_active && ws.ext_mixed;
-  if (ws.ext_active)
-    for (int k = 0; k <= nb; ++k) ws.F[k] -= ws.f_ext[k];
+  const bool mixed = fext.mixed();
+  if (fext.any())
+    for (int k = 0; k <= nb; ++k) ws.F[k] -= fext.f[k];
   if (mixed)
-    for (int k = 0; k <= nb; ++k) ws.EC_ext[k] = ws.E_ext[k];
+    for (int k = 0; k <= nb; ++k) ws.EC_ext[k] = fext.E[k];
   // Backward pass: composites.
   for (int k = nb; k >= 1; --k) {
     const int lam = model.parent[k];
@@ -206,9 +207,10 @@ void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRe
 }  // namespace
 
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
-                           CRefVec r, CRefVec r_dot, StridedMat dID_ds, StridedMat dID_dv,
-                           StridedMat dID_dr, bool after_aba) {
-  with_widest_isa([&] { pass(model, ws, v0, a0, r, r_dot, dID_ds, dID_dv, dID_dr, after_aba); });
+                           CRefVec r, CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds,
+                           StridedMat dID_dv, StridedMat dID_dr, bool after_aba) {
+  with_widest_isa(
+      [&] { pass(model, ws, v0, a0, r, r_dot, fext, dID_ds, dID_dv, dID_dr, after_aba); });
 }
 
 }  // namespace detail
@@ -216,7 +218,6 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
 void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                       const Vec6 &v, CRefVec r, CRefVec nu_dot, RefMat dID_ds, RefMat dID_dnu) {
   forward_kinematics(model, ws, s);
-  ws.ext_active = false;
   Vec6 v0, a0;
   detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
   const int nj = model.n_B, n = model.num_dofs(), nv = n - nj;
@@ -227,7 +228,7 @@ void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRe
   const Eigen::Index ld = R.outerStride();
   using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
   double *p = R.data();
-  detail::rnea_derivatives_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), nj),
+  detail::rnea_derivatives_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), nj), {},
                                 detail::StridedMat(p, n, nj, Stride(ld, 1)),
                                 detail::StridedMat(p + nj, n, nv, Stride(ld, 1)),
                                 detail::StridedMat(p + nj + nv, n, nj, Stride(ld, 1)), false);

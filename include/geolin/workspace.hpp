@@ -133,11 +133,13 @@ struct Workspace {
   std::vector<Vec3> SB_row;         // S_iᵀ B^C_i, its last 3 entries (the first are 0)
   std::vector<double> D, D_inv, u;  // D_i = S_iᵀ I^A_i S_i and its inverse
 
-  // External wrenches of the current evaluation (frames.cpp), frame 0, per body.
-  bool ext_active = false, ext_mixed = false;
+  // The storage of the external wrenches of one evaluation (frames.cpp,
+  // load_external_wrenches, which hands the passes views of it), frame 0, per body.
   std::vector<Vec6> f_ext;
-  std::vector<Eigen::Matrix<double, 6, 3>> E_ext, EC_ext;  // Mixed: ∂φ/∂ω, and subtree sums
-  std::vector<Vec3> SE_row;                                // S_iᵀ EC_i
+  std::vector<Eigen::Matrix<double, 6, 3>> E_ext;  // Mixed: ∂φ/∂ω
+  // Mixed wrenches' terms of the RNEA derivatives (rnea_derivatives_pass, read by linearize_solve).
+  std::vector<Eigen::Matrix<double, 6, 3>> EC_ext;  // subtree sums of E
+  std::vector<Vec3> SE_row;                         // S_iᵀ EC_i
 
   // M⁻¹ applied to many right-hand sides at once (articulated_solve.cpp): row-major
   // panels, 6 rows per body slot, one column per right-hand side.
