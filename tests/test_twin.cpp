@@ -9,10 +9,11 @@
 // Tolerance: kTwinTol = 1e-9 of the largest entry of the twin's matrix. The two compute the same
 // exact quantities in double precision by different operations (O(n) recursions in frame 0
 // against dense products in body frames and a dense Cholesky factorization of M), so they
-// differ by round-off amplified by the conditioning of M (up to ~1e5 on these models): measured
+// differ by round-off amplified by the conditioning of M and of Λ⁻¹. Measured
 // worst cases (printed at the end of a run, "[ twin ]") are 3e-15 (rnea, crba) to 1.4e-12
 // (linearize) and 4e-12 (the RK4 step's A_d), three orders of magnitude below the tolerance.
-// A wrong term of the method (a sign, a missing bracket, a frame mix-up) shows at 1e-3 or above.
+// A wrong term of the method (a sign, a missing bracket, a frame mix-up) is of the size of the
+// entries it enters, far above this.
 #include <functional>
 #include <map>
 #include <memory>
