@@ -128,25 +128,12 @@ void check_generic_regularity(const Model &model) {
                                            : "through massless links"));
 }
 
-}  // namespace
-
-// docs/dynamics.md §2. Fills children, subtree_end, depth, S and inertia; checks λ(i) < i, the
-// depth-first numbering, finite joint and inertia data, a positive base mass (moving base) and
-// the structural singularity test: for each joint k, d_k = S_kᵀ IC_k S_k (= M_kk at s = 0),
-// where IC_k is the composite inertia of the subtree of k in frame k at s = 0 (RBDA §6.2).
-//
-// Scale of the test (model-wide, independent of the size of the tree so that long chains are
-// not refused):
-//   revolute/continuous: d_k <= 1e-9 * J, J = max over bodies of ½ tr(I_O,i), the polar
-//     moment ∫|r|² dm of body i about its own frame origin (I_O = I_c - m ĉ ĉ); it is the
-//     order of magnitude of the largest single-body inertia about a joint axis;
-//   prismatic: d_k <= 1e-9 * max_i m_i.
-// A moving base also needs the whole-tree composite inertia IC_0 to be positive definite
-// (mass > 0 and a rotational inertia about the centre of mass with eigenvalues > 1e-9 J).
-void finalize_model(Model &model) {
-  const int n = model.n_B;
-  if (n < 0) throw Error(Status::Model, "model: n_B is negative");
-  const size_t nb = static_cast<size_t>(n) + 1;
+// The sizes of the per-body arrays. Reads n_B and every per-body array; writes the defaults of
+// the optional damping (zeros) and mimic_of (empty names) when they are empty. Throws
+// Status::Model naming the first array of the wrong size.
+void check_array_sizes(Model &model) {
+  if (model.n_B < 0) throw Error(Status::Model, "model: n_B is negative");
+  const size_t nb = static_cast<size_t>(model.n_B) + 1;
   if (model.damping.empty()) model.damping.assign(nb, 0.0);
   if (model.mimic_of.empty()) model.mimic_of.assign(nb, std::string());
   check_size(model.parent, nb, "parent");
@@ -160,8 +147,14 @@ void finalize_model(Model &model) {
   check_size(model.mass, nb, "mass");
   check_size(model.com, nb, "com");
   check_size(model.inertia_com, nb, "inertia_com");
+}
 
-  // --- tree: λ(i) < i, μ(i), depth, subtree ranges (DFS numbering) ---
+// The tree (docs/dynamics.md §2): λ(i) < i, μ(i), depth and the subtree ranges of the
+// depth-first numbering. Reads parent and body_name; writes children, depth and subtree_end.
+// Throws Status::Model naming the body whose parent or numbering is wrong.
+void build_tree(Model &model) {
+  const int n = model.n_B;
+  const size_t nb = static_cast<size_t>(n) + 1;
   if (model.parent[0] != -1)
     throw Error(Status::Model, fmt::format("body '{}' (0) is the base: its parent must be -1",
                                            model.body_name[0]));
@@ -194,10 +187,15 @@ void finalize_model(Model &model) {
       throw Error(Status::Model, fmt::format("body '{}' ({}): bodies are not numbered depth-first",
                                              model.body_name[i], i));
   }
+}
 
-  // --- joints: unit axis, motion subspace (linear first) ---
-  model.S.assign(nb, Vec6::Zero());
-  for (int i = 1; i <= n; ++i) {
+// The joints: unit axes and motion subspaces S_i, linear part first (docs/dynamics.md §2).
+// Reads joint_name, joint_type, H_parent_joint and damping; writes joint_axis (normalized) and
+// S. Throws Status::Model naming the joint with a non-finite or zero axis, a non-finite
+// origin, a negative or non-finite damping or an unknown type.
+void build_motion_subspaces(Model &model) {
+  model.S.assign(static_cast<size_t>(model.n_B) + 1, Vec6::Zero());
+  for (int i = 1; i <= model.n_B; ++i) {
     const std::string &name = model.joint_name[i];
     Vec3 &a = model.joint_axis[i];
     if (!a.allFinite())
@@ -222,10 +220,22 @@ void finalize_model(Model &model) {
         throw Error(Status::Model, fmt::format("joint '{}': unknown joint type", name));
     }
   }
+}
 
-  // --- inertias ---
+// The model-wide scales of the structural singularity test (see finalize_model).
+struct InertiaScale {
+  double rot = 0.0;  // J = max_i ½ tr(I_O,i)
+  double lin = 0.0;  // max_i m_i
+};
+
+// The spatial inertias M_i (docs/dynamics.md §1) and the model's inertia scales. Reads mass,
+// com and inertia_com; writes inertia. Throws Status::Model naming a body with a negative or
+// non-finite mass, centre of mass or inertia, or when the heaviest body is below
+// kMinModelMass (1/m would overflow: denormal masses load as positive numbers).
+InertiaScale build_spatial_inertias(Model &model) {
+  const size_t nb = static_cast<size_t>(model.n_B) + 1;
   model.inertia.resize(nb);
-  double scale_rot = 0.0, scale_lin = 0.0;
+  InertiaScale scale;
   for (size_t i = 0; i < nb; ++i) {
     const double m = model.mass[i];
     if (!std::isfinite(m) || m < 0.0 || !model.com[i].allFinite() ||
@@ -236,48 +246,63 @@ void finalize_model(Model &model) {
                               model.body_name[i]));
     model.inertia[i] = spatial_inertia(m, model.com[i], model.inertia_com[i]);
     const Mat3 I_O = model.inertia[i].bottomRightCorner<3, 3>();
-    scale_rot = std::max(scale_rot, 0.5 * I_O.trace());
-    scale_lin = std::max(scale_lin, m);
+    scale.rot = std::max(scale.rot, 0.5 * I_O.trace());
+    scale.lin = std::max(scale.lin, m);
   }
-  // Masses so small that 1/m overflows make every evaluation fail (denormal masses load as
-  // positive numbers): refuse a model whose heaviest body is below kMinModelMass.
-  if (scale_lin > 0.0 && scale_lin < kMinModelMass)
+  if (scale.lin > 0.0 && scale.lin < kMinModelMass)
     throw Error(Status::Model,
                 fmt::format("the heaviest body weighs {:g} kg: geolin needs at least one body of "
                             "{:g} kg or more (smaller masses overflow the dynamics)",
-                            scale_lin, kMinModelMass));
+                            scale.lin, kMinModelMass));
+  return scale;
+}
 
-  // --- structural singularity test at s = 0 (docs/dynamics.md §2) ---
-  // Composite inertias as (mass m, first moment h = m c, rotational inertia I_O about the frame
-  // origin): for ^C H_D = (R, o), h' = R h + m o and
-  // I_O' = R I_O R^T + 2 (o . Rh) 1 - (Rh o^T + o (Rh)^T) + m (|o|^2 1 - o o^T)
-  // (parallel-axis theorem, RBDA §2.13) -- the same as transform_inertia, with 3x3 products.
-  std::vector<double> cm(nb);
-  std::vector<Vec3> ch(nb);
-  std::vector<Mat3> cI(nb);
+// Composite inertias of every subtree at s = 0, in the frame of the subtree's root, as
+// (mass m, first moment h = m c, rotational inertia I_O about the frame origin).
+struct Composites {
+  std::vector<double> m;
+  std::vector<Vec3> h;
+  std::vector<Mat3> I;
+};
+
+// IC_i at s = 0 for every body (RBDA §6.2), accumulated from the leaves. For ^C H_D = (R, o):
+// h' = R h + m o and
+// I_O' = R I_O R^T + 2 (o . Rh) 1 - (Rh o^T + o (Rh)^T) + m (|o|^2 1 - o o^T)
+// (parallel-axis theorem, RBDA §2.13) -- the same as transform_inertia, with 3x3 products.
+// Reads parent, H_parent_joint, mass, com and inertia; writes nothing in the model.
+Composites composite_inertias_at_zero(const Model &model) {
+  const size_t nb = static_cast<size_t>(model.n_B) + 1;
+  Composites c{std::vector<double>(nb), std::vector<Vec3>(nb), std::vector<Mat3>(nb)};
   for (size_t i = 0; i < nb; ++i) {
-    cm[i] = model.mass[i];
-    ch[i] = model.mass[i] * model.com[i];
-    cI[i] = model.inertia[i].bottomRightCorner<3, 3>();
+    c.m[i] = model.mass[i];
+    c.h[i] = model.mass[i] * model.com[i];
+    c.I[i] = model.inertia[i].bottomRightCorner<3, 3>();
   }
-  for (int i = n; i >= 1; --i) {
+  for (int i = model.n_B; i >= 1; --i) {
     const int p = model.parent[i];
     const Transform &H = model.H_parent_joint[i];
-    const Vec3 h = H.R * ch[i];
+    const Vec3 h = H.R * c.h[i];
     const Vec3 &o = H.o;
-    Mat3 I = H.R * cI[i] * H.R.transpose();
-    I.diagonal().array() += 2.0 * o.dot(h) + cm[i] * o.squaredNorm();
-    I -= h * o.transpose() + o * h.transpose() + cm[i] * o * o.transpose();
-    cm[p] += cm[i];
-    ch[p] += h + cm[i] * o;
-    cI[p] += I;
+    Mat3 I = H.R * c.I[i] * H.R.transpose();
+    I.diagonal().array() += 2.0 * o.dot(h) + c.m[i] * o.squaredNorm();
+    I -= h * o.transpose() + o * h.transpose() + c.m[i] * o * o.transpose();
+    c.m[p] += c.m[i];
+    c.h[p] += h + c.m[i] * o;
+    c.I[p] += I;
   }
-  for (int k = 1; k <= n; ++k) {
+  return c;
+}
+
+// The structural singularity test of each joint k (docs/dynamics.md §2):
+// d_k = S_k^T IC_k S_k (= M_kk at s = 0) must exceed kSingularTolerance times the model's
+// scale. Reads joint_type, joint_axis and joint_name. Throws Status::Model naming the joint.
+void check_joint_inertias(const Model &model, const Composites &c, const InertiaScale &scale) {
+  for (int k = 1; k <= model.n_B; ++k) {
     const bool prismatic = model.joint_type[k] == JointType::Prismatic;
     const Vec3 &a = model.joint_axis[k];
     // d_k = S^T IC_k S: the mass for [a; 0], a^T I_O a for [0; a].
-    const double d = prismatic ? cm[k] : a.dot(cI[k] * a);
-    if (!(d > kSingularTolerance * (prismatic ? scale_lin : scale_rot)))
+    const double d = prismatic ? c.m[k] : a.dot(c.I[k] * a);
+    if (!(d > kSingularTolerance * (prismatic ? scale.lin : scale.rot)))
       throw Error(Status::Model,
                   prismatic
                       ? fmt::format("joint '{}': its subtree has no mass (massless subtree): the "
@@ -287,24 +312,56 @@ void finalize_model(Model &model) {
                                     "(massless subtree): the mass matrix would be singular",
                                     model.joint_name[k]));
   }
-  if (!model.fixed_base) {
-    if (!(cm[0] > 0.0))
-      throw Error(Status::Model,
-                  fmt::format("base link '{}': the robot has no mass at all (base and every "
-                              "link): a moving base needs mass (load it as a fixed base if it is "
-                              "welded to the world)",
-                              model.body_name[0]));
-    const Vec3 c = ch[0] / cm[0];
-    Mat3 I_c = cI[0] - cm[0] * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());
-    I_c = 0.5 * (I_c + I_c.transpose()).eval();
-    const Eigen::SelfAdjointEigenSolver<Mat3> eig(I_c, Eigen::EigenvaluesOnly);
-    if (!(eig.eigenvalues()(0) > kSingularTolerance * scale_rot))
-      throw Error(Status::Model,
-                  fmt::format("base link '{}': the whole model has no rotational inertia about "
-                              "some axis through its centre of mass: the base block of the mass "
-                              "matrix would be singular",
-                              model.body_name[0]));
-  }
+}
+
+// A moving base needs the whole-tree composite inertia IC_0 positive definite: mass > 0 and a
+// rotational inertia about the centre of mass with eigenvalues > kSingularTolerance J. Reads
+// fixed_base and body_name[0]. Throws Status::Model naming the base link.
+void check_base_inertia(const Model &model, const Composites &c, const InertiaScale &scale) {
+  if (model.fixed_base) return;
+  if (!(c.m[0] > 0.0))
+    throw Error(Status::Model,
+                fmt::format("base link '{}': the robot has no mass at all (base and every "
+                            "link): a moving base needs mass (load it as a fixed base if it is "
+                            "welded to the world)",
+                            model.body_name[0]));
+  const Vec3 com = c.h[0] / c.m[0];
+  Mat3 I_c = c.I[0] - c.m[0] * (com.squaredNorm() * Mat3::Identity() - com * com.transpose());
+  I_c = 0.5 * (I_c + I_c.transpose()).eval();
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(I_c, Eigen::EigenvaluesOnly);
+  if (!(eig.eigenvalues()(0) > kSingularTolerance * scale.rot))
+    throw Error(Status::Model,
+                fmt::format("base link '{}': the whole model has no rotational inertia about "
+                            "some axis through its centre of mass: the base block of the mass "
+                            "matrix would be singular",
+                            model.body_name[0]));
+}
+
+}  // namespace
+
+// docs/dynamics.md §2. Fills children, subtree_end, depth, S and inertia; checks λ(i) < i, the
+// depth-first numbering, finite joint and inertia data, a positive base mass (moving base) and
+// the structural singularity test: for each joint k, d_k = S_kᵀ IC_k S_k (= M_kk at s = 0),
+// where IC_k is the composite inertia of the subtree of k in frame k at s = 0 (RBDA §6.2).
+//
+// Scale of the test (model-wide, independent of the size of the tree so that long chains are
+// not refused):
+//   revolute/continuous: d_k <= 1e-9 * J, J = max over bodies of ½ tr(I_O,i), the polar
+//     moment ∫|r|² dm of body i about its own frame origin (I_O = I_c - m ĉ ĉ); it is the
+//     order of magnitude of the largest single-body inertia about a joint axis;
+//   prismatic: d_k <= 1e-9 * max_i m_i.
+// A moving base also needs the whole-tree composite inertia IC_0 to be positive definite
+// (mass > 0 and a rotational inertia about the centre of mass with eigenvalues > 1e-9 J).
+// Finally the generic-singularity test (check_generic_regularity). The steps run in this order
+// and each relies on the checks of the ones before it.
+void finalize_model(Model &model) {
+  check_array_sizes(model);
+  build_tree(model);
+  build_motion_subspaces(model);
+  const InertiaScale scale = build_spatial_inertias(model);
+  const Composites composites = composite_inertias_at_zero(model);
+  check_joint_inertias(model, composites, scale);
+  check_base_inertia(model, composites, scale);
   check_generic_regularity(model);
 }
 

@@ -6,12 +6,13 @@
 // every construct it does not read exactly. All checks below -- one <robot>, no xacro, the
 // joint tree (duplicates, unknown links, roots, cycles), mimic joints, numbers -- run on that
 // tree, and urdfdom, which parses the values, is then given a canonical document written from
-// the same tree (Document::canonical: elements and attributes only, values escaped; only the
-// <robot>'s <link>, <joint> and <material> subtrees, which is all urdfdom reads). urdfdom can
-// therefore only ever see what was checked: a declaration, comment, DOCTYPE or processing
-// instruction cannot hide an element from one reader and show it to the other (the earlier
-// design pre-scanned the text and also handed it raw to urdfdom: a declaration like
-// <?xml version="..>.."?> hid a subtree, a joint cycle or a deep nesting from the checks).
+// the same tree (Document::canonical: elements and attributes only, values escaped, numbers
+// with their whitespace collapsed; only the <robot>'s <link>, <joint> and <material> subtrees,
+// which is all urdfdom reads). urdfdom can therefore only ever see what was checked: a
+// declaration, comment, DOCTYPE or processing instruction cannot hide an element from one
+// reader and show it to the other (the earlier design pre-scanned the text and also handed it
+// raw to urdfdom: a declaration like <?xml version="..>.."?> hid a subtree, a joint cycle or a
+// deep nesting from the checks).
 // After urdfdom, the link and joint counts are compared with the tree's (a difference would
 // be a bug: Status::Internal).
 //
@@ -25,8 +26,15 @@
 // Nothing is printed: urdfdom's console_bridge output is captured into the error message (the
 // handler is process-global; the mutex serializes geolin's own loads, a host that logs through
 // console_bridge from another thread during a load would have those lines captured too).
-// Inertia checks: mass >= 0 and finite, tensor finite and positive semidefinite; the triangle
-// inequality only with kStrictInertia (model.hpp explains why).
+// Inertia checks: mass >= 0 and finite, tensor finite and positive semidefinite (to a tolerance
+// relative to the link's own moments and mass, kInertiaTolerance); a violation of the triangle
+// inequality is refused when significant at the model's scale, and always with kStrictInertia
+// (model.hpp explains why).
+//
+// Numbers: every number urdfdom reads is checked here first (check_numbers: decimal, finite,
+// bounded); the canonical document gives urdfdom those values with their XML whitespace
+// collapsed (is_number_attribute), so mass=" 2 " loads as mass="2" (xs:double allows
+// surrounding whitespace) while "1,5", "0x10", "1e", "nan", "inf" and "" are still refused.
 #include <console_bridge/console.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -137,6 +145,9 @@ struct ScanRobot {
   int root = -1;
 };
 
+// Link or joint name -> its index in ScanRobot::links or ::joints.
+using NameIndex = std::unordered_map<std::string, int>;
+
 std::string quoted_list(const std::vector<std::string> &names, size_t max_names = 5) {
   std::string out;
   for (size_t k = 0; k < names.size() && k < max_names; ++k) {
@@ -184,8 +195,11 @@ bool is_decimal(std::string_view t) {
 }
 
 // Every number of attribute `key` of element e (-1: none) must be a decimal number (Status::
-// Parse otherwise: "0x10", "1,5", ...), finite and at most `max_magnitude` in magnitude
-// (Status::Model, naming the element). Returns the numbers.
+// Parse otherwise: "0x10", "1,5", "1e", ...), finite and at most `max_magnitude` in magnitude
+// (Status::Model); the value must hold at least one (Status::Parse: "" or only whitespace).
+// Numbers are separated by XML whitespace, which may also surround them (canonical() gives
+// urdfdom the value collapsed, is_number_attribute). Messages name the link or joint, the
+// element and the attribute. Returns the numbers.
 std::vector<double> check_numbers(const Document &doc, int e, const char *key, const char *kind,
                                   std::string_view name, const char *what,
                                   double max_magnitude = HUGE_VAL) {
@@ -215,17 +229,70 @@ std::vector<double> check_numbers(const Document &doc, int e, const char *key, c
                       doc.name(e), key, xml::excerpt(v, 0, 60), doc.where(e)));
     }
     if (!std::isfinite(x))
-      throw Error(Status::Model, fmt::format("{} '{}': {} is not finite ('{}', {})", kind, name,
-                                             what, xml::excerpt(v, 0, 60), doc.where(e)));
+      throw Error(Status::Model,
+                  fmt::format("{} '{}': {} is not finite (<{} {}=\"{}\">, {})", kind, name, what,
+                              doc.name(e), key, xml::excerpt(v, 0, 60), doc.where(e)));
     if (std::abs(x) > max_magnitude)
-      throw Error(
-          Status::Model,
-          fmt::format("{} '{}': {} is too large ('{}', {}; geolin accepts magnitudes up "
-                      "to {:g})",
-                      kind, name, what, xml::excerpt(v, 0, 60), doc.where(e), max_magnitude));
+      throw Error(Status::Model,
+                  fmt::format("{} '{}': {} is too large (<{} {}=\"{}\">, {}; geolin accepts "
+                              "magnitudes up to {:g})",
+                              kind, name, what, doc.name(e), key, xml::excerpt(v, 0, 60),
+                              doc.where(e), max_magnitude));
     numbers.push_back(x);
   }
+  if (numbers.empty())
+    throw Error(
+        Status::Parse,
+        fmt::format("URDF parse error: {} '{}': {} has no number (<{} {}=\"{}\">, {}); "
+                    "URDF numbers are written in decimal, e.g. 16, -0.5 or 1e-3",
+                    kind, name, what, doc.name(e), key, xml::excerpt(v, 0, 60), doc.where(e)));
   return numbers;
+}
+
+// The attributes urdfdom reads numbers from, as (element, attribute) names: every attribute
+// check_link_numbers, check_joint_numbers and scan_robot check with check_numbers. Their
+// values are xs:double or lists of them, whose XML Schema whitespace facet is "collapse": the
+// canonical document gives urdfdom these values with leading and trailing whitespace removed
+// and inner runs of whitespace as one space (urdfdom's std::istream reading refuses
+// mass=" 2 " and its vector reading a tab), the numbers geolin checked and nothing else.
+bool is_number_attribute(std::string_view element, std::string_view attribute) {
+  static const struct {
+    std::string_view element, attribute;
+  } kNumberAttributes[] = {
+      {"origin", "xyz"},
+      {"origin", "rpy"},
+      {"axis", "xyz"},
+      {"mass", "value"},
+      {"inertia", "ixx"},
+      {"inertia", "ixy"},
+      {"inertia", "ixz"},
+      {"inertia", "iyy"},
+      {"inertia", "iyz"},
+      {"inertia", "izz"},
+      {"box", "size"},
+      {"cylinder", "radius"},
+      {"cylinder", "length"},
+      {"sphere", "radius"},
+      {"mesh", "scale"},
+      {"color", "rgba"},
+      {"limit", "lower"},
+      {"limit", "upper"},
+      {"limit", "effort"},
+      {"limit", "velocity"},
+      {"dynamics", "damping"},
+      {"dynamics", "friction"},
+      {"safety_controller", "soft_lower_limit"},
+      {"safety_controller", "soft_upper_limit"},
+      {"safety_controller", "k_position"},
+      {"safety_controller", "k_velocity"},
+      {"calibration", "rising"},
+      {"calibration", "falling"},
+      {"mimic", "multiplier"},
+      {"mimic", "offset"},
+  };
+  for (const auto &a : kNumberAttributes)
+    if (a.element == element && a.attribute == attribute) return true;
+  return false;
 }
 
 // The children of e called `name`, in file order.
@@ -417,7 +484,7 @@ void check_joint_numbers(const Document &doc, const ScanJoint &joint) {
 // still make sense: a target that exists, is not the joint itself, is not fixed, and no cycle
 // of mimics (Status::Model). A fixed joint may carry a <mimic> (talos_reduced.urdf does): it
 // has no position, and nothing follows from it.
-void check_mimics(const ScanRobot &robot, const std::unordered_map<std::string, int> &index) {
+void check_mimics(const ScanRobot &robot, const NameIndex &index) {
   const size_t n = robot.joints.size();
   std::vector<int> target(n, -1);
   for (size_t j = 0; j < n; ++j) {
@@ -462,61 +529,75 @@ void check_mimics(const ScanRobot &robot, const std::unordered_map<std::string, 
   }
 }
 
-// Build the file structure and check it is a tree (docs/dynamics.md §2). Throws Status::Model for
-// duplicate names, unknown links, several or no roots, cycles, bad mimics and bad numbers,
-// Status::Unsupported for planar and floating joints, and Status::Parse when a link or joint
-// lacks a required attribute or the robot has no link.
-void scan_robot(const Document &doc, ScanRobot &out) {
+// One <link> child of <robot>: its name and element. `number` (1-based, file order) names a
+// link without a name attribute (Status::Parse).
+ScanLink read_link_element(const Document &doc, int c, size_t number) {
+  const std::optional<std::string_view> name = doc.attribute(c, "name");
+  if (!name)
+    throw Error(Status::Parse,
+                fmt::format("URDF parse error: link number {} has no name attribute ({})", number,
+                            doc.where(c)));
+  ScanLink link;
+  link.name = std::string(*name);
+  link.element = c;
+  return link;
+}
+
+// One <joint> child of <robot>: name, type, parent and child link names, the <mimic> target.
+// `number` (1-based, file order) names a joint without a name attribute. Throws Status::Parse
+// for a missing required attribute or element, or a <mimic> without a joint attribute.
+ScanJoint read_joint_element(const Document &doc, int c, size_t number) {
+  const std::optional<std::string_view> name = doc.attribute(c, "name");
+  const std::optional<std::string_view> type = doc.attribute(c, "type");
+  const int parent = doc.child(c, "parent");
+  const int child = doc.child(c, "child");
+  const char *missing = !name                            ? "a name attribute"
+                        : !type                          ? "a type attribute"
+                        : parent < 0                     ? "a <parent> element"
+                        : !doc.attribute(parent, "link") ? "a <parent link=...> attribute"
+                        : child < 0                      ? "a <child> element"
+                        : !doc.attribute(child, "link")  ? "a <child link=...> attribute"
+                                                         : nullptr;
+  if (missing)
+    throw Error(Status::Parse, fmt::format("URDF parse error: joint {} has no {} ({})",
+                                           name ? "'" + std::string(*name) + "'"
+                                                : fmt::format("number {}", number),
+                                           missing, doc.where(c)));
+  ScanJoint joint;
+  joint.name = std::string(*name);
+  joint.type = std::string(*type);
+  joint.parent = std::string(*doc.attribute(parent, "link"));
+  joint.child = std::string(*doc.attribute(child, "link"));
+  joint.element = c;
+  const int mimic = doc.child(c, "mimic");
+  if (mimic >= 0) {
+    const std::optional<std::string_view> target = doc.attribute(mimic, "joint");
+    if (!target || target->empty())
+      throw Error(Status::Parse,
+                  fmt::format("URDF parse error: joint '{}': <mimic> has no joint attribute "
+                              "naming the joint it follows ({})",
+                              joint.name, doc.where(mimic)));
+    joint.mimic = std::string(*target);
+  }
+  return joint;
+}
+
+// The <link> and <joint> children of <robot>, in file order. Reads the document; writes
+// out.links, out.joints and the name -> index maps. Throws Status::Model for a name defined
+// twice and Status::Parse for a robot without links (or a link or joint that lacks a required
+// attribute).
+void collect_links_and_joints(const Document &doc, ScanRobot &out, NameIndex &link_index,
+                              NameIndex &joint_index) {
   const int robot = doc.root();
-  std::unordered_map<std::string, int> link_index, joint_index;
   for (int c = doc.first_child(robot); c >= 0; c = doc.next_sibling(c)) {
     if (doc.name(c) == "link") {
-      const std::optional<std::string_view> name = doc.attribute(c, "name");
-      if (!name)
-        throw Error(Status::Parse,
-                    fmt::format("URDF parse error: link number {} has no name attribute ({})",
-                                out.links.size() + 1, doc.where(c)));
-      ScanLink link;
-      link.name = std::string(*name);
-      link.element = c;
+      ScanLink link = read_link_element(doc, c, out.links.size() + 1);
       if (!link_index.emplace(link.name, static_cast<int>(out.links.size())).second)
         throw Error(Status::Model, fmt::format("link '{}' is defined more than once ({})",
                                                link.name, doc.where(c)));
       out.links.push_back(std::move(link));
     } else if (doc.name(c) == "joint") {
-      const std::optional<std::string_view> name = doc.attribute(c, "name");
-      const std::optional<std::string_view> type = doc.attribute(c, "type");
-      const int parent = doc.child(c, "parent");
-      const int child = doc.child(c, "child");
-      const char *missing = !name                            ? "a name attribute"
-                            : !type                          ? "a type attribute"
-                            : parent < 0                     ? "a <parent> element"
-                            : !doc.attribute(parent, "link") ? "a <parent link=...> attribute"
-                            : child < 0                      ? "a <child> element"
-                            : !doc.attribute(child, "link")  ? "a <child link=...> attribute"
-                                                             : nullptr;
-      if (missing)
-        throw Error(Status::Parse,
-                    fmt::format("URDF parse error: joint {} has no {} ({})",
-                                name ? "'" + std::string(*name) + "'"
-                                     : fmt::format("number {}", out.joints.size() + 1),
-                                missing, doc.where(c)));
-      ScanJoint joint;
-      joint.name = std::string(*name);
-      joint.type = std::string(*type);
-      joint.parent = std::string(*doc.attribute(parent, "link"));
-      joint.child = std::string(*doc.attribute(child, "link"));
-      joint.element = c;
-      const int mimic = doc.child(c, "mimic");
-      if (mimic >= 0) {
-        const std::optional<std::string_view> target = doc.attribute(mimic, "joint");
-        if (!target || target->empty())
-          throw Error(Status::Parse,
-                      fmt::format("URDF parse error: joint '{}': <mimic> has no joint attribute "
-                                  "naming the joint it follows ({})",
-                                  joint.name, doc.where(mimic)));
-        joint.mimic = std::string(*target);
-      }
+      ScanJoint joint = read_joint_element(doc, c, out.joints.size() + 1);
       if (!joint_index.emplace(joint.name, static_cast<int>(out.joints.size())).second)
         throw Error(Status::Model, fmt::format("joint '{}' is defined more than once ({})",
                                                joint.name, doc.where(c)));
@@ -526,9 +607,14 @@ void scan_robot(const Document &doc, ScanRobot &out) {
   if (out.links.empty())
     throw Error(Status::Parse, fmt::format("URDF parse error: <robot> ({}) has no <link> element",
                                            doc.where(robot)));
+}
 
-  for (const ScanLink &link : out.links) check_link_numbers(doc, link);
-  for (const ScanJoint &joint : out.joints) {
+// The numbers of every link, joint and top-level material (check_link_numbers,
+// check_joint_numbers, check_numbers), and the joint types geolin models: Status::Unsupported
+// for planar and floating joints. Reads the document and the scanned links and joints.
+void check_scanned_numbers(const Document &doc, const ScanRobot &robot) {
+  for (const ScanLink &link : robot.links) check_link_numbers(doc, link);
+  for (const ScanJoint &joint : robot.joints) {
     check_joint_numbers(doc, joint);
     if (joint.type == "planar" || joint.type == "floating")
       throw Error(Status::Unsupported,
@@ -536,11 +622,16 @@ void scan_robot(const Document &doc, ScanRobot &out) {
                               "revolute, continuous, prismatic and fixed joints)",
                               joint.name, joint.type));
   }
-  for (int m : children_named(doc, robot, "material"))
+  for (int m : children_named(doc, doc.root(), "material"))
     check_numbers(doc, doc.child(m, "color"), "rgba", "material",
                   doc.attribute(m, "name").value_or(""), "color rgba");
+}
 
-  // Links of each joint, parent joint of each link.
+// The links of each joint and the parent joint and child joints of each link. Reads the link
+// and joint names; writes ScanJoint::parent_link/child_link and ScanLink::parent_joint/
+// child_joints. Throws Status::Model for an unknown link, a link with two parent joints or a
+// joint from a link to itself.
+void connect_joints(ScanRobot &out, const NameIndex &link_index) {
   for (size_t j = 0; j < out.joints.size(); ++j) {
     ScanJoint &joint = out.joints[j];
     auto p = link_index.find(joint.parent);
@@ -565,7 +656,11 @@ void scan_robot(const Document &doc, ScanRobot &out) {
     child.parent_joint = static_cast<int>(j);
     out.links[p->second].child_joints.push_back(static_cast<int>(j));
   }
+}
 
+// The single root link (no parent joint). Reads ScanLink::parent_joint; writes out.root.
+// Throws Status::Model for no root (a cycle) or several roots (naming them).
+void find_root(ScanRobot &out) {
   std::vector<std::string> roots;
   for (size_t l = 0; l < out.links.size(); ++l) {
     if (out.links[l].parent_joint < 0) {
@@ -580,10 +675,14 @@ void scan_robot(const Document &doc, ScanRobot &out) {
   if (roots.size() > 1)
     throw Error(Status::Model, fmt::format("the URDF has {} root links ({}); a tree has one",
                                            roots.size(), quoted_list(roots)));
+}
 
-  // Reachability from the root (a cycle not through the root leaves links unreached).
-  std::vector<char> seen(out.links.size(), 0);
-  std::vector<int> stack{out.root};
+// Every link is reachable from the root (a cycle not through the root leaves links
+// unreached). Reads the connected links and joints. Throws Status::Model naming the unreached
+// links.
+void check_reachable(const ScanRobot &robot) {
+  std::vector<char> seen(robot.links.size(), 0);
+  std::vector<int> stack{robot.root};
   size_t reached = 0;
   while (!stack.empty()) {
     const int l = stack.back();
@@ -591,17 +690,30 @@ void scan_robot(const Document &doc, ScanRobot &out) {
     if (seen[l]) continue;
     seen[l] = 1;
     ++reached;
-    for (int j : out.links[l].child_joints) stack.push_back(out.joints[j].child_link);
+    for (int j : robot.links[l].child_joints) stack.push_back(robot.joints[j].child_link);
   }
-  if (reached != out.links.size()) {
-    std::vector<std::string> lost;
-    for (size_t l = 0; l < out.links.size(); ++l)
-      if (!seen[l]) lost.push_back(out.links[l].name);
-    throw Error(Status::Model,
-                fmt::format("links {} are not connected to the root link '{}': their joints "
-                            "form a cycle",
-                            quoted_list(lost), out.links[out.root].name));
-  }
+  if (reached == robot.links.size()) return;
+  std::vector<std::string> lost;
+  for (size_t l = 0; l < robot.links.size(); ++l)
+    if (!seen[l]) lost.push_back(robot.links[l].name);
+  throw Error(Status::Model,
+              fmt::format("links {} are not connected to the root link '{}': their joints "
+                          "form a cycle",
+                          quoted_list(lost), robot.links[robot.root].name));
+}
+
+// Build the file structure and check it is a tree (docs/dynamics.md §2). Throws Status::Model for
+// duplicate names, unknown links, several or no roots, cycles, bad mimics and bad numbers,
+// Status::Unsupported for planar and floating joints, and Status::Parse when a link or joint
+// lacks a required attribute or the robot has no link. The steps run in this order (the
+// messages of a file with several faults depend on it).
+void scan_robot(const Document &doc, ScanRobot &out) {
+  NameIndex link_index, joint_index;
+  collect_links_and_joints(doc, out, link_index, joint_index);
+  check_scanned_numbers(doc, out);
+  connect_joints(out, link_index);
+  find_root(out);
+  check_reachable(out);
   check_mimics(out, joint_index);
 }
 
@@ -622,11 +734,20 @@ bool pose_is_finite(const urdf::Pose &p) {
          std::isfinite(p.rotation.y) && std::isfinite(p.rotation.z) && std::isfinite(p.rotation.w);
 }
 
-// Tolerance of the inertia checks: relative 1e-4 (URDF inertias are often printed with 4-6
-// digits), with an absolute floor of 1e-12 kg m^2 (1 g at 30 um) for round-off in zero tensors
-// (icub.urdf has off-diagonal entries of 1e-20 on a zero diagonal).
+// Tolerance of the inertia checks of a link of mass m and principal moments l:
+//   kInertiaTolerance |l|_1 + m kInertiaFloorLength^2,
+// relative 1e-4 (URDF inertias are often printed with 4-6 digits), with a floor for round-off
+// in zero tensors (point masses) relative to the link's own mass: the inertia of its mass at
+// 1 um. CAD tools compute such tensors as differences of terms of order m L^2 (L the offset
+// between their frames, below 1 m for robot parts), so their round-off is below 1e-15 m;
+// icub.urdf has moments of +-1.4e-20 and -5.4e-20 kg m^2 on links of 0.27-0.53 kg
+// (m (1 um)^2 = 2.7e-13). The floor matters only for parts with a radius of gyration below
+// ~70 um (above it the relative term is larger), so it cannot let a negative moment of a real
+// part through, however light: an insect-scale link of 5 mg with moments of 1e-12 kg m^2 gets a
+// floor of 5e-18, and a moment of -6e-13 is refused. (The earlier absolute floor of 1e-12
+// kg m^2 accepted it.) A massless link has no floor: only the relative term.
 constexpr double kInertiaTolerance = 1e-4;
-constexpr double kInertiaFloor = 1e-12;
+constexpr double kInertiaFloorLength = 1e-6;  // m
 
 // Mass m, centre of mass c and I_c (about c, link axes) of one URDF link; checks physical
 // consistency: m >= 0, I_c positive semidefinite, and principal moments obeying the triangle
@@ -662,7 +783,8 @@ void link_inertia(const std::string &name, const urdf::Inertial *in, bool strict
   } else {
     l = Eigen::SelfAdjointEigenSolver<Mat3>(I, Eigen::EigenvaluesOnly).eigenvalues();
   }
-  const double tol = kInertiaTolerance * l.cwiseAbs().sum() + kInertiaFloor;
+  const double tol = kInertiaTolerance * l.cwiseAbs().sum() +
+                     in->mass * (kInertiaFloorLength * kInertiaFloorLength);
   if (l(0) < -tol)
     throw Error(Status::Model,
                 fmt::format("{}: inertia tensor is not positive semidefinite (principal moments "
@@ -724,19 +846,9 @@ struct InertiaSum {
   }
 };
 
-// Build the Model from urdfdom's values and the file structure (docs/dynamics.md §2). Bodies are
-// numbered in depth-first pre-order of the links, children in file order; a link reached
-// through a fixed joint joins its parent's body (its frame, its inertia and its children).
-Model build_model(const urdf::ModelInterface &urdf_model, const ScanRobot &scan, unsigned flags) {
-  Model model;
-  model.name = urdf_model.getName();
-  model.fixed_base = (flags & kFixedBase) != 0;
-  model.joint_damping = (flags & kJointDamping) != 0;
-  model.H_A_0 = Transform::identity();
-
-  const size_t n_links = scan.links.size();
-  // The model's inertia scale: the largest diagonal moment of any link (finite ones only; the
-  // per-link checks below report the others).
+// The model's inertia scale: the largest diagonal moment of any link (finite ones only; the
+// per-link checks of link_inertia report the others). Reads urdfdom's link inertials.
+double model_inertia_scale(const urdf::ModelInterface &urdf_model) {
   double inertia_scale = 0.0;
   for (const auto &entry : urdf_model.links_) {
     const urdf::Inertial *in = entry.second ? entry.second->inertial.get() : nullptr;
@@ -744,86 +856,150 @@ Model build_model(const urdf::ModelInterface &urdf_model, const ScanRobot &scan,
     for (double d : {in->ixx, in->iyy, in->izz})
       if (std::isfinite(d)) inertia_scale = std::max(inertia_scale, std::abs(d));
   }
-  std::vector<int> body_of(n_links, -1);
-  std::vector<Transform> H_body_link(n_links);
-  std::vector<InertiaSum> sums;
-  model.frames.resize(n_links);
+  return inertia_scale;
+}
 
-  auto add_body = [&](const std::string &link_name) {
+// The direction of a moving joint's axis (not yet normalized, but of magnitude at most 1).
+// Throws Status::Model naming the joint for a non-finite or zero axis.
+Vec3 joint_axis_direction(const urdf::Joint &joint) {
+  Vec3 axis(joint.axis.x, joint.axis.y, joint.axis.z);
+  if (!axis.allFinite())
+    throw Error(Status::Model, fmt::format("joint '{}': axis is not finite", joint.name));
+  // Only the direction matters: scale large axes down first, so that the norm of, e.g.,
+  // (0, 0, 1e308) does not overflow (its normalization would give a zero axis).
+  const double largest = axis.cwiseAbs().maxCoeff();
+  if (largest > 1.0) axis /= largest;
+  if (!(axis.norm() > 1e-12))
+    throw Error(Status::Model, fmt::format("joint '{}': axis is zero", joint.name));
+  return axis;
+}
+
+// The Model under construction by build_model: the bodies found so far and, per URDF link
+// (ScanRobot order), its body and its pose in that body's frame.
+struct ModelBuilder {
+  Model model;
+  std::vector<InertiaSum> sums;        // per body: the merged inertias of its links
+  std::vector<int> body_of;            // per link: its body, -1 before it is reached
+  std::vector<Transform> H_body_link;  // per link: ^{body} H_link
+
+  // Appends a body named after its link; returns its index.
+  int add_body(const std::string &link_name) {
     model.body_name.push_back(link_name);
     sums.emplace_back();
     return static_cast<int>(model.body_name.size()) - 1;
-  };
-  // Entry 0 of the joint arrays is unused (body 0 has no joint).
-  model.parent.push_back(-1);
-  model.joint_name.emplace_back();
-  model.joint_type.push_back(JointType::Revolute);
-  model.joint_axis.push_back(Vec3::UnitX());
-  model.H_parent_joint.push_back(Transform::identity());
-  model.damping.push_back(0.0);
-  model.mimic_of.emplace_back();
+  }
+  // Entry 0 of the joint arrays, unused (body 0 has no joint).
+  void add_base_joint_entry() {
+    model.parent.push_back(-1);
+    model.joint_name.emplace_back();
+    model.joint_type.push_back(JointType::Revolute);
+    model.joint_axis.push_back(Vec3::UnitX());
+    model.H_parent_joint.push_back(Transform::identity());
+    model.damping.push_back(0.0);
+    model.mimic_of.emplace_back();
+  }
+};
+
+// Appends the body of link `l` reached through the moving joint `joint` from a body `parent`,
+// with H = ^{parent} H_joint. Writes the joint arrays of the model and body_of[l],
+// H_body_link[l]. Throws Status::Unsupported for a joint type geolin does not model and
+// Status::Model for a bad axis or a non-finite damping.
+void add_moving_joint(ModelBuilder &b, int l, const std::string &link_name,
+                      const urdf::Joint &joint, int parent, const Transform &H) {
+  const JointType type = moving_joint_type(joint);
+  const Vec3 axis = joint_axis_direction(joint);
+  b.body_of[l] = b.add_body(link_name);
+  b.H_body_link[l] = Transform::identity();
+  Model &model = b.model;
+  model.parent.push_back(parent);
+  model.joint_name.push_back(joint.name);
+  model.joint_type.push_back(type);
+  model.joint_axis.push_back(axis.normalized());
+  model.H_parent_joint.push_back(H);
+  model.damping.push_back(joint.dynamics ? joint.dynamics->damping : 0.0);
+  model.mimic_of.push_back(joint.mimic ? joint.mimic->joint_name : std::string());
+  if (!std::isfinite(model.damping.back()))
+    throw Error(Status::Model, fmt::format("joint '{}': damping is not finite", joint.name));
+}
+
+// Places link `l` (its parent link already placed): a root starts body 0, a link under a
+// fixed joint joins its parent's body, a link under a moving joint starts a new body
+// (add_moving_joint). Reads urdfdom's joint; writes body_of[l] and H_body_link[l]. Throws
+// Status::Model for a non-finite joint origin, Status::Internal if urdfdom lacks the joint.
+void place_link(ModelBuilder &b, const urdf::ModelInterface &urdf_model, const ScanRobot &scan,
+                int l) {
+  const ScanLink &slink = scan.links[l];
+  if (slink.parent_joint < 0) {
+    b.body_of[l] = b.add_body(slink.name);
+    b.H_body_link[l] = Transform::identity();
+    return;
+  }
+  const ScanJoint &sjoint = scan.joints[slink.parent_joint];
+  const urdf::JointConstSharedPtr joint = urdf_model.getJoint(sjoint.name);
+  if (!joint)
+    throw Error(
+        Status::Internal,
+        fmt::format("joint '{}': urdfdom read its name differently (please report)", sjoint.name));
+  if (!pose_is_finite(joint->parent_to_joint_origin_transform))
+    throw Error(Status::Model, fmt::format("joint '{}': origin is not finite", joint->name));
+  const int p = sjoint.parent_link;
+  // ^{body(p)} H_{joint} = ^{body(p)} H_p * ^p H_joint (the URDF joint origin).
+  const Transform H = b.H_body_link[p] * to_transform(joint->parent_to_joint_origin_transform);
+  if (joint->type == urdf::Joint::FIXED) {
+    b.body_of[l] = b.body_of[p];
+    b.H_body_link[l] = H;
+  } else {
+    add_moving_joint(b, l, slink.name, *joint, b.body_of[p], H);
+  }
+}
+
+// Adds the inertia of placed link `l` to its body and records its frame. Reads urdfdom's link
+// (link_inertia checks it); writes sums[body_of[l]] and model.frames[l]. Throws Status::Model
+// for a bad inertia, Status::Internal if urdfdom lacks the link.
+void add_link_inertia(ModelBuilder &b, const urdf::ModelInterface &urdf_model,
+                      const ScanLink &slink, int l, bool strict, double inertia_scale) {
+  const urdf::LinkConstSharedPtr link = urdf_model.getLink(slink.name);
+  if (!link)
+    throw Error(
+        Status::Internal,
+        fmt::format("link '{}': urdfdom read its name differently (please report)", slink.name));
+  double m;
+  Vec3 c;
+  Mat3 I_c;
+  link_inertia(slink.name, link->inertial.get(), strict, inertia_scale, m, c, I_c);
+  const int body = b.body_of[l];
+  const bool own_link = b.model.body_name[body] == slink.name;
+  b.sums[body].add(b.H_body_link[l], own_link, m, c, I_c);
+  b.model.frames[l] = Frame{slink.name, body, b.H_body_link[l]};
+}
+
+// Build the Model from urdfdom's values and the file structure (docs/dynamics.md §2). Bodies are
+// numbered in depth-first pre-order of the links, children in file order; a link reached
+// through a fixed joint joins its parent's body (its frame, its inertia and its children).
+// Each link is placed (place_link), then its inertia is added (add_link_inertia); the merged
+// inertias become the bodies' mass, com and inertia_com, and finalize_model checks the result.
+Model build_model(const urdf::ModelInterface &urdf_model, const ScanRobot &scan, unsigned flags) {
+  ModelBuilder b;
+  Model &model = b.model;
+  model.name = urdf_model.getName();
+  model.fixed_base = (flags & kFixedBase) != 0;
+  model.joint_damping = (flags & kJointDamping) != 0;
+  model.H_A_0 = Transform::identity();
+  const size_t n_links = scan.links.size();
+  const double inertia_scale = model_inertia_scale(urdf_model);
+  const bool strict = (flags & kStrictInertia) != 0;
+  b.body_of.assign(n_links, -1);
+  b.H_body_link.resize(n_links);
+  model.frames.resize(n_links);
+  b.add_base_joint_entry();
 
   std::vector<int> stack{scan.root};
   while (!stack.empty()) {
     const int l = stack.back();
     stack.pop_back();
     const ScanLink &slink = scan.links[l];
-    if (slink.parent_joint < 0) {
-      body_of[l] = add_body(slink.name);
-      H_body_link[l] = Transform::identity();
-    } else {
-      const ScanJoint &sjoint = scan.joints[slink.parent_joint];
-      const urdf::JointConstSharedPtr joint = urdf_model.getJoint(sjoint.name);
-      if (!joint)
-        throw Error(Status::Internal,
-                    fmt::format("joint '{}': urdfdom read its name differently (please report)",
-                                sjoint.name));
-      if (!pose_is_finite(joint->parent_to_joint_origin_transform))
-        throw Error(Status::Model, fmt::format("joint '{}': origin is not finite", joint->name));
-      const int p = sjoint.parent_link;
-      // ^{body(p)} H_{joint} = ^{body(p)} H_p * ^p H_joint (the URDF joint origin).
-      const Transform H = H_body_link[p] * to_transform(joint->parent_to_joint_origin_transform);
-      if (joint->type == urdf::Joint::FIXED) {
-        body_of[l] = body_of[p];
-        H_body_link[l] = H;
-      } else {
-        const JointType type = moving_joint_type(*joint);
-        Vec3 axis(joint->axis.x, joint->axis.y, joint->axis.z);
-        if (!axis.allFinite())
-          throw Error(Status::Model, fmt::format("joint '{}': axis is not finite", joint->name));
-        // Only the direction matters: scale large axes down first, so that the norm of, e.g.,
-        // (0, 0, 1e308) does not overflow (its normalization would give a zero axis).
-        const double largest = axis.cwiseAbs().maxCoeff();
-        if (largest > 1.0) axis /= largest;
-        if (!(axis.norm() > 1e-12))
-          throw Error(Status::Model, fmt::format("joint '{}': axis is zero", joint->name));
-        const int b = add_body(slink.name);
-        body_of[l] = b;
-        H_body_link[l] = Transform::identity();
-        model.parent.push_back(body_of[p]);
-        model.joint_name.push_back(joint->name);
-        model.joint_type.push_back(type);
-        model.joint_axis.push_back(axis.normalized());
-        model.H_parent_joint.push_back(H);
-        model.damping.push_back(joint->dynamics ? joint->dynamics->damping : 0.0);
-        model.mimic_of.push_back(joint->mimic ? joint->mimic->joint_name : std::string());
-        if (!std::isfinite(model.damping.back()))
-          throw Error(Status::Model, fmt::format("joint '{}': damping is not finite", joint->name));
-      }
-    }
-    const urdf::LinkConstSharedPtr link = urdf_model.getLink(slink.name);
-    if (!link)
-      throw Error(
-          Status::Internal,
-          fmt::format("link '{}': urdfdom read its name differently (please report)", slink.name));
-    double m;
-    Vec3 c;
-    Mat3 I_c;
-    link_inertia(slink.name, link->inertial.get(), (flags & kStrictInertia) != 0, inertia_scale, m,
-                 c, I_c);
-    const bool own_link = model.body_name[body_of[l]] == slink.name;
-    sums[body_of[l]].add(H_body_link[l], own_link, m, c, I_c);
-    model.frames[l] = Frame{slink.name, body_of[l], H_body_link[l]};
+    place_link(b, urdf_model, scan, l);
+    add_link_inertia(b, urdf_model, slink, l, strict, inertia_scale);
     for (auto j = slink.child_joints.rbegin(); j != slink.child_joints.rend(); ++j)
       stack.push_back(scan.joints[*j].child_link);
   }
@@ -833,9 +1009,10 @@ Model build_model(const urdf::ModelInterface &urdf_model, const ScanRobot &scan,
   model.mass.resize(nb);
   model.com.resize(nb);
   model.inertia_com.resize(nb);
-  for (size_t i = 0; i < nb; ++i) sums[i].result(model.mass[i], model.com[i], model.inertia_com[i]);
+  for (size_t i = 0; i < nb; ++i)
+    b.sums[i].result(model.mass[i], model.com[i], model.inertia_com[i]);
   finalize_model(model);
-  return model;
+  return std::move(b.model);
 }
 
 // urdfdom's links keep shared pointers to their children: a long chain would be destroyed
@@ -866,7 +1043,7 @@ Model load(std::string_view text, unsigned flags) {
   CapturingHandler handler;
   UrdfHolder urdf_model;
   {
-    const std::string canonical = doc.canonical(doc.root(), read_by_urdfdom);
+    const std::string canonical = doc.canonical(doc.root(), read_by_urdfdom, is_number_attribute);
     ConsoleCapture capture(handler);
     try {
       urdf_model.model = urdf::parseURDF(canonical);

@@ -92,6 +92,44 @@ void append_escaped(std::string &out, std::string_view value) {
   }
 }
 
+// The code point of a character reference "&#...;" from its text after '#' ("233" or "xE9";
+// XML allows only the lowercase 'x'), or kNotACharacter if it is not a reference to an XML
+// character (production CharRef).
+constexpr unsigned long kNotACharacter = ~0ul;
+unsigned long character_reference(std::string_view ref) {
+  const bool hex = ref[0] == 'x';
+  const std::string_view digits = ref.substr(hex ? 1 : 0);
+  if (digits.empty() || digits.size() > 8) return kNotACharacter;
+  unsigned long cp = 0;
+  for (char d : digits) {
+    int v;
+    if (is_digit(d)) {
+      v = d - '0';
+    } else if (hex && ((d | 0x20) >= 'a' && (d | 0x20) <= 'f')) {
+      v = (d | 0x20) - 'a' + 10;
+    } else {
+      return kNotACharacter;
+    }
+    cp = cp * (hex ? 16 : 10) + static_cast<unsigned long>(v);
+  }
+  return is_xml_char(cp) ? cp : kNotACharacter;
+}
+
+// `value` with XML Schema's whitespace facet "collapse" applied (XML Schema Part 2, §4.3.6):
+// the tokens between runs of space, tab, CR and LF, joined by one space.
+std::string collapse_whitespace(std::string_view value) {
+  std::string out;
+  for (std::size_t k = 0; k < value.size();) {
+    while (k < value.size() && is_space(value[k])) ++k;
+    const std::size_t start = k;
+    while (k < value.size() && !is_space(value[k])) ++k;
+    if (k == start) break;
+    if (!out.empty()) out += ' ';
+    out += value.substr(start, k - start);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::size_t invalid_utf8(std::string_view s) {
@@ -244,7 +282,12 @@ class Reader {
   void cdata();
   void doctype();
   void internal_subset();
+  bool outside_root(std::vector<Open> &open, bool &doctype_seen, std::size_t body);
+  void inside_element(std::vector<Open> &open);
   void start_tag(std::vector<Open> &open);
+  int new_element(std::vector<Open> &open, std::size_t lt, std::string_view element);
+  void attribute(int index, std::string_view element);
+  bool has_attribute(int index, std::string_view key);
   void end_tag(std::vector<Open> &open);
   void attribute_value(std::size_t at, std::string_view raw, std::string_view attribute,
                        std::string_view element);
@@ -257,6 +300,9 @@ class Reader {
   std::unordered_set<std::string_view> seen_;  // attribute names of elements with many
 };
 
+// The document: an optional byte-order mark and XML declaration, then the prolog, the root
+// element and the epilog. Writes the whole element tree (doc_); throws Status::Parse for an
+// empty document or one without an element.
 void Reader::run() {
   if (starts(0, "\xEF\xBB\xBF")) i_ = 3;  // UTF-8 byte-order mark
   const std::size_t body = i_;
@@ -265,69 +311,10 @@ void Reader::run() {
   bool doctype_seen = false;
   std::vector<Open> open;
   for (;;) {
-    if (open.empty()) {  // prolog or epilog: whitespace, comments, PIs, one DOCTYPE
-      skip_space();
-      if (i_ >= n_) break;
-      if (s_[i_] != '<') {
-        if (doc_.root_ >= 0)
-          malformed(i_, fmt::format("text '{}' after the end of the root element <{}>",
-                                    excerpt(s_, i_), doc_.name(doc_.root_)));
-        refuse(i_, fmt::format("not XML: the document {} '{}', where the markup of an element "
-                               "such as <robot name=\"...\"> was expected",
-                               i_ == body ? "starts with" : "continues with", excerpt(s_, i_, 40)));
-      }
-      if (starts(i_, "<!--")) {
-        comment();
-      } else if (starts(i_, "<?")) {
-        processing_instruction();
-      } else if (starts(i_, "<!DOCTYPE")) {
-        if (doctype_seen || doc_.root_ >= 0)
-          malformed(i_, doctype_seen ? "a second DOCTYPE"
-                                     : "a DOCTYPE after the root element (it must precede it)");
-        doctype();
-        doctype_seen = true;
-      } else if (starts(i_, "</")) {
-        malformed(i_, fmt::format("the end tag '{}' has no start tag", excerpt(s_, i_, 30)));
-      } else if (starts(i_, "<!")) {
-        malformed(i_, fmt::format("'{}' outside the root element (only comments, processing "
-                                  "instructions and a DOCTYPE may be there)",
-                                  excerpt(s_, i_, 12)));
-      } else {
-        if (doc_.root_ >= 0) {
-          std::size_t k = i_ + 1;
-          while (k < n_ && is_name_char(static_cast<unsigned char>(s_[k]))) ++k;
-          malformed(i_, fmt::format("a second top-level element <{}> after the root element "
-                                    "<{}> (an XML document has one root element, a URDF one "
-                                    "<robot>)",
-                                    s_.substr(i_ + 1, std::min<std::size_t>(k - i_ - 1, 40)),
-                                    doc_.name(doc_.root_)));
-        }
-        start_tag(open);
-      }
-    } else {  // content of open.back(): character data is skipped
-      const std::size_t lt = s_.find('<', i_);
-      if (lt == npos) {
-        const int e = open.back().element;
-        malformed(
-            doc_.elements_[e].offset,
-            fmt::format("element <{}> is not closed (the document ends inside it)", doc_.name(e)));
-      }
-      i_ = lt;
-      if (starts(i_, "<!--")) {
-        comment();
-      } else if (starts(i_, "<![CDATA[")) {
-        cdata();
-      } else if (starts(i_, "<?")) {
-        processing_instruction();
-      } else if (starts(i_, "</")) {
-        end_tag(open);
-      } else if (starts(i_, "<!")) {
-        malformed(i_, fmt::format("'{}' inside element <{}> (a DOCTYPE or declaration may only "
-                                  "precede the root element)",
-                                  excerpt(s_, i_, 12), doc_.name(open.back().element)));
-      } else {
-        start_tag(open);
-      }
+    if (open.empty()) {
+      if (!outside_root(open, doctype_seen, body)) break;
+    } else {
+      inside_element(open);
     }
   }
   if (doc_.root_ < 0) {
@@ -337,6 +324,81 @@ void Reader::run() {
                 blank ? std::string("URDF parse error: the document is empty")
                       : std::string("URDF parse error: the document has no element (only a "
                                     "declaration, comments or processing instructions)"));
+  }
+}
+
+// One item of the prolog or epilog at i_ (after whitespace): a comment, a processing
+// instruction, the DOCTYPE (once, before the root) or the root's start tag. Returns false at
+// the end of the text. Reads and writes i_ and doctype_seen; the root's start tag pushes it on
+// `open`. `body` is where the document starts (after a byte-order mark), for messages.
+bool Reader::outside_root(std::vector<Open> &open, bool &doctype_seen, std::size_t body) {
+  skip_space();
+  if (i_ >= n_) return false;
+  if (s_[i_] != '<') {
+    if (doc_.root_ >= 0)
+      malformed(i_, fmt::format("text '{}' after the end of the root element <{}>", excerpt(s_, i_),
+                                doc_.name(doc_.root_)));
+    refuse(i_, fmt::format("not XML: the document {} '{}', where the markup of an element "
+                           "such as <robot name=\"...\"> was expected",
+                           i_ == body ? "starts with" : "continues with", excerpt(s_, i_, 40)));
+  }
+  if (starts(i_, "<!--")) {
+    comment();
+  } else if (starts(i_, "<?")) {
+    processing_instruction();
+  } else if (starts(i_, "<!DOCTYPE")) {
+    if (doctype_seen || doc_.root_ >= 0)
+      malformed(i_, doctype_seen ? "a second DOCTYPE"
+                                 : "a DOCTYPE after the root element (it must precede it)");
+    doctype();
+    doctype_seen = true;
+  } else if (starts(i_, "</")) {
+    malformed(i_, fmt::format("the end tag '{}' has no start tag", excerpt(s_, i_, 30)));
+  } else if (starts(i_, "<!")) {
+    malformed(i_, fmt::format("'{}' outside the root element (only comments, processing "
+                              "instructions and a DOCTYPE may be there)",
+                              excerpt(s_, i_, 12)));
+  } else {
+    if (doc_.root_ >= 0) {
+      std::size_t k = i_ + 1;
+      while (k < n_ && is_name_char(static_cast<unsigned char>(s_[k]))) ++k;
+      malformed(i_, fmt::format("a second top-level element <{}> after the root element "
+                                "<{}> (an XML document has one root element, a URDF one "
+                                "<robot>)",
+                                s_.substr(i_ + 1, std::min<std::size_t>(k - i_ - 1, 40)),
+                                doc_.name(doc_.root_)));
+    }
+    start_tag(open);
+  }
+  return true;
+}
+
+// One item of the content of open.back() from i_: character data is skipped up to the next
+// markup, which is a comment, a CDATA section, a processing instruction, an end tag (pops
+// `open`) or a start tag (pushes it unless empty). Reads and writes i_ and `open`.
+void Reader::inside_element(std::vector<Open> &open) {
+  const std::size_t lt = s_.find('<', i_);
+  if (lt == npos) {
+    const int e = open.back().element;
+    malformed(
+        doc_.elements_[e].offset,
+        fmt::format("element <{}> is not closed (the document ends inside it)", doc_.name(e)));
+  }
+  i_ = lt;
+  if (starts(i_, "<!--")) {
+    comment();
+  } else if (starts(i_, "<![CDATA[")) {
+    cdata();
+  } else if (starts(i_, "<?")) {
+    processing_instruction();
+  } else if (starts(i_, "</")) {
+    end_tag(open);
+  } else if (starts(i_, "<!")) {
+    malformed(i_, fmt::format("'{}' inside element <{}> (a DOCTYPE or declaration may only "
+                              "precede the root element)",
+                              excerpt(s_, i_, 12), doc_.name(open.back().element)));
+  } else {
+    start_tag(open);
   }
 }
 
@@ -505,6 +567,9 @@ void Reader::internal_subset() {
   }
 }
 
+// STag ::= '<' Name (S Attribute)* S? '>' and EmptyElemTag ::= '<' Name (S Attribute)* S? '/>'
+// at i_. Appends the element (new_element) and its attributes (attribute) to doc_; a start
+// tag that is not empty is pushed on `open`. Refuses nesting deeper than max_depth_.
 void Reader::start_tag(std::vector<Open> &open) {
   const std::size_t lt = i_;
   ++i_;
@@ -515,25 +580,7 @@ void Reader::start_tag(std::vector<Open> &open) {
   if (doc_.elements_.size() >= static_cast<std::size_t>(INT32_MAX))
     refuse(lt, "the document has too many elements");
   const std::string_view element = name("an element name");
-  const int index = static_cast<int>(doc_.elements_.size());
-  Document::Element e;
-  e.name_offset = static_cast<std::size_t>(element.data() - s_.data());
-  e.name_length = static_cast<std::uint32_t>(element.size());
-  e.offset = lt;
-  e.first_attribute = doc_.attributes_.size();
-  if (open.empty()) {
-    doc_.root_ = index;
-  } else {
-    Open &parent = open.back();
-    e.parent = parent.element;
-    if (parent.last_child < 0) {
-      doc_.elements_[parent.element].first_child = index;
-    } else {
-      doc_.elements_[parent.last_child].next_sibling = index;
-    }
-    parent.last_child = index;
-  }
-  doc_.elements_.push_back(e);
+  const int index = new_element(open, lt, element);
   seen_.clear();
   for (;;) {
     const bool space = skip_space();
@@ -556,49 +603,84 @@ void Reader::start_tag(std::vector<Open> &open) {
       malformed(i_, fmt::format("unexpected '{}' in the start tag <{}> (expected whitespace and "
                                 "an attribute, '>' or '/>')",
                                 excerpt(s_, i_, 12), element));
-    const std::string_view key = name("an attribute name");
-    skip_space();
-    if (i_ >= n_ || s_[i_] != '=')
-      malformed(i_, fmt::format("expected '=' after attribute '{}' of <{}>, found '{}'", key,
-                                element, excerpt(s_, i_, 12)));
-    ++i_;
-    skip_space();
-    if (i_ >= n_ || (s_[i_] != '"' && s_[i_] != '\''))
-      malformed(i_, fmt::format("the value of attribute '{}' of <{}> is not quoted: '{}'", key,
-                                element, excerpt(s_, i_, 12)));
-    const std::size_t at = i_;
-    const std::size_t close = s_.find(s_[at], at + 1);
-    if (close == npos)
-      malformed(at, fmt::format("the value of attribute '{}' of <{}> is not closed (no matching "
-                                "quote)",
-                                key, element));
-    const std::string_view raw = s_.substr(at + 1, close - at - 1);
-    i_ = close + 1;
-    // No duplicate attribute (linear for the few attributes of a URDF element, hashed beyond).
-    Document::Element &self = doc_.elements_[index];
-    bool duplicate = false;
-    if (self.num_attributes < 16) {
-      for (std::size_t k = self.first_attribute; k < doc_.attributes_.size() && !duplicate; ++k)
-        duplicate =
-            s_.substr(doc_.attributes_[k].name_offset, doc_.attributes_[k].name_length) == key;
-    } else {
-      if (seen_.empty())
-        for (std::size_t k = self.first_attribute; k < doc_.attributes_.size(); ++k)
-          seen_.insert(s_.substr(doc_.attributes_[k].name_offset, doc_.attributes_[k].name_length));
-      duplicate = !seen_.insert(key).second;
-    }
-    if (duplicate)
-      malformed(key.data() - s_.data(),
-                fmt::format("attribute '{}' appears twice in <{}>", key, element));
-    Document::Attribute a;
-    a.name_offset = static_cast<std::size_t>(key.data() - s_.data());
-    a.name_length = static_cast<std::uint32_t>(key.size());
-    a.value_offset = doc_.values_.size();
-    attribute_value(at + 1, raw, key, element);
-    a.value_length = doc_.values_.size() - a.value_offset;
-    doc_.attributes_.push_back(a);
-    ++self.num_attributes;
+    attribute(index, element);
   }
+}
+
+// Appends element `element` (its '<' at `lt`) to doc_ as the root, or as the last child of
+// open.back() (whose last_child it updates). Returns its index.
+int Reader::new_element(std::vector<Open> &open, std::size_t lt, std::string_view element) {
+  const int index = static_cast<int>(doc_.elements_.size());
+  Document::Element e;
+  e.name_offset = static_cast<std::size_t>(element.data() - s_.data());
+  e.name_length = static_cast<std::uint32_t>(element.size());
+  e.offset = lt;
+  e.first_attribute = doc_.attributes_.size();
+  if (open.empty()) {
+    doc_.root_ = index;
+  } else {
+    Open &parent = open.back();
+    e.parent = parent.element;
+    if (parent.last_child < 0) {
+      doc_.elements_[parent.element].first_child = index;
+    } else {
+      doc_.elements_[parent.last_child].next_sibling = index;
+    }
+    parent.last_child = index;
+  }
+  doc_.elements_.push_back(e);
+  return index;
+}
+
+// Attribute ::= Name Eq AttValue at i_, of element `index` (named `element`): appends it to
+// doc_.attributes_ and its decoded value to doc_.values_ (attribute_value). Refuses an
+// unquoted or unclosed value and a duplicate attribute.
+void Reader::attribute(int index, std::string_view element) {
+  const std::string_view key = name("an attribute name");
+  skip_space();
+  if (i_ >= n_ || s_[i_] != '=')
+    malformed(i_, fmt::format("expected '=' after attribute '{}' of <{}>, found '{}'", key, element,
+                              excerpt(s_, i_, 12)));
+  ++i_;
+  skip_space();
+  if (i_ >= n_ || (s_[i_] != '"' && s_[i_] != '\''))
+    malformed(i_, fmt::format("the value of attribute '{}' of <{}> is not quoted: '{}'", key,
+                              element, excerpt(s_, i_, 12)));
+  const std::size_t at = i_;
+  const std::size_t close = s_.find(s_[at], at + 1);
+  if (close == npos)
+    malformed(at, fmt::format("the value of attribute '{}' of <{}> is not closed (no matching "
+                              "quote)",
+                              key, element));
+  const std::string_view raw = s_.substr(at + 1, close - at - 1);
+  i_ = close + 1;
+  if (has_attribute(index, key))
+    malformed(key.data() - s_.data(),
+              fmt::format("attribute '{}' appears twice in <{}>", key, element));
+  Document::Attribute a;
+  a.name_offset = static_cast<std::size_t>(key.data() - s_.data());
+  a.name_length = static_cast<std::uint32_t>(key.size());
+  a.value_offset = doc_.values_.size();
+  attribute_value(at + 1, raw, key, element);
+  a.value_length = doc_.values_.size() - a.value_offset;
+  doc_.attributes_.push_back(a);
+  ++doc_.elements_[index].num_attributes;
+}
+
+// Whether element `index` already has attribute `key`: linear for the few attributes of a URDF
+// element, hashed (seen_, filled on first use) beyond 16. Inserts `key` into seen_ then.
+bool Reader::has_attribute(int index, std::string_view key) {
+  const Document::Element &self = doc_.elements_[index];
+  if (self.num_attributes < 16) {
+    for (std::size_t k = self.first_attribute; k < doc_.attributes_.size(); ++k)
+      if (s_.substr(doc_.attributes_[k].name_offset, doc_.attributes_[k].name_length) == key)
+        return true;
+    return false;
+  }
+  if (seen_.empty())
+    for (std::size_t k = self.first_attribute; k < doc_.attributes_.size(); ++k)
+      seen_.insert(s_.substr(doc_.attributes_[k].name_offset, doc_.attributes_[k].name_length));
+  return !seen_.insert(key).second;
 }
 
 // Appends the decoded, normalized value to doc_.values_. `at` is the offset of raw in s_.
@@ -650,24 +732,8 @@ void Reader::attribute_value(std::size_t at, std::string_view raw, std::string_v
     } else if (ent == "apos") {
       out += '\'';
     } else if (ent.size() > 1 && ent[0] == '#') {
-      const bool hex = ent[1] == 'x';  // XML allows only the lowercase 'x'
-      const std::string_view digits = ent.substr(hex ? 2 : 1);
-      unsigned long cp = 0;
-      bool good = !digits.empty() && digits.size() <= 8;
-      for (char d : digits) {
-        if (!good) break;
-        int v;
-        if (is_digit(d)) {
-          v = d - '0';
-        } else if (hex && ((d | 0x20) >= 'a' && (d | 0x20) <= 'f')) {
-          v = (d | 0x20) - 'a' + 10;
-        } else {
-          good = false;
-          break;
-        }
-        cp = cp * (hex ? 16 : 10) + static_cast<unsigned long>(v);
-      }
-      if (!good || !is_xml_char(cp))
+      const unsigned long cp = character_reference(ent.substr(1));
+      if (cp == kNotACharacter)
         malformed(at + k, fmt::format("'&{};' in the value of {} is not a character reference "
                                       "to an XML character",
                                       excerpt(ent, 0, 12), what()));
@@ -734,7 +800,8 @@ std::string Document::where(int e) const {
   return location(text_, elements_[e].offset);
 }
 
-std::string Document::canonical(int e, bool (*keep_child)(std::string_view)) const {
+std::string Document::canonical(int e, bool (*keep_child)(std::string_view),
+                                bool (*is_number)(std::string_view, std::string_view)) const {
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   struct Item {
     int element;
@@ -758,7 +825,12 @@ std::string Document::canonical(int e, bool (*keep_child)(std::string_view)) con
       out += ' ';
       out += attribute_name(item.element, k);
       out += "=\"";
-      append_escaped(out, attribute_value(item.element, k));
+      const std::string_view value = attribute_value(item.element, k);
+      if (is_number && is_number(name(item.element), attribute_name(item.element, k))) {
+        append_escaped(out, collapse_whitespace(value));
+      } else {
+        append_escaped(out, value);
+      }
       out += '"';
     }
     children.clear();

@@ -65,8 +65,13 @@ class Document {
   /// elements and attributes only, attribute values escaped (&amp; &lt; &gt; &quot; and
   /// character references for tab, LF, CR), no text, comments, DOCTYPE or processing
   /// instructions. If `keep_child` is given, a direct child c of e is written only if
-  /// keep_child(name(c)); deeper elements are always written. Iterative.
-  std::string canonical(int e, bool (*keep_child)(std::string_view) = nullptr) const;
+  /// keep_child(name(c)); deeper elements are always written. If `is_number` is given, the
+  /// value of every attribute for which is_number(element name, attribute name) holds is
+  /// written with its XML whitespace (space, tab, CR, LF) collapsed, as XML Schema does for
+  /// xs:double and lists of numbers: no leading or trailing whitespace, one space between
+  /// tokens. Iterative.
+  std::string canonical(int e, bool (*keep_child)(std::string_view) = nullptr,
+                        bool (*is_number)(std::string_view, std::string_view) = nullptr) const;
 
  private:
   struct Element {

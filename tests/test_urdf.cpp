@@ -6,7 +6,9 @@
 
 #include <Eigen/Geometry>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -887,6 +889,248 @@ TEST(UrdfRealRobots, RomeoIsRefusedNamingAMasslessFingerJoint) {
         << name;
   }
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers with surrounding whitespace (xs:double allows it) and numbers that are garbage
+
+// A robot that writes a number in every attribute urdfdom reads numbers from, each through
+// `pad` (which surrounds it, or the numbers of a list, with whitespace). Values of the
+// attribute `garbage_key` of element `garbage_element` are replaced by `garbage` if given.
+std::string every_number_robot(const std::function<std::string(const std::string &)> &pad,
+                               const std::string &garbage_element = "",
+                               const std::string &garbage_key = "",
+                               const std::string &garbage = "") {
+  const auto num = [&](const char *element, const char *key, std::vector<std::string> values) {
+    if (element == garbage_element && key == garbage_key)
+      return std::string(key) + "=\"" + garbage + "\"";
+    std::string v;
+    for (size_t k = 0; k < values.size(); ++k) v += (k ? pad(" ") : "") + values[k];
+    return std::string(key) + "=\"" + pad("") + v + pad("") + "\"";
+  };
+  const auto inertial = [&](const std::string &m, const std::string &d) {
+    return "<inertial><origin " + num("origin", "xyz", {"0.01", "-0.02", "0.1"}) + " " +
+           num("origin", "rpy", {"0.1", "0.2", "-0.3"}) + "/><mass " + num("mass", "value", {m}) +
+           "/><inertia " + num("inertia", "ixx", {d}) + " " + num("inertia", "ixy", {"0.001"}) +
+           " " + num("inertia", "ixz", {"-2e-3"}) + " " + num("inertia", "iyy", {d}) + " " +
+           num("inertia", "iyz", {"0"}) + " " + num("inertia", "izz", {"0.15"}) + "/></inertial>";
+  };
+  const auto visual = [&](const std::string &shape) {
+    return "<visual><origin " + num("origin", "xyz", {"0", "0", "0.2"}) + " " +
+           num("origin", "rpy", {"0", "1.5", "0"}) + "/><geometry>" + shape +
+           "</geometry><material name=\"red\"><color " +
+           num("color", "rgba", {"1", "0", "0", "1"}) + "/></material></visual>";
+  };
+  const std::string limit = "<limit " + num("limit", "lower", {"-1.5"}) + " " +
+                            num("limit", "upper", {"2"}) + " " + num("limit", "effort", {"30"}) +
+                            " " + num("limit", "velocity", {"4.5"}) + "/>";
+  return "<robot name=\"padded\"><material name=\"blue\"><color " +
+         num("color", "rgba", {"0", "0", "1", "1"}) + "/></material><link name=\"base\">" +
+         inertial("2", "0.1") + visual("<box " + num("box", "size", {"0.1", "0.2", "0.3"}) + "/>") +
+         "<collision><origin " + num("origin", "xyz", {"0", "0", "0"}) + "/><geometry><cylinder " +
+         num("cylinder", "radius", {"0.05"}) + " " + num("cylinder", "length", {"0.4"}) +
+         "/></geometry></collision></link><link name=\"arm\">" + inertial("1.25", "0.12") +
+         visual("<sphere " + num("sphere", "radius", {"0.1"}) + "/>") +
+         visual("<mesh filename=\"arm.stl\" " + num("mesh", "scale", {"1", "1", "0.5"}) + "/>") +
+         "</link><link name=\"hand\">" + inertial("0.5", "0.1") +
+         "</link><joint name=\"shoulder\" type=\"revolute\"><parent link=\"base\"/><child "
+         "link=\"arm\"/><origin " +
+         num("origin", "xyz", {"0", "0.1", "0.3"}) + " " + num("origin", "rpy", {"0.5", "0", "0"}) +
+         "/><axis " + num("axis", "xyz", {"0", "0.6", "0.8"}) + "/>" + limit + "<dynamics " +
+         num("dynamics", "damping", {"0.7"}) + " " + num("dynamics", "friction", {"0.1"}) +
+         "/><safety_controller " + num("safety_controller", "soft_lower_limit", {"-1.4"}) + " " +
+         num("safety_controller", "soft_upper_limit", {"1.9"}) + " " +
+         num("safety_controller", "k_position", {"10"}) + " " +
+         num("safety_controller", "k_velocity", {"5"}) + "/><calibration " +
+         num("calibration", "rising", {"0.2"}) + " " + num("calibration", "falling", {"0.3"}) +
+         "/></joint><joint name=\"wrist\" type=\"prismatic\"><parent link=\"arm\"/><child "
+         "link=\"hand\"/><axis xyz=\"1 0 0\"/>" +
+         limit + "<mimic joint=\"shoulder\" " + num("mimic", "multiplier", {"2"}) + " " +
+         num("mimic", "offset", {"0.1"}) + "/></joint></robot>";
+}
+
+// Every field of the two models is equal (==, not approximately: the same numbers must reach
+// the same computation).
+void expect_same_model(const Model &a, const Model &b) {
+  ASSERT_EQ(a.n_B, b.n_B);
+  EXPECT_EQ(a.body_name, b.body_name);
+  EXPECT_EQ(a.joint_name, b.joint_name);
+  EXPECT_EQ(a.parent, b.parent);
+  EXPECT_EQ(a.joint_type, b.joint_type);
+  EXPECT_EQ(a.damping, b.damping);
+  EXPECT_EQ(a.mimic_of, b.mimic_of);
+  EXPECT_EQ(a.mass, b.mass);
+  for (int i = 0; i <= a.n_B; ++i) {
+    EXPECT_EQ(a.joint_axis[i], b.joint_axis[i]) << i;
+    EXPECT_EQ(a.H_parent_joint[i].R, b.H_parent_joint[i].R) << i;
+    EXPECT_EQ(a.H_parent_joint[i].o, b.H_parent_joint[i].o) << i;
+    EXPECT_EQ(a.com[i], b.com[i]) << i;
+    EXPECT_EQ(a.inertia_com[i], b.inertia_com[i]) << i;
+    EXPECT_EQ(a.inertia[i], b.inertia[i]) << i;
+  }
+  ASSERT_EQ(a.frames.size(), b.frames.size());
+  for (size_t f = 0; f < a.frames.size(); ++f) {
+    EXPECT_EQ(a.frames[f].name, b.frames[f].name);
+    EXPECT_EQ(a.frames[f].H.R, b.frames[f].H.R);
+    EXPECT_EQ(a.frames[f].H.o, b.frames[f].H.o);
+  }
+}
+
+TEST(UrdfNumbers, NumbersSurroundedByXmlWhitespaceLoadToTheSameModelAsUnpadded) {
+  const Model plain = load_urdf_string(every_number_robot([](const std::string &s) { return s; }));
+  ASSERT_EQ(plain.n_B, 2);
+  EXPECT_EQ(plain.mass[1], 1.25);
+  EXPECT_EQ(plain.damping[1], 0.7);
+  EXPECT_EQ(plain.mimic_of[2], "shoulder");
+  // Literal whitespace (a tab, CR or LF in a value is normalized to a space), character
+  // references (they keep their character: a real tab, CR or LF reaches the number) and mixes.
+  const std::vector<std::string> pads = {" ",          "   ",      "\t",      "\n",
+                                         "\r\n",       "&#9;",     "&#10;",   "&#13;",
+                                         "&#13;&#10;", " \t&#9; ", "\n&#32; "};
+  for (const std::string &p : pads) {
+    SCOPED_TRACE("padding '" + p + "'");
+    const std::string xml =
+        every_number_robot([&](const std::string &between) { return between + p; });
+    Model padded;
+    testing::internal::CaptureStderr();
+    EXPECT_NO_THROW(padded = load_urdf_string(xml));
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    expect_same_model(padded, plain);
+  }
+}
+
+TEST(UrdfNumbers, GarbageNumbersAreRefusedNamingTheLinkOrJointElementAndAttribute) {
+  struct Target {
+    const char *element, *key, *owner;
+  };
+  const Target targets[] = {{"mass", "value", "link 'base'"},
+                            {"inertia", "ixy", "link 'base'"},
+                            {"origin", "xyz", "link 'base'"},
+                            {"box", "size", "link 'base'"},
+                            {"mesh", "scale", "link 'arm'"},
+                            {"color", "rgba", "link 'base'"},
+                            {"axis", "xyz", "joint 'shoulder'"},
+                            {"limit", "effort", "joint 'shoulder'"},
+                            {"dynamics", "damping", "joint 'shoulder'"},
+                            {"mimic", "multiplier", "joint 'wrist'"}};
+  // Not decimal (Status::Parse), not finite (Status::Model), or no number at all (Parse);
+  // whitespace around garbage does not make it a number.
+  const struct {
+    const char *text;
+    Status status;
+    const char *says;
+  } garbage[] = {{"1,5", Status::Parse, "is not a decimal number"},
+                 {"0x10", Status::Parse, "is hexadecimal"},
+                 {"1e", Status::Parse, "is not a decimal number"},
+                 {" 2.5.1 ", Status::Parse, "is not a decimal number"},
+                 {"&#9;1,5&#10;", Status::Parse, "is not a decimal number"},
+                 {"nan", Status::Model, "is not finite"},
+                 {" inf ", Status::Model, "is not finite"},
+                 {"-infinity", Status::Model, "is not finite"},
+                 {"", Status::Parse, "has no number"},
+                 {" \t&#10;", Status::Parse, "has no number"}};
+  const auto unpadded = [](const std::string &s) { return s; };
+  for (const Target &t : targets) {
+    for (const auto &g : garbage) {
+      SCOPED_TRACE(std::string(t.element) + " " + t.key + "=\"" + g.text + "\"");
+      expect_error(every_number_robot(unpadded, t.element, t.key, g.text), g.status,
+                   {t.owner, g.says, std::string("<") + t.element + " " + t.key + "=\""});
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positive semidefiniteness of link inertias at every scale
+
+// A link "body" of mass m whose inertia has principal moments `l`, in axes rotated by rpy
+// (0.3, -0.2, 0.5) when `rotated` (the eigenvalue path), printed with 17 digits, welded to a
+// base of the same mass with moments J_base (so that the robot is valid whatever body's
+// moments are; each link's tensor is checked on its own).
+std::string body_on_base_robot(double m, const Vec3 &l, bool rotated, double J_base) {
+  const Mat3 R =
+      rotated ? Mat3(Eigen::AngleAxisd(0.5, Vec3::UnitZ()) *
+                     Eigen::AngleAxisd(-0.2, Vec3::UnitY()) * Eigen::AngleAxisd(0.3, Vec3::UnitX()))
+              : Mat3::Identity();
+  const Mat3 I = R * l.asDiagonal() * R.transpose();
+  const auto g = [](double x) {
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%.17g", x);
+    return std::string(buffer);
+  };
+  const auto inertial = [&](const Mat3 &J) {
+    return "<inertial><mass value=\"" + g(m) + "\"/><inertia ixx=\"" + g(J(0, 0)) + "\" ixy=\"" +
+           g(J(0, 1)) + "\" ixz=\"" + g(J(0, 2)) + "\" iyy=\"" + g(J(1, 1)) + "\" iyz=\"" +
+           g(J(1, 2)) + "\" izz=\"" + g(J(2, 2)) + "\"/></inertial>";
+  };
+  return robot("<link name=\"base\">" + inertial(J_base * Mat3::Identity()) +
+               "</link><link name=\"body\">" + inertial(I) + "</link>" +
+               joint("weld", "fixed", "base", "body"));
+}
+
+// The same body at every scale, from an insect's few mg to a ton: a principal moment that is
+// negative by a sizeable fraction of the others is refused, and the same body with that moment
+// positive loads. Scaling mass by s^3 and lengths by s scales moments by s^5.
+TEST(UrdfInertia, NegativePrincipalMomentIsRefusedAtEveryScale) {
+  for (double s : {1e-3, 1e-2, 0.1, 1.0, 10.0}) {
+    const double m = 1.0 * s * s * s;          // 1 kg at s = 1, 1 mg at s = 1e-2
+    const double J = 0.01 * std::pow(s, 5.0);  // 1e-12 kg m^2 at s = 1e-2 (the issue's link)
+    for (bool rotated : {false, true}) {
+      SCOPED_TRACE("mass " + std::to_string(m) + " kg, rotated " + std::to_string(rotated));
+      EXPECT_NO_THROW(load_urdf_string(body_on_base_robot(m, Vec3(J, J, 0.6 * J), rotated, J)));
+      for (double negative : {-0.6, -1e-2, -1e-3})
+        expect_error(body_on_base_robot(m, Vec3(J, J, negative * J), rotated, J), Status::Model,
+                     {"link 'body'", "not positive semidefinite"});
+    }
+  }
+}
+
+// Round-off is accepted: a moment that is zero for the body (a thin rod about its axis, a
+// point mass) written as a tiny positive or negative number relative to the others, or as
+// round-off of the order of the link's mass times (1 um)^2 -- such as icub.urdf's point-mass
+// links with entries of 1e-20 -- at every scale. Beyond m (1 um)^2 a zero tensor's negative
+// moment is refused.
+TEST(UrdfInertia, RoundOffInZeroMomentsIsAcceptedRelativeToTheLinksOwnScale) {
+  for (double s : {1e-3, 1e-2, 0.1, 1.0, 10.0}) {
+    const double m = 1.0 * s * s * s, J = 0.01 * std::pow(s, 5.0);
+    for (bool rotated : {false, true}) {
+      SCOPED_TRACE("mass " + std::to_string(m) + " kg, rotated " + std::to_string(rotated));
+      for (double zero : {0.0, 1e-20, -1e-18, -5e-5})  // thin rod: relative to the moments
+        EXPECT_NO_THROW(load_urdf_string(body_on_base_robot(m, Vec3(J, J, zero * J), rotated, J)));
+      const double floor = m * 1e-12;  // point mass: relative to m (1 um)^2
+      if (!rotated) {
+        EXPECT_NO_THROW(
+            load_urdf_string(body_on_base_robot(m, Vec3(-0.5 * floor, 0, 0), false, J)));
+        expect_error(body_on_base_robot(m, Vec3(-2.0 * floor, 0, 0), false, J), Status::Model,
+                     {"link 'body'", "not positive semidefinite"});
+      }
+    }
+  }
+  // icub.urdf's l_ankle_2 (0.2675 kg): a zero tensor but for ixz = 1.35525e-20 (principal
+  // moments -1.4e-20, 0, 1.4e-20).
+  EXPECT_NO_THROW(load_urdf_string(
+      robot("<link name=\"l_ankle_2\"><inertial><mass value=\"0.2675\"/><origin xyz=\"0.008 0 "
+            "0.0553\"/><inertia ixx=\"0\" ixy=\"0\" ixz=\"1.35525e-20\" iyy=\"0\" iyz=\"0\" "
+            "izz=\"0\"/></inertial></link>" +
+            link("foot") + joint("ankle", "continuous", "l_ankle_2", "foot"))));
+}
+
+// The issue's case (an insect-scale link of a few mg with moments ~1e-12 kg m^2 and one of
+// -6e-13) loaded with the earlier absolute floor of 1e-12 kg m^2; an ordinary link with a
+// tiny negative moment (above the 1e-4 relative tolerance) is refused as before, and a
+// massless link has only the relative tolerance.
+TEST(UrdfInertia, TinyNegativeMomentsOfInsectAndOrdinaryLinksAreRefused) {
+  expect_error(body_on_base_robot(5e-6, Vec3(1e-12, 1.2e-12, -6e-13), false, 1e-12), Status::Model,
+               {"link 'body'", "not positive semidefinite", "-6e-13"});
+  expect_error(body_on_base_robot(5e-6, Vec3(1e-12, 1.2e-12, -6e-13), true, 1e-12), Status::Model,
+               {"link 'body'", "not positive semidefinite"});
+  expect_error(body_on_base_robot(2.0, Vec3(0.1, 0.1, -1e-4), false, 0.1), Status::Model,
+               {"link 'body'", "not positive semidefinite"});
+  expect_error(robot(link("base") +
+                     "<link name=\"tip\"><inertial><mass value=\"0\"/><inertia "
+                     "ixx=\"1e-20\" ixy=\"0\" ixz=\"0\" iyy=\"1e-20\" iyz=\"0\" "
+                     "izz=\"-1e-20\"/></inertial></link>" +
+                     joint("j", "fixed", "base", "tip")),
+               Status::Model, {"link 'tip'", "not positive semidefinite"});
 }
 
 }  // namespace

@@ -76,6 +76,37 @@ TEST(XmlReader, CanonicalDocumentKeepsOnlyTheChosenChildrenOfTheTop) {
             "<link name=\"l\"><visual/></link><joint name=\"j\"/></robot>\n");
 }
 
+// The attributes chosen as numbers are written with their whitespace collapsed (XML Schema's
+// "collapse": no leading or trailing space, tab, CR or LF, one space between tokens), whatever
+// the whitespace was written as (literal, normalized to a space, or a character reference that
+// keeps its character); every other attribute keeps its value exactly. The canonical document
+// of that document is a fixpoint.
+TEST(XmlReader, CanonicalDocumentCollapsesTheWhitespaceOfNumberAttributesOnly) {
+  const auto is_number = [](std::string_view element, std::string_view attribute) {
+    return element == "n" && (attribute == "v" || attribute == "w");
+  };
+  const std::vector<std::string> pads = {" ",    "  ",         "\t",       "\n",    "\r\n",
+                                         "&#9;", "&#10;&#13;", " &#32;\t", "&#13;", ""};
+  for (const std::string &pad : pads) {
+    SCOPED_TRACE("pad '" + pad + "'");
+    const std::string sep = pad.empty() ? " " : pad;  // between the numbers of a list
+    const std::string text = "<r><n v=\"" + pad + "2" + pad + "\" w=\"" + pad + "0" + sep + "1e-3" +
+                             sep + "-4" + pad + "\" name=\"" + pad + "a" + pad + "\"/><m v=\"" +
+                             pad + "5" + pad + "\"/></r>";
+    const xml::Document doc(text, 256);
+    const std::string canonical = doc.canonical(doc.root(), nullptr, is_number);
+    const xml::Document again(canonical, 256);
+    const int n = again.first_child(again.root()), m = again.next_sibling(n);
+    EXPECT_EQ(again.attribute(n, "v").value_or("?"), "2");
+    EXPECT_EQ(again.attribute(n, "w").value_or("?"), "0 1e-3 -4");
+    // Not chosen: the same value as in the source document, byte for byte.
+    EXPECT_EQ(again.attribute(n, "name"), doc.attribute(doc.first_child(doc.root()), "name"));
+    EXPECT_EQ(again.attribute(m, "v"),
+              doc.attribute(doc.next_sibling(doc.first_child(doc.root())), "v"));
+    EXPECT_EQ(again.canonical(again.root(), nullptr, is_number), canonical);
+  }
+}
+
 TEST(XmlReader, ElementsAttributesAndTheirOrderAreRead) {
   const xml::Document doc("<r a='1' b=\"x>y\"><c/><d k=\"v\"/><c n=\"2\"/></r>", 256);
   const int r = doc.root();
