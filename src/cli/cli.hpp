@@ -46,6 +46,15 @@ struct ArgSpec {
   std::set<std::string> flags;
   std::set<std::string> options;
   int max_positional = 1;
+
+  ArgSpec &add_flags(const std::set<std::string> &names) {
+    flags.insert(names.begin(), names.end());
+    return *this;
+  }
+  ArgSpec &add_options(const std::set<std::string> &names) {
+    options.insert(names.begin(), names.end());
+    return *this;
+  }
 };
 
 struct Args {
@@ -111,6 +120,11 @@ struct State {
   std::string description;  // "default", "file x.json", "random (seed 3)"
 };
 
+/// The pose of the base at a state: H, or H_A_0 for a fixed base (which ignores st.H).
+inline Transform base_pose(const Model &model, const State &st) {
+  return model.fixed_base ? model.H_A_0 : st.H;
+}
+
 /// The documented default: base at z = 1 m pitched 90° about y, s_k = 0.5 sin(k+1),
 /// v = [0.3, 0, 0, 0, 0.5, 0.2], r_k = 0.4 cos(k+1), tau_k = 2 sin(2k+1) (k = 0-based joint).
 State default_state(const Model &model);
@@ -155,6 +169,9 @@ struct Wrenches {
 /// state names none. A state wrench at a frame not in --wrenches is an error. Rewrites
 /// st.wrenches to exactly the applied wrenches, in order. Only without --contacts.
 Wrenches wrenches_from_args(const Model &model, const Args &args, State &st);
+
+/// The names of the six components of a wrench (and of a rigid contact's lambda), in order.
+inline constexpr const char *kWrenchComponents[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
 
 /// f[frame][fx]..f[frame][tz] for every wrench.
 std::vector<std::string> wrench_labels(const Wrenches &wrenches);
@@ -203,6 +220,29 @@ ContactSet contacts_from_args(const Model &model, const Args &args);
 /// state that gives wrenches is an error; otherwise the given wrenches (wrenches_from_args).
 void forces_from_args(const Model &model, const Args &args, bool constrained, State &st,
                       Wrenches &wrenches, ContactSet &contacts);
+
+/// What dynamics and linearize evaluate: a model, a state, and its given wrenches or contacts.
+struct Evaluation {
+  LoadedModel lm;
+  State st;
+  Wrenches wrenches;    // the given external wrenches (--wrenches)
+  ContactSet contacts;  // the contact constraints (--contacts)
+  Transform H;          // base_pose(model, st)
+};
+
+/// The options of dynamics and linearize: the model flags, --state / --random, --format, --only,
+/// --wrenches, --contacts (--contact-type, --gains) and --mixed.
+ArgSpec evaluation_arg_spec();
+
+/// load_model, state_from_args and forces_from_args, in that order (the order of the errors).
+Evaluation evaluation_from_args(const Args &args, bool constrained);
+
+/// Text: "contacts: ..." and, with a nonzero Kp, the note on the references; nothing without
+/// contacts.
+void print_contacts_text(const ContactSet &contacts);
+
+/// JSON: the members "wrenches" (if any) and "contacts" (if any).
+void add_forces_json(Json &doc, const Wrenches &wrenches, const ContactSet &contacts);
 
 /// The references: every contact frame's pose at the state (H, s), so that the constraint error
 /// p_F - p_ref (log(H_ref^-1 H_F)) is zero there; only Kd then acts at the state itself.
@@ -327,11 +367,19 @@ Json model_json(const LoadedModel &lm);
 void print_matrices(Format format, const std::vector<NamedMatrix> &matrices, Json doc,
                     int text_precision = 4);
 
+/// A number, or null where it is not finite (JSON has no infinity).
+Json finite_or_null(double x);
+
+/// The members "model", "state" (the state-file format) and "state_description".
+Json state_document(const LoadedModel &lm, const State &st);
+
 /// Prints a JSON document (2-space indentation) and a newline.
 void print_json(const Json &doc);
 
 /// A CSV field, quoted when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string &s);
+/// The fields joined by commas (each csv_field), without a newline.
+std::string csv_line(const std::vector<std::string> &fields);
 
 /// An output file opened (created or truncated) before a long run, so that a path that cannot be
 /// written fails at once: the constructor throws Error(Io) naming `option`, the path and the

@@ -199,6 +199,33 @@ void print_main_usage(std::FILE *out) {
       geolin::cli::kDefaultModelName);
 }
 
+// Runs a command, turning its exceptions into a message on stderr and an exit code.
+int run_command(const Command &command, const std::string &name,
+                const std::vector<std::string> &args) {
+  try {
+    return command.run(args);
+  } catch (const UsageError &e) {
+    fmt::print(stderr, "geolin {}: {}\n\n", name, e.what());
+    print_command_usage(stderr, command);
+    return geolin::cli::kExitUsage;
+  } catch (const geolin::Error &e) {
+    fmt::print(stderr, "geolin {}: error ({}): {}\n", name, geolin::cli::status_name(e.status()),
+               e.what());
+    return geolin::cli::kExitFailure;
+  } catch (const std::bad_alloc &) {
+    // An allocation failed (the model, or a matrix of N x N for it, is too large for this
+    // machine's memory): the status of GEOLIN_ERR_MEMORY, never "std::bad_alloc".
+    fmt::print(stderr,
+               "geolin {}: error ({}): out of memory: an allocation failed (the model or its "
+               "N x N matrices may be too large for this machine)\n",
+               name, geolin::cli::status_name(geolin::Status::Memory));
+    return geolin::cli::kExitFailure;
+  } catch (const std::exception &e) {
+    fmt::print(stderr, "geolin {}: error: {}\n", name, e.what());
+    return geolin::cli::kExitFailure;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -232,26 +259,5 @@ int main(int argc, char **argv) {
       return geolin::cli::kExitOk;
     }
   }
-  try {
-    return command->run(args);
-  } catch (const UsageError &e) {
-    fmt::print(stderr, "geolin {}: {}\n\n", name, e.what());
-    print_command_usage(stderr, *command);
-    return geolin::cli::kExitUsage;
-  } catch (const geolin::Error &e) {
-    fmt::print(stderr, "geolin {}: error ({}): {}\n", name, geolin::cli::status_name(e.status()),
-               e.what());
-    return geolin::cli::kExitFailure;
-  } catch (const std::bad_alloc &) {
-    // An allocation failed (the model, or a matrix of N x N for it, is too large for this
-    // machine's memory): the status of GEOLIN_ERR_MEMORY, never "std::bad_alloc".
-    fmt::print(stderr,
-               "geolin {}: error ({}): out of memory: an allocation failed (the model or its "
-               "N x N matrices may be too large for this machine)\n",
-               name, geolin::cli::status_name(geolin::Status::Memory));
-    return geolin::cli::kExitFailure;
-  } catch (const std::exception &e) {
-    fmt::print(stderr, "geolin {}: error: {}\n", name, e.what());
-    return geolin::cli::kExitFailure;
-  }
+  return run_command(*command, name, args);
 }

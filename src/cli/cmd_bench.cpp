@@ -340,6 +340,96 @@ double ratio(const Timing &a, const Timing &b) {
 
 // --- one or more models -----------------------------------------------------------------------
 
+// Every function of a model: in turns (measure_interleaved), but linearize_fd, which costs a
+// hundred of the others per call, alone. Model m of count, for the progress line.
+std::vector<Timing> time_model(Bench &bench, const std::string &name, std::size_t m,
+                               std::size_t count, double seconds, Progress &progress) {
+  std::vector<Timing> t(kNumKernels);
+  progress.show(
+      fmt::format("bench: {} ({}/{}): {}...", name, m + 1, count, kKernels[kLinearizeFd].key));
+  t[kLinearizeFd] = measure(bench.kernel(kLinearizeFd), seconds);
+  std::vector<int> turns;
+  std::vector<std::function<void()>> fs;
+  for (int k = 0; k < kNumKernels; ++k) {
+    if (k == kLinearizeFd || (k >= kContactDynamics && !bench.has_contacts())) continue;
+    turns.push_back(k);
+    fs.push_back(bench.kernel(k));
+  }
+  progress.show(
+      fmt::format("bench: {} ({}/{}): {} functions in turns...", name, m + 1, count, fs.size()));
+  const std::vector<Timing> timed = measure_interleaved(fs, seconds);
+  for (std::size_t i = 0; i < turns.size(); ++i) t[turns[i]] = timed[i];
+  progress.clear();
+  return t;
+}
+
+// The ratios of the medians, in the order printed.
+struct Ratio {
+  const char *key;   // JSON
+  const char *text;  // text output
+  KernelId num, den;
+  bool contacts;  // only with contacts
+};
+const Ratio kRatios[] = {
+    {"linearize/forward_dynamics", "linearize / forward dynamics", kLinearize, kAba, false},
+    {"linearize_fd/linearize", "linearize_fd / linearize", kLinearizeFd, kLinearize, false},
+    {"forward_dynamics/inverse_dynamics", "forward dynamics / inverse dynamics", kAba, kRnea,
+     false},
+    {"contact_dynamics/forward_dynamics", "contact_dynamics / forward dynamics", kContactDynamics,
+     kAba, true},
+    {"contact_linearize/forward_dynamics", "contact_linearize / forward dynamics",
+     kContactLinearize, kAba, true},
+};
+
+Json model_timings_json(const LoadedModel &lm, const Bench &bench, const std::vector<Timing> &t) {
+  Json functions = Json::object();
+  for (int k = 0; k < kNumKernels; ++k) {
+    if (!t[k].measured()) continue;
+    Json entry = timing_json(t[k]);
+    entry["label"] = kKernels[k].label;
+    functions[kKernels[k].key] = entry;
+  }
+  Json ratios = Json::object();
+  for (const Ratio &r : kRatios) {
+    if (!r.contacts || bench.has_contacts()) ratios[r.key] = ratio(t[r.num], t[r.den]);
+  }
+  return {{"model", model_json(lm)},
+          {"state", bench.state().description},
+          {"contacts", bench.has_contacts() ? bench.contacts().json() : Json()},
+          {"functions", functions},
+          {"ratios", ratios}};
+}
+
+void print_model_timings(const Args &args, const LoadedModel &lm, const Bench &bench,
+                         const std::vector<Timing> &t, double seconds) {
+  fmt::print("model: {}\n", model_summary(lm));
+  fmt::print("state: the default state; {:g} s per function in batches of ~{:g} ms\n", seconds,
+             kBatchSeconds * 1e3);
+  fmt::print("instruction set of the solver: {}\n", isa_description(args));
+  if (bench.has_contacts()) {
+    fmt::print("contacts{}: {}\n\n", args.has("--contacts") ? "" : " (the model's known feet)",
+               bench.contacts().describe());
+  } else {
+    fmt::print("contacts: none (no known feet: --contacts FRAME,... times contact_dynamics)\n\n");
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (int k = 0; k < kNumKernels; ++k) {
+    if (!t[k].measured()) continue;
+    rows.push_back({kKernels[k].label, format_ns(t[k].median),
+                    fmt::format("{} .. {}", format_ns(t[k].q1), format_ns(t[k].q3)),
+                    fmt::format("{} .. {}", format_ns(t[k].min), format_ns(t[k].max)),
+                    fmt::format("{} x {}", t[k].batches, t[k].batch)});
+  }
+  print_table({"function", "median ns/call", "IQR (25%..75%)", "min .. max", "batches x calls"},
+              rows, {1, 2, 3, 4});
+  fmt::print("\nratios (of the medians):\n");
+  for (const Ratio &r : kRatios) {
+    if (!r.contacts || bench.has_contacts()) {
+      fmt::print("  {:<38}{:8.2f}\n", r.text, ratio(t[r.num], t[r.den]));
+    }
+  }
+}
+
 int bench_models(const Args &args, double seconds, bool json) {
   std::vector<std::string> paths = args.positional;
   if (paths.empty()) paths.push_back("");  // the bundled model
@@ -352,81 +442,14 @@ int bench_models(const Args &args, double seconds, bool json) {
   for (std::size_t m = 0; m < paths.size(); ++m) {
     const LoadedModel lm = load_model(paths[m], flags);
     Bench bench(lm.model, bench_contacts(lm.model, args));
-    // All functions of a model in turns (measure_interleaved), but linearize_fd, which costs a
-    // hundred of the others per call, alone.
-    std::vector<Timing> t(kNumKernels);
-    progress.show(fmt::format("bench: {} ({}/{}): {}...", lm.model.name, m + 1, paths.size(),
-                              kKernels[kLinearizeFd].key));
-    t[kLinearizeFd] = measure(bench.kernel(kLinearizeFd), seconds);
-    std::vector<int> turns;
-    std::vector<std::function<void()>> fs;
-    for (int k = 0; k < kNumKernels; ++k) {
-      if (k == kLinearizeFd || (k >= kContactDynamics && !bench.has_contacts())) continue;
-      turns.push_back(k);
-      fs.push_back(bench.kernel(k));
-    }
-    progress.show(fmt::format("bench: {} ({}/{}): {} functions in turns...", lm.model.name, m + 1,
-                              paths.size(), fs.size()));
-    const std::vector<Timing> timed = measure_interleaved(fs, seconds);
-    for (std::size_t i = 0; i < turns.size(); ++i) t[turns[i]] = timed[i];
-    progress.clear();
-    const double r_lin = ratio(t[kLinearize], t[kAba]);
-    const double r_fd = ratio(t[kLinearizeFd], t[kLinearize]);
-    const double r_fdid = ratio(t[kAba], t[kRnea]);
-    const double r_cd = ratio(t[kContactDynamics], t[kAba]);
-    const double r_cl = ratio(t[kContactLinearize], t[kAba]);
-    const ContactSet &contacts = bench.contacts();
+    const std::vector<Timing> t =
+        time_model(bench, lm.model.name, m, paths.size(), seconds, progress);
     if (json) {
-      Json functions = Json::object();
-      for (int k = 0; k < kNumKernels; ++k) {
-        if (!t[k].measured()) continue;
-        Json entry = timing_json(t[k]);
-        entry["label"] = kKernels[k].label;
-        functions[kKernels[k].key] = entry;
-      }
-      Json ratios = {{"linearize/forward_dynamics", r_lin},
-                     {"linearize_fd/linearize", r_fd},
-                     {"forward_dynamics/inverse_dynamics", r_fdid}};
-      if (bench.has_contacts()) {
-        ratios["contact_dynamics/forward_dynamics"] = r_cd;
-        ratios["contact_linearize/forward_dynamics"] = r_cl;
-      }
-      models.push_back({{"model", model_json(lm)},
-                        {"state", bench.state().description},
-                        {"contacts", bench.has_contacts() ? contacts.json() : Json()},
-                        {"functions", functions},
-                        {"ratios", ratios}});
+      models.push_back(model_timings_json(lm, bench, t));
       continue;
     }
     if (m > 0) fmt::print("\n");
-    fmt::print("model: {}\n", model_summary(lm));
-    fmt::print("state: the default state; {:g} s per function in batches of ~{:g} ms\n", seconds,
-               kBatchSeconds * 1e3);
-    fmt::print("instruction set of the solver: {}\n", isa_description(args));
-    if (bench.has_contacts()) {
-      fmt::print("contacts{}: {}\n\n", args.has("--contacts") ? "" : " (the model's known feet)",
-                 contacts.describe());
-    } else {
-      fmt::print("contacts: none (no known feet: --contacts FRAME,... times contact_dynamics)\n\n");
-    }
-    std::vector<std::vector<std::string>> rows;
-    for (int k = 0; k < kNumKernels; ++k) {
-      if (!t[k].measured()) continue;
-      rows.push_back({kKernels[k].label, format_ns(t[k].median),
-                      fmt::format("{} .. {}", format_ns(t[k].q1), format_ns(t[k].q3)),
-                      fmt::format("{} .. {}", format_ns(t[k].min), format_ns(t[k].max)),
-                      fmt::format("{} x {}", t[k].batches, t[k].batch)});
-    }
-    print_table({"function", "median ns/call", "IQR (25%..75%)", "min .. max", "batches x calls"},
-                rows, {1, 2, 3, 4});
-    fmt::print("\nratios (of the medians):\n");
-    fmt::print("  linearize / forward dynamics          {:8.2f}\n", r_lin);
-    fmt::print("  linearize_fd / linearize              {:8.2f}\n", r_fd);
-    fmt::print("  forward dynamics / inverse dynamics   {:8.2f}\n", r_fdid);
-    if (bench.has_contacts()) {
-      fmt::print("  contact_dynamics / forward dynamics   {:8.2f}\n", r_cd);
-      fmt::print("  contact_linearize / forward dynamics  {:8.2f}\n", r_cl);
-    }
+    print_model_timings(args, lm, bench, t, seconds);
   }
   if (json)
     print_json({{"seconds_per_function", seconds},
@@ -461,13 +484,9 @@ double fitted_exponent(const std::vector<double> &x, const std::vector<double> &
   return (count * sxy - sx * sy) / (count * sxx - sx * sx);
 }
 
-int bench_scaling(const Args &args, double seconds, bool json) {
-  const unsigned flags = load_flags(args);
-  // Opened before the minutes of timing, so that a path that cannot be written fails at once.
-  std::unique_ptr<OutputFile> plot_file;
-  if (args.has("--plot")) plot_file = std::make_unique<OutputFile>("--plot", args.get("--plot"));
-  std::vector<double> sizes(std::begin(kScalingSizes), std::end(kScalingSizes));
-  std::vector<Family> families = {
+// The generated families: chains and random trees.
+std::vector<Family> scaling_families() {
+  return {
       {"chain", "chains", [](int n) { return make_chain_urdf(n); }, {}, {}},
       {"tree",
        fmt::format("random trees (seed {})", kTreeSeed),
@@ -475,6 +494,11 @@ int bench_scaling(const Args &args, double seconds, bool json) {
        {},
        {}},
   };
+}
+
+// Times every scaling kernel on every family and size, and fits the exponents.
+void time_families(std::vector<Family> &families, const std::vector<double> &sizes, unsigned flags,
+                   double seconds) {
   Progress progress(true);
   for (auto &fam : families) {
     fam.ns.assign(kNumScalingKernels, std::vector<double>(sizes.size(), kNaN));
@@ -493,76 +517,101 @@ int bench_scaling(const Args &args, double seconds, bool json) {
       fam.exponent.push_back(fitted_exponent(sizes, fam.ns[k]));
   }
   progress.clear();
+}
 
-  if (json) {
-    Json doc;
-    doc["seconds_per_function"] = seconds;
-    doc["sizes"] = sizes;
-    Json fams = Json::object();
-    for (const auto &fam : families) {
-      Json f = Json::object();
-      for (int k = 0; k < kNumScalingKernels; ++k) {
-        Json times = Json::array();
-        for (double v : fam.ns[k]) times.push_back(std::isfinite(v) ? Json(v) : Json());
-        f[kKernels[k].key] = {
-            {"median_ns", times},
-            {"exponent", std::isfinite(fam.exponent[k]) ? Json(fam.exponent[k]) : Json()}};
-      }
-      fams[fam.key] = f;
-    }
-    doc["families"] = fams;
-    doc["instruction_set"] = detail::solve_isa();
-    print_json(doc);
-  } else {
-    fmt::print(
-        "time per call (median ns) against the number of moving bodies n; {:g} s per function,\n"
-        "the default state; linearize_fd skipped above {} bodies; instruction set of the solver:\n"
-        "{}\n\n",
-        seconds, kFdMaxBodies, isa_description(args));
-    std::vector<std::string> header = {"family", "n"};
-    for (int k = 0; k < kNumScalingKernels; ++k) header.push_back(kKernels[k].key);
-    std::vector<std::vector<std::string>> rows;
-    std::set<int> right = {1};
-    for (int k = 0; k < kNumScalingKernels; ++k) right.insert(2 + k);
-    for (const auto &fam : families) {
-      for (std::size_t i = 0; i < sizes.size(); ++i) {
-        std::vector<std::string> row = {fam.key, fmt::format("{:g}", sizes[i])};
-        for (int k = 0; k < kNumScalingKernels; ++k) row.push_back(format_ns(fam.ns[k][i]));
-        rows.push_back(std::move(row));
-      }
-    }
-    print_table(header, rows, right);
-    fmt::print("\nfitted exponent p of time ~ n^p (least squares on log time against log n):\n");
-    rows.clear();
+void print_scaling_json(const std::vector<Family> &families, const std::vector<double> &sizes,
+                        double seconds) {
+  Json doc;
+  doc["seconds_per_function"] = seconds;
+  doc["sizes"] = sizes;
+  Json fams = Json::object();
+  for (const auto &fam : families) {
+    Json f = Json::object();
     for (int k = 0; k < kNumScalingKernels; ++k) {
-      std::vector<std::string> row = {kKernels[k].key};
-      for (const auto &fam : families) {
-        row.push_back(std::isfinite(fam.exponent[k]) ? fmt::format("{:.2f}", fam.exponent[k])
-                                                     : "-");
-      }
+      Json times = Json::array();
+      for (double v : fam.ns[k]) times.push_back(finite_or_null(v));
+      f[kKernels[k].key] = {{"median_ns", times}, {"exponent", finite_or_null(fam.exponent[k])}};
+    }
+    fams[fam.key] = f;
+  }
+  doc["families"] = fams;
+  doc["instruction_set"] = detail::solve_isa();
+  print_json(doc);
+}
+
+// The times: one row per family and size, one column per function.
+void print_scaling_times(const std::vector<Family> &families, const std::vector<double> &sizes) {
+  std::vector<std::string> header = {"family", "n"};
+  for (int k = 0; k < kNumScalingKernels; ++k) header.push_back(kKernels[k].key);
+  std::vector<std::vector<std::string>> rows;
+  std::set<int> right = {1};
+  for (int k = 0; k < kNumScalingKernels; ++k) right.insert(2 + k);
+  for (const auto &fam : families) {
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      std::vector<std::string> row = {fam.key, fmt::format("{:g}", sizes[i])};
+      for (int k = 0; k < kNumScalingKernels; ++k) row.push_back(format_ns(fam.ns[k][i]));
       rows.push_back(std::move(row));
     }
-    print_table({"function", "chain", "tree"}, rows, {1, 2});
   }
+  print_table(header, rows, right);
+}
 
-  if (args.has("--plot")) {
-    Plot plot;
-    plot.title = "Time per call against the number of bodies";
-    plot.subtitle = fmt::format(
-        "chains solid, random trees (seed {}) dashed; median over batches, {:g} s per function{}",
-        kTreeSeed, seconds, load_flags(args) & kFixedBase ? ", fixed base" : "");
-    plot.x_label = "moving bodies n";
-    plot.y_label = "time per call [ns]";
-    plot.log_x = plot.log_y = true;
-    plot.x_ticks = sizes;
-    for (std::size_t f = 0; f < families.size(); ++f) {
-      for (int k = 0; k < kNumScalingKernels; ++k) {
-        plot.series.push_back(
-            {f == 0 ? kKernels[k].key : "", plot_color(k), f > 0, sizes, families[f].ns[k]});
-      }
+void print_scaling_text(const Args &args, const std::vector<Family> &families,
+                        const std::vector<double> &sizes, double seconds) {
+  fmt::print(
+      "time per call (median ns) against the number of moving bodies n; {:g} s per function,\n"
+      "the default state; linearize_fd skipped above {} bodies; instruction set of the solver:\n"
+      "{}\n\n",
+      seconds, kFdMaxBodies, isa_description(args));
+  print_scaling_times(families, sizes);
+  fmt::print("\nfitted exponent p of time ~ n^p (least squares on log time against log n):\n");
+  std::vector<std::vector<std::string>> rows;
+  for (int k = 0; k < kNumScalingKernels; ++k) {
+    std::vector<std::string> row = {kKernels[k].key};
+    for (const auto &fam : families) {
+      row.push_back(std::isfinite(fam.exponent[k]) ? fmt::format("{:.2f}", fam.exponent[k]) : "-");
     }
-    plot.legend_only = {{"chain", "#222", false, {}, {}}, {"random tree", "#222", true, {}, {}}};
-    plot_file->write(render_svg(plot));
+    rows.push_back(std::move(row));
+  }
+  print_table({"function", "chain", "tree"}, rows, {1, 2});
+}
+
+// Every function's time against n, log-log; chains solid, random trees dashed.
+Plot scaling_plot(const Args &args, const std::vector<Family> &families,
+                  const std::vector<double> &sizes, double seconds) {
+  Plot plot;
+  plot.title = "Time per call against the number of bodies";
+  plot.subtitle = fmt::format(
+      "chains solid, random trees (seed {}) dashed; median over batches, {:g} s per function{}",
+      kTreeSeed, seconds, load_flags(args) & kFixedBase ? ", fixed base" : "");
+  plot.x_label = "moving bodies n";
+  plot.y_label = "time per call [ns]";
+  plot.log_x = plot.log_y = true;
+  plot.x_ticks = sizes;
+  for (std::size_t f = 0; f < families.size(); ++f) {
+    for (int k = 0; k < kNumScalingKernels; ++k) {
+      plot.series.push_back(
+          {f == 0 ? kKernels[k].key : "", plot_color(k), f > 0, sizes, families[f].ns[k]});
+    }
+  }
+  plot.legend_only = {{"chain", "#222", false, {}, {}}, {"random tree", "#222", true, {}, {}}};
+  return plot;
+}
+
+int bench_scaling(const Args &args, double seconds, bool json) {
+  // Opened before the minutes of timing, so that a path that cannot be written fails at once.
+  std::unique_ptr<OutputFile> plot_file;
+  if (args.has("--plot")) plot_file = std::make_unique<OutputFile>("--plot", args.get("--plot"));
+  const std::vector<double> sizes(std::begin(kScalingSizes), std::end(kScalingSizes));
+  std::vector<Family> families = scaling_families();
+  time_families(families, sizes, load_flags(args), seconds);
+  if (json) {
+    print_scaling_json(families, sizes, seconds);
+  } else {
+    print_scaling_text(args, families, sizes, seconds);
+  }
+  if (plot_file) {
+    plot_file->write(render_svg(scaling_plot(args, families, sizes, seconds)));
     plot_file->close();
     fmt::print(json ? stderr : stdout, "{}plot: {}\n", json ? "" : "\n", args.get("--plot"));
   }

@@ -114,247 +114,342 @@ constexpr double kMaxWidened = 1e-3;  // ... but never widened above this
 
 enum class FdMethod { Richardson, Central };
 
-}  // namespace
+// The options of check, validated (in the order the usage errors are reported).
+struct CheckOptions {
+  Args args;
+  bool constrained = false;
+  Format format = Format::Text;
+  int count = 20;  // --samples
+  double tol = 1e-5;
+  double eps = 2e-4;
+  unsigned long long seed = 1;
+  FdMethod method = FdMethod::Richardson;
+  std::string fd_name;  // as given: "richardson" or "central"
+};
 
-int cmd_check(const std::vector<std::string> &argv) {
+FdMethod parse_fd_method(const std::string &name) {
+  if (name == "richardson") return FdMethod::Richardson;
+  if (name == "central") return FdMethod::Central;
+  throw UsageError(fmt::format("--fd: unknown method '{}' (richardson or central)", name));
+}
+
+CheckOptions parse_check_options(const std::vector<std::string> &argv) {
   ArgSpec spec;
-  spec.flags = kModelFlags;
-  spec.flags.insert(kMixedFlags.begin(), kMixedFlags.end());
+  spec.add_flags(kModelFlags).add_flags(kMixedFlags);
   spec.options = {"--samples", "--tol", "--eps", "--seed", "--format", "--fd"};
-  spec.options.insert(kContactOptions.begin(), kContactOptions.end());
-  const Args args = parse_args(argv, spec);
+  spec.add_options(kContactOptions);
+  CheckOptions o;
+  o.args = parse_args(argv, spec);
+  const Args &args = o.args;
   if (args.flag("--mixed") && !args.has("--contacts")) throw UsageError("--mixed needs --contacts");
-  const bool constrained = constrained_mode(args);
-  const Format format = parse_format(args, {Format::Text, Format::Json});
-  const long samples_asked = args.get_int("--samples", 20);
-  const double tol = args.get_double("--tol", 1e-5);
-  const std::string fd_name = args.get("--fd", "richardson");
-  FdMethod method;
-  if (fd_name == "richardson") {
-    method = FdMethod::Richardson;
-  } else if (fd_name == "central") {
-    method = FdMethod::Central;
-  } else {
-    throw UsageError(fmt::format("--fd: unknown method '{}' (richardson or central)", fd_name));
-  }
+  o.constrained = constrained_mode(args);
+  o.format = parse_format(args, {Format::Text, Format::Json});
+  const long samples = args.get_int("--samples", 20);
+  o.tol = args.get_double("--tol", 1e-5);
+  o.fd_name = args.get("--fd", "richardson");
+  o.method = parse_fd_method(o.fd_name);
   // Default steps measured on the bundled and the shared models (README): a central difference
   // is best near 1e-5 (truncation eps^2 against round-off 1/eps); Richardson's O(eps^4)
   // truncation allows 2e-4, which divides the round-off by 10 (on iCub, 200 states: worst 8e-6).
-  const double eps = args.get_double("--eps", method == FdMethod::Richardson ? 2e-4 : 1e-5);
+  o.eps = args.get_double("--eps", o.method == FdMethod::Richardson ? 2e-4 : 1e-5);
   const long seed = args.get_int("--seed", 1);
-  if (samples_asked < 1 || samples_asked > 100000) {
-    throw UsageError("--samples: K must be in [1, 100000]");
-  }
-  if (!(tol > 0.0)) throw UsageError("--tol: T must be positive");
-  if (!(eps > 0.0 && eps < 1.0)) throw UsageError("--eps: EPS must be in (0, 1)");
+  if (samples < 1 || samples > 100000) throw UsageError("--samples: K must be in [1, 100000]");
+  if (!(o.tol > 0.0)) throw UsageError("--tol: T must be positive");
+  if (!(o.eps > 0.0 && o.eps < 1.0)) throw UsageError("--eps: EPS must be in (0, 1)");
   if (seed < 0) throw UsageError("--seed: SEED must be >= 0");
-  const int count = static_cast<int>(samples_asked);
+  o.count = static_cast<int>(samples);
+  o.seed = static_cast<unsigned long long>(seed);
+  return o;
+}
 
-  const LoadedModel lm = load_model(args);
-  const Model &model = lm.model;
-  const int N = model.state_dim(), n = model.num_dofs(), nj = model.num_joints();
-  ContactSet contacts;
-  if (constrained) contacts = contacts_from_args(model, args);
-  const int m = contacts.rows();
-  Workspace ws(model, kWorkspaceAll, workspace_capacity(model, contacts));
-  // Per matrix (A, B, dlambda/dz, dlambda/dw): analytical, finite differences, and D(eps/2).
-  const int mat_rows[4] = {N, N, m, m}, mat_cols[4] = {N, nj, N, nj};
+// The matrices of one state, indexed by Matrix: analytical, finite differences, and D(eps/2)
+// (Richardson only).
+struct Comparison {
   MatX an[4], fd[4], half[4];
-  for (int i = 0; i < 4; ++i) {
-    an[i].resize(mat_rows[i], mat_cols[i]);
-    fd[i].resize(mat_rows[i], mat_cols[i]);
-    if (method == FdMethod::Richardson) half[i].resize(mat_rows[i], mat_cols[i]);
-  }
-  MatX M(n, n);
-  auto blocks = check_blocks(model, m);
-  const auto samples = make_samples(model, count, static_cast<unsigned long long>(seed));
+};
 
+Comparison make_comparison(const Model &model, int contact_rows, FdMethod method) {
+  const int N = model.state_dim(), nj = model.num_joints(), m = contact_rows;
+  const int rows[4] = {N, N, m, m}, cols[4] = {N, nj, N, nj};
+  Comparison c;
+  for (int i = 0; i < 4; ++i) {
+    c.an[i].resize(rows[i], cols[i]);
+    c.fd[i].resize(rows[i], cols[i]);
+    if (method == FdMethod::Richardson) c.half[i].resize(rows[i], cols[i]);
+  }
+  return c;
+}
+
+// linearize and linearize_finite_difference (at eps, and eps/2 for Richardson).
+void linearize_both(const Model &model, Workspace &ws, const Transform &H, const State &st,
+                    const CheckOptions &o, Comparison &c) {
+  ws.singular = -1;
+  linearize(model, ws, H, st.s, st.v, st.r, st.tau, c.an[kA], c.an[kB]);
+  check_singular(model, ws, "linearize", "A");
+  ws.singular = -1;
+  linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, o.eps, c.fd[kA], c.fd[kB]);
+  check_singular(model, ws, "linearize_finite_difference", "A");
+  if (o.method == FdMethod::Richardson) {
+    ws.singular = -1;
+    linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, o.eps / 2.0, c.half[kA],
+                                c.half[kB]);
+    check_singular(model, ws, "linearize_finite_difference", "A");
+  }
+}
+
+// contact_linearize and contact_linearize_finite_difference (at eps, and eps/2 for Richardson).
+void contact_linearize_both(const Model &model, Workspace &ws, const Transform &H, const State &st,
+                            const CheckOptions &o, const ContactSet &contacts, Comparison &c) {
+  const Contacts lib = contacts.library();
+  ws.singular = -1;
+  if (!contact_linearize(model, ws, H, st.s, st.v, st.r, st.tau, lib, c.an[kA], c.an[kB], c.an[kDz],
+                         c.an[kDw]))
+    throw_contact_failure(model, ws, contacts, "contact_linearize", "A");
+  check_singular(model, ws, "contact_linearize", "A");
+  const double steps[2] = {o.eps, o.eps / 2.0};
+  for (int h = 0; h < (o.method == FdMethod::Richardson ? 2 : 1); ++h) {
+    MatX *X = h == 0 ? c.fd : c.half;
+    ws.singular = -1;
+    if (!contact_linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, lib, steps[h],
+                                             X[kA], X[kB], X[kDz], X[kDw]))
+      throw_contact_failure(model, ws, contacts, "contact_linearize_finite_difference", "A");
+  }
+}
+
+// The analytical matrices and their reference at sample k. A state where M is singular, or the
+// contacts redundant, fails with the library's message, naming the joint or the contact, and
+// the state (nothing to compare).
+void compute_sample(const Model &model, Workspace &ws, const Sample &sample, int k,
+                    const CheckOptions &o, ContactSet &contacts, Comparison &c) {
+  const State &st = sample.state;
+  const Transform H = base_pose(model, st);
+  for (int i = 0; i < 4; ++i) {
+    c.an[i].setZero();
+    c.fd[i].setZero();
+  }
+  if (o.constrained) set_contact_refs(model, ws, H, st.s, contacts);
+  try {
+    if (o.constrained) {
+      contact_linearize_both(model, ws, H, st, o, contacts, c);
+    } else {
+      linearize_both(model, ws, H, st, o, c);
+    }
+  } catch (const Error &e) {
+    throw Error(e.status(), fmt::format("state {} ({}): {}", k, sample.label, e.what()));
+  }
+  if (o.method == FdMethod::Richardson) {
+    // D(eps) is even in eps: D + c eps^2 + O(eps^4); this cancels the eps^2 term.
+    for (int i = 0; i < 4; ++i) c.fd[i] = (4.0 * c.half[i] - c.fd[i]) / 3.0;
+  }
+}
+
+// The tolerance at a state: T, or 10 u cond(M) where larger, at most max(T, 1e-3). Not finite
+// (M singular): no widening, the state fails unless everything agrees within T.
+double state_tolerance(double tol, double cond) {
+  if (!std::isfinite(cond)) return tol;
+  return std::min(std::max(tol, kCondMargin * kUnitRoundoff * cond), std::max(tol, kMaxWidened));
+}
+
+// The outcome at one state.
+struct SampleResult {
+  double cond = 0.0;   // cond(M)
+  double tol = 0.0;    // the tolerance there
+  double worst = 0.0;  // the largest relative error over the blocks
+  std::string block;   // ... and its block
+  bool ok = false;
+};
+
+// Compares every block at sample k: updates each block's largest error and worst state, and
+// the sample's worst error and block.
+void compare_blocks(const Comparison &c, int k, std::vector<CheckBlock> &blocks, SampleResult &r) {
+  for (auto &b : blocks) {
+    double scale = 0.0;
+    const double err = relative_error(c.an[b.matrix].block(b.row, b.col, b.rows, b.cols),
+                                      c.fd[b.matrix].block(b.row, b.col, b.rows, b.cols), scale);
+    if (b.max_error_sample < 0 || !(err <= b.max_error)) {
+      b.max_error = err;
+      b.max_error_sample = k;
+      b.scale = scale;
+    }
+    // The worst state of a block is the one closest to (or furthest above) its tolerance.
+    if (b.worst_sample < 0 || !(err / r.tol <= b.worst / b.worst_tol)) {
+      b.worst = err;
+      b.worst_tol = r.tol;
+      b.worst_sample = k;
+    }
+    if (r.block.empty() || !(err <= r.worst)) {
+      r.worst = err;
+      r.block = b.name;
+    }
+  }
+  r.ok = r.worst <= r.tol;  // false for NaN and infinity too
+}
+
+struct CheckResult {
+  std::vector<Sample> samples;
+  std::vector<SampleResult> results;  // one per sample
+  std::vector<CheckBlock> blocks;
+  double worst_cond = 0.0;  // the largest cond(M) over the samples, at worst_cond_sample
+  int worst_cond_sample = 0;
+  int widened = 0;  // states whose tolerance is above T
+
+  static bool block_ok(const CheckBlock &b) { return b.worst <= b.worst_tol; }  // not NaN
+  bool pass() const { return std::all_of(blocks.begin(), blocks.end(), block_ok); }
+};
+
+CheckResult run_check(const Model &model, const CheckOptions &o, ContactSet &contacts) {
+  Workspace ws(model, kWorkspaceAll, workspace_capacity(model, contacts));
+  Comparison c = make_comparison(model, contacts.rows(), o.method);
+  MatX M(model.num_dofs(), model.num_dofs());
+  CheckResult out;
+  out.blocks = check_blocks(model, contacts.rows());
+  out.samples = make_samples(model, o.count, o.seed);
+  for (int k = 0; k < o.count; ++k) {
+    const Sample &sample = out.samples[k];
+    ws.gravity = sample.state.gravity;
+    SampleResult r;
+    r.cond = mass_matrix_condition(model, ws, sample.state.s, M);
+    if (!(r.cond <= out.worst_cond)) {
+      out.worst_cond = r.cond;
+      out.worst_cond_sample = k;
+    }
+    r.tol = state_tolerance(o.tol, r.cond);
+    out.widened += r.tol > o.tol;
+    compute_sample(model, ws, sample, k, o, contacts, c);
+    compare_blocks(c, k, out.blocks, r);
+    out.results.push_back(std::move(r));
+  }
+  return out;
+}
+
+// What is compared with what (text output, before the run).
+void print_check_header(const LoadedModel &lm, const ContactSet &contacts, const CheckOptions &o) {
   const std::string fd_text =
-      method == FdMethod::Richardson
+      o.method == FdMethod::Richardson
           ? fmt::format(
                 "Richardson-extrapolated central differences (4 D(eps/2) - D(eps)) / 3, "
                 "eps = {:g}",
-                eps)
-          : fmt::format("central differences, eps = {:g}", eps);
-  if (format == Format::Text) {
-    fmt::print("model: {}\n", model_summary(lm));
-    if (constrained) fmt::print("contacts: {}\n", contacts.describe());
-    fmt::print("checking {} state{}: analytical {} against {}\n\n", count, count == 1 ? "" : "s",
-               constrained ? "contact-constrained A, B, dlambda/dz, dlambda/dw" : "A, B", fd_text);
-  }
-  std::vector<std::vector<std::string>> sample_rows;
-  Json sample_json = Json::array();
-  double worst_cond = 0.0;
-  int worst_cond_sample = 0;
-  int widened = 0;  // states whose tolerance is above T
-  for (int k = 0; k < count; ++k) {
-    const State &st = samples[k].state;
-    const Transform H = model.fixed_base ? model.H_A_0 : st.H;
-    ws.gravity = st.gravity;
-    const double cond = mass_matrix_condition(model, ws, st.s, M);
-    if (!(cond <= worst_cond)) {
-      worst_cond = cond;
-      worst_cond_sample = k;
-    }
-    // Not finite (M singular): no widening, the state fails unless everything agrees within T.
-    const double tol_k = std::isfinite(cond)
-                             ? std::min(std::max(tol, kCondMargin * kUnitRoundoff * cond),
-                                        std::max(tol, kMaxWidened))
-                             : tol;
-    widened += tol_k > tol;
-    for (int i = 0; i < 4; ++i) {
-      an[i].setZero();
-      fd[i].setZero();
-    }
-    // A state where M is singular, or the contacts redundant: the library's message, naming the
-    // joint or the contact, and the state (nothing to compare).
-    auto fail_at = [&](const Error &e) {
-      throw Error(e.status(), fmt::format("state {} ({}): {}", k, samples[k].label, e.what()));
-    };
-    if (constrained) {
-      set_contact_refs(model, ws, H, st.s, contacts);
-      const Contacts c = contacts.library();
-      try {
-        ws.singular = -1;
-        if (!contact_linearize(model, ws, H, st.s, st.v, st.r, st.tau, c, an[kA], an[kB], an[kDz],
-                               an[kDw]))
-          throw_contact_failure(model, ws, contacts, "contact_linearize", "A");
-        check_singular(model, ws, "contact_linearize", "A");
-        const double steps[2] = {eps, eps / 2.0};
-        for (int h = 0; h < (method == FdMethod::Richardson ? 2 : 1); ++h) {
-          MatX *X = h == 0 ? fd : half;
-          ws.singular = -1;
-          if (!contact_linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, c,
-                                                   steps[h], X[kA], X[kB], X[kDz], X[kDw]))
-            throw_contact_failure(model, ws, contacts, "contact_linearize_finite_difference", "A");
-        }
-      } catch (const Error &e) {
-        fail_at(e);
-      }
-    } else {
-      try {
-        ws.singular = -1;
-        linearize(model, ws, H, st.s, st.v, st.r, st.tau, an[kA], an[kB]);
-        check_singular(model, ws, "linearize", "A");
-        ws.singular = -1;
-        linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, eps, fd[kA], fd[kB]);
-        check_singular(model, ws, "linearize_finite_difference", "A");
-        if (method == FdMethod::Richardson) {
-          ws.singular = -1;
-          linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, eps / 2.0, half[kA],
-                                      half[kB]);
-          check_singular(model, ws, "linearize_finite_difference", "A");
-        }
-      } catch (const Error &e) {
-        fail_at(e);
-      }
-    }
-    if (method == FdMethod::Richardson) {
-      // D(eps) is even in eps: D + c eps^2 + O(eps^4); this cancels the eps^2 term.
-      for (int i = 0; i < 4; ++i) fd[i] = (4.0 * half[i] - fd[i]) / 3.0;
-    }
-    double sample_worst = 0.0;
-    std::string sample_block;
-    for (auto &b : blocks) {
-      double scale = 0.0;
-      const double err = relative_error(an[b.matrix].block(b.row, b.col, b.rows, b.cols),
-                                        fd[b.matrix].block(b.row, b.col, b.rows, b.cols), scale);
-      if (b.max_error_sample < 0 || !(err <= b.max_error)) {
-        b.max_error = err;
-        b.max_error_sample = k;
-        b.scale = scale;
-      }
-      // The worst state of a block is the one closest to (or furthest above) its tolerance.
-      if (b.worst_sample < 0 || !(err / tol_k <= b.worst / b.worst_tol)) {
-        b.worst = err;
-        b.worst_tol = tol_k;
-        b.worst_sample = k;
-      }
-      if (sample_block.empty() || !(err <= sample_worst)) {
-        sample_worst = err;
-        sample_block = b.name;
-      }
-    }
-    const bool ok = sample_worst <= tol_k;  // false for NaN and infinity too
-    sample_rows.push_back({std::to_string(k), samples[k].label, format_number(cond, 2),
-                           format_number(tol_k, 2), format_number(sample_worst, 2), sample_block,
-                           ok ? "ok" : "FAIL"});
-    sample_json.push_back({{"index", k},
-                           {"label", samples[k].label},
-                           {"cond_M", std::isfinite(cond) ? Json(cond) : Json()},
-                           {"tolerance", tol_k},
-                           {"worst_error", sample_worst},
-                           {"worst_block", sample_block},
-                           {"ok", ok}});
-  }
+                o.eps)
+          : fmt::format("central differences, eps = {:g}", o.eps);
+  fmt::print("model: {}\n", model_summary(lm));
+  if (o.constrained) fmt::print("contacts: {}\n", contacts.describe());
+  fmt::print("checking {} state{}: analytical {} against {}\n\n", o.count, o.count == 1 ? "" : "s",
+             o.constrained ? "contact-constrained A, B, dlambda/dz, dlambda/dw" : "A, B", fd_text);
+}
 
-  bool pass = true;
-  std::vector<std::vector<std::string>> rows;
-  Json block_json = Json::array();
-  for (const auto &b : blocks) {
-    const bool ok = b.worst <= b.worst_tol;  // false for NaN and infinity too
-    pass = pass && ok;
-    rows.push_back({b.name, fmt::format("{} x {}", b.rows, b.cols), format_number(b.max_error, 2),
-                    format_number(b.scale, 3), std::to_string(b.max_error_sample),
-                    format_number(b.worst / b.worst_tol, 2), std::to_string(b.worst_sample),
-                    ok ? "ok" : "FAIL"});
-    block_json.push_back({{"block", b.name},
-                          {"rows", b.rows},
-                          {"cols", b.cols},
-                          {"relative_error", b.max_error},
-                          {"max_abs_analytical", b.scale},
-                          {"max_error_sample", b.max_error_sample},
-                          {"worst_ratio", b.worst / b.worst_tol},
-                          {"worst_ratio_error", b.worst},
-                          {"worst_ratio_tolerance", b.worst_tol},
-                          {"worst_sample", b.worst_sample},
-                          {"ok", ok}});
-  }
-
-  // Why this tolerance, in the output itself.
+// Why this tolerance, in the output itself.
+std::string tolerance_note(const CheckOptions &o, const CheckResult &r) {
   std::string why = fmt::format(
       "tolerance: T = {:g}, or 10 u cond(M) where larger (u = 2^-53, at most {:g}): A and its "
       "finite differences both go through nu_dot = M^-1 (...), which round-off determines only "
       "to about u cond(M) relative, so no comparison can be stricter at an ill-conditioned "
       "state. cond(M) reaches {} here (state {}); {} of {} state{} had a wider tolerance.",
-      tol, std::max(tol, kMaxWidened), format_number(worst_cond, 2), worst_cond_sample, widened,
-      count, count == 1 ? "" : "s");
-  why += method == FdMethod::Richardson
+      o.tol, std::max(o.tol, kMaxWidened), format_number(r.worst_cond, 2), r.worst_cond_sample,
+      r.widened, o.count, o.count == 1 ? "" : "s");
+  why += o.method == FdMethod::Richardson
              ? " The reference is Richardson-extrapolated: it cancels the O(eps^2) truncation of "
                "a central difference, so a step large enough to keep the round-off (~ u cond(M) "
                "/ eps) small is still accurate."
              : " The reference is a plain central difference: truncation O(eps^2), round-off "
                "~ u cond(M) / eps; on an ill-conditioned model no eps makes both small "
                "(the default --fd richardson does).";
+  return why;
+}
 
-  if (format == Format::Json) {
-    Json doc;
-    doc["model"] = model_json(lm);
-    if (constrained) doc["contacts"] = contacts.json();
-    doc["fd_method"] = fd_name;
-    doc["eps"] = eps;
-    doc["tol"] = tol;
-    doc["max_cond_M"] = std::isfinite(worst_cond) ? Json(worst_cond) : Json();
-    doc["tolerance_note"] = why;
-    doc["samples"] = sample_json;
-    doc["blocks"] = block_json;
-    doc["pass"] = pass;
-    print_json(doc);
-  } else {
-    fmt::print(
-        "per state (cond(M) of the mass matrix, the tolerance there, the worst relative error "
-        "over the blocks):\n");
-    print_table({"#", "state", "cond(M)", "tol", "error", "block", ""}, sample_rows, {0, 2, 3, 4});
-    fmt::print(
-        "\nper block (error = max|an - fd| / max(1, max|an|): the largest over the states, and "
-        "the largest error / tol):\n");
-    print_table({"block", "size", "error", "max|an|", "state", "error/tol", "state", ""}, rows,
-                {2, 3, 4, 5, 6});
-    fmt::print("\n{}\n", wrap_text(why, 100));
-    fmt::print("\n{}: {}\n", pass ? "PASS" : "FAIL",
-               pass ? "every error within its tolerance" : "an error above its tolerance");
+Json samples_json(const CheckResult &r) {
+  Json out = Json::array();
+  for (std::size_t k = 0; k < r.results.size(); ++k) {
+    const SampleResult &s = r.results[k];
+    out.push_back({{"index", static_cast<int>(k)},
+                   {"label", r.samples[k].label},
+                   {"cond_M", finite_or_null(s.cond)},
+                   {"tolerance", s.tol},
+                   {"worst_error", s.worst},
+                   {"worst_block", s.block},
+                   {"ok", s.ok}});
   }
-  return pass ? kExitOk : kExitFailure;
+  return out;
+}
+
+Json blocks_json(const CheckResult &r) {
+  Json out = Json::array();
+  for (const auto &b : r.blocks) {
+    out.push_back({{"block", b.name},
+                   {"rows", b.rows},
+                   {"cols", b.cols},
+                   {"relative_error", b.max_error},
+                   {"max_abs_analytical", b.scale},
+                   {"max_error_sample", b.max_error_sample},
+                   {"worst_ratio", b.worst / b.worst_tol},
+                   {"worst_ratio_error", b.worst},
+                   {"worst_ratio_tolerance", b.worst_tol},
+                   {"worst_sample", b.worst_sample},
+                   {"ok", CheckResult::block_ok(b)}});
+  }
+  return out;
+}
+
+void print_check_json(const LoadedModel &lm, const ContactSet &contacts, const CheckOptions &o,
+                      const CheckResult &r) {
+  Json doc;
+  doc["model"] = model_json(lm);
+  if (o.constrained) doc["contacts"] = contacts.json();
+  doc["fd_method"] = o.fd_name;
+  doc["eps"] = o.eps;
+  doc["tol"] = o.tol;
+  doc["max_cond_M"] = finite_or_null(r.worst_cond);
+  doc["tolerance_note"] = tolerance_note(o, r);
+  doc["samples"] = samples_json(r);
+  doc["blocks"] = blocks_json(r);
+  doc["pass"] = r.pass();
+  print_json(doc);
+}
+
+void print_check_text(const CheckOptions &o, const CheckResult &r) {
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t k = 0; k < r.results.size(); ++k) {
+    const SampleResult &s = r.results[k];
+    rows.push_back({std::to_string(k), r.samples[k].label, format_number(s.cond, 2),
+                    format_number(s.tol, 2), format_number(s.worst, 2), s.block,
+                    s.ok ? "ok" : "FAIL"});
+  }
+  fmt::print(
+      "per state (cond(M) of the mass matrix, the tolerance there, the worst relative error "
+      "over the blocks):\n");
+  print_table({"#", "state", "cond(M)", "tol", "error", "block", ""}, rows, {0, 2, 3, 4});
+  rows.clear();
+  for (const auto &b : r.blocks) {
+    rows.push_back({b.name, fmt::format("{} x {}", b.rows, b.cols), format_number(b.max_error, 2),
+                    format_number(b.scale, 3), std::to_string(b.max_error_sample),
+                    format_number(b.worst / b.worst_tol, 2), std::to_string(b.worst_sample),
+                    CheckResult::block_ok(b) ? "ok" : "FAIL"});
+  }
+  fmt::print(
+      "\nper block (error = max|an - fd| / max(1, max|an|): the largest over the states, and "
+      "the largest error / tol):\n");
+  print_table({"block", "size", "error", "max|an|", "state", "error/tol", "state", ""}, rows,
+              {2, 3, 4, 5, 6});
+  fmt::print("\n{}\n", wrap_text(tolerance_note(o, r), 100));
+  const bool pass = r.pass();
+  fmt::print("\n{}: {}\n", pass ? "PASS" : "FAIL",
+             pass ? "every error within its tolerance" : "an error above its tolerance");
+}
+
+}  // namespace
+
+int cmd_check(const std::vector<std::string> &argv) {
+  const CheckOptions o = parse_check_options(argv);
+  const LoadedModel lm = load_model(o.args);
+  ContactSet contacts;
+  if (o.constrained) contacts = contacts_from_args(lm.model, o.args);
+  if (o.format == Format::Text) print_check_header(lm, contacts, o);
+  const CheckResult r = run_check(lm.model, o, contacts);
+  if (o.format == Format::Json) {
+    print_check_json(lm, contacts, o, r);
+  } else {
+    print_check_text(o, r);
+  }
+  return r.pass() ? kExitOk : kExitFailure;
 }
 
 }  // namespace geolin::cli

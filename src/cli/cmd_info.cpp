@@ -73,9 +73,8 @@ void print_dot(const LoadedModel &lm) {
   fmt::print("}}\n");
 }
 
-void print_text(const LoadedModel &lm) {
-  const Model &m = lm.model;
-  fmt::print("model: {}\n", model_summary(lm));
+// The bodies: index, name, parent, children, joint, type, axis, mass, note.
+void print_bodies(const Model &m) {
   fmt::print("\nbodies (depth-first, λ(i) < i; joint i connects λ(i) to i):\n");
   std::vector<std::vector<std::string>> rows;
   for (int i = 0; i <= m.n_B; ++i) {
@@ -100,7 +99,9 @@ void print_text(const LoadedModel &lm) {
     fmt::print("  (μ(i) shows the first {} children; --format json lists them all)\n",
                kShownChildren);
   }
+}
 
+void print_totals(const Model &m) {
   int mimics = 0;
   for (int i = 1; i <= m.n_B; ++i) mimics += !m.mimic_of[i].empty();
   fmt::print(
@@ -110,14 +111,23 @@ void print_text(const LoadedModel &lm) {
   if (mimics > 0) {
     fmt::print("        {} mimic joint(s), modelled as independent joints\n", mimics);
   }
+}
 
+void print_frames(const Model &m) {
   fmt::print("\nframes (every URDF link; offset ^body H_frame as xyz [m], rpy [rad]):\n");
-  rows.clear();
+  std::vector<std::vector<std::string>> rows;
   for (const auto &f : m.frames) {
     rows.push_back({f.name, fmt::format("{} ({})", f.body, m.body_name[f.body]), vec3_text(f.H.o),
                     vec3_text(rpy(f.H.R))});
   }
   print_table({"frame", "body", "xyz", "rpy"}, rows);
+}
+
+void print_text(const LoadedModel &lm) {
+  fmt::print("model: {}\n", model_summary(lm));
+  print_bodies(lm.model);
+  print_totals(lm.model);
+  print_frames(lm.model);
 }
 
 void print_json_info(const LoadedModel &lm) {
@@ -150,22 +160,32 @@ void print_json_info(const LoadedModel &lm) {
   print_json(doc);
 }
 
+struct InfoOptions {
+  Args args;
+  Format format = Format::Text;
+  bool dot = false;  // --dot: a Graphviz graph
+};
+
+InfoOptions parse_info_options(const std::vector<std::string> &argv) {
+  ArgSpec spec;
+  spec.add_flags(kModelFlags).add_flags({"--dot"});
+  spec.options = {"--format"};
+  InfoOptions o;
+  o.args = parse_args(argv, spec);
+  o.format = parse_format(o.args, {Format::Text, Format::Json});
+  o.dot = o.args.flag("--dot");
+  if (o.dot && o.args.has("--format")) throw UsageError("--dot and --format exclude each other");
+  return o;
+}
+
 }  // namespace
 
 int cmd_info(const std::vector<std::string> &argv) {
-  ArgSpec spec;
-  spec.flags = kModelFlags;
-  spec.flags.insert("--dot");
-  spec.options = {"--format"};
-  const Args args = parse_args(argv, spec);
-  const Format format = parse_format(args, {Format::Text, Format::Json});
-  if (args.flag("--dot") && args.has("--format")) {
-    throw UsageError("--dot and --format exclude each other");
-  }
-  const LoadedModel lm = load_model(args);
-  if (args.flag("--dot")) {
+  const InfoOptions o = parse_info_options(argv);
+  const LoadedModel lm = load_model(o.args);
+  if (o.dot) {
     print_dot(lm);
-  } else if (format == Format::Json) {
+  } else if (o.format == Format::Json) {
     print_json_info(lm);
   } else {
     print_text(lm);

@@ -15,18 +15,143 @@ namespace geolin::cli {
 
 namespace {
 
+// --- options --------------------------------------------------------------------------------
+
+struct LinearizeOptions {
+  Args args;
+  Format format = Format::Text;
+  bool use_fd = false;  // --fd EPS
+  double eps = 0.0;
+  bool constrained = false;  // --contacts
+  bool full = false;         // --full, or --only: the matrices themselves in text
+};
+
+LinearizeOptions parse_linearize_options(const std::vector<std::string> &argv) {
+  ArgSpec spec = evaluation_arg_spec();
+  spec.add_flags({"--full"}).add_options({"--fd"});
+  LinearizeOptions o;
+  o.args = parse_args(argv, spec);
+  o.format = parse_format(o.args);
+  o.use_fd = o.args.has("--fd");
+  o.eps = o.args.get_double("--fd", 0.0);
+  if (o.use_fd && !(o.eps > 0.0 && o.eps < 1.0)) throw UsageError("--fd: EPS must be in (0, 1)");
+  o.constrained = constrained_mode(o.args);
+  o.full = o.args.flag("--full") || o.args.has("--only");
+  return o;
+}
+
+// --- run ------------------------------------------------------------------------------------
+
+// A and B, and with contacts dlambda/dz and dlambda/dw; the library function that computed
+// them and how long it took.
+struct Linearization {
+  MatX A, B, dz, dw;
+  const char *function = "";
+  double ms = 0.0;
+};
+
+Linearization run_linearize(const LinearizeOptions &o, Evaluation &ev) {
+  const Model &model = ev.lm.model;
+  const State &st = ev.st;
+  Workspace ws(model, kWorkspaceAll, workspace_capacity(model, ev.contacts));
+  ws.gravity = st.gravity;
+  const int N = model.state_dim(), nj = model.num_joints(), m = ev.contacts.rows();
+  Linearization l;
+  l.A = MatX::Zero(N, N);
+  l.B = MatX::Zero(N, nj + 6 * ev.wrenches.count());
+  l.dz = MatX::Zero(m, N);
+  l.dw = MatX::Zero(m, nj);
+  l.function = o.constrained
+                   ? (o.use_fd ? "contact_linearize_finite_difference" : "contact_linearize")
+                   : (o.use_fd ? "linearize_finite_difference" : "linearize");
+  const ExternalWrenches ext = ev.wrenches.external();
+  const auto t0 = std::chrono::steady_clock::now();
+  ws.singular = -1;
+  if (o.constrained) {
+    set_contact_refs(model, ws, ev.H, st.s, ev.contacts);
+    const Contacts c = ev.contacts.library();
+    const bool ok =
+        o.use_fd
+            ? contact_linearize_finite_difference(model, ws, ev.H, st.s, st.v, st.r, st.tau, c,
+                                                  o.eps, l.A, l.B, l.dz, l.dw)
+            : contact_linearize(model, ws, ev.H, st.s, st.v, st.r, st.tau, c, l.A, l.B, l.dz, l.dw);
+    if (!ok) throw_contact_failure(model, ws, ev.contacts, l.function, "A");
+  } else if (o.use_fd) {
+    linearize_finite_difference(model, ws, ev.H, st.s, st.v, st.r, st.tau, ext, o.eps, l.A, l.B);
+  } else {
+    linearize(model, ws, ev.H, st.s, st.v, st.r, st.tau, ext, l.A, l.B);
+  }
+  l.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  check_singular(model, ws, l.function, "A");
+  check_finite(l.A, l.function, "A");
+  check_finite(l.B, l.function, "B");
+  check_finite(l.dz, l.function, "dlambda_dz");
+  check_finite(l.dw, l.function, "dlambda_dw");
+  return l;
+}
+
+// The labelled outputs, as selected by --only.
+std::vector<NamedMatrix> linearize_matrices(const LinearizeOptions &o, const Evaluation &ev,
+                                            const Linearization &l) {
+  const Model &model = ev.lm.model;
+  const auto zl = z_labels(model);
+  std::vector<std::string> wl = tau_labels(model);
+  for (const auto &label : wrench_labels(ev.wrenches)) wl.push_back(label);
+  std::vector<NamedMatrix> out = {
+      {"A", o.constrained ? "d z_dot / d z (contact-constrained)" : "d z_dot / d z", l.A, zl, zl},
+      {"B", ev.wrenches.count() > 0 ? "d z_dot / d [tau; f]" : "d z_dot / d tau", l.B, zl, wl}};
+  if (o.constrained) {
+    const auto ll = lambda_labels(ev.contacts);
+    out.push_back({"dlambda_dz", "d lambda / d z (contact forces)", l.dz, ll, zl});
+    out.push_back({"dlambda_dw", "d lambda / d tau (contact forces)", l.dw, ll, tau_labels(model)});
+  }
+  return select_matrices(std::move(out), o.args);
+}
+
+// --- JSON -----------------------------------------------------------------------------------
+
+void print_linearize_json(const LinearizeOptions &o, const Evaluation &ev,
+                          const std::vector<NamedMatrix> &out) {
+  const Model &model = ev.lm.model;
+  Json doc = state_document(ev.lm, ev.st);
+  doc["method"] = o.use_fd ? "finite_difference" : "analytical";
+  if (o.use_fd) doc["eps"] = o.eps;
+  add_forces_json(doc, ev.wrenches, ev.contacts);
+  doc["labels"] = {{"z", z_labels(model)}, {"tau", tau_labels(model)}};
+  if (ev.wrenches.count() > 0) doc["labels"]["f"] = wrench_labels(ev.wrenches);
+  if (o.constrained) doc["labels"]["lambda"] = lambda_labels(ev.contacts);
+  Json blocks = Json::object();
+  for (const auto &b : z_blocks(model)) blocks[b.name] = {b.offset, b.size};
+  doc["blocks"] = blocks;
+  print_matrices(Format::Json, out, doc);
+}
+
+// --- text -----------------------------------------------------------------------------------
+
 double max_abs(const Eigen::Ref<const MatX> &m) {
   return m.size() == 0 ? 0.0 : m.cwiseAbs().maxCoeff();
 }
 
-// The summary of the text output: sizes, the block structure and the largest entry per block.
-void print_summary(const Model &model, const Wrenches &contacts, bool constrained, const MatX &A,
-                   const MatX &B) {
-  const int nj = model.num_joints(), nw = 6 * contacts.count();
-  std::vector<Block> blocks;  // the non-empty blocks of z
+// The blocks of z with at least one component.
+std::vector<Block> nonempty_z_blocks(const Model &model) {
+  std::vector<Block> out;
   for (const auto &b : z_blocks(model)) {
-    if (b.size > 0) blocks.push_back(b);
+    if (b.size > 0) out.push_back(b);
   }
+  return out;
+}
+
+// A table of block maxima: a label column, then numbers (right-aligned).
+void print_maxima_table(const std::vector<std::string> &header,
+                        const std::vector<std::vector<std::string>> &rows) {
+  std::set<int> right;
+  for (std::size_t j = 1; j < header.size(); ++j) right.insert(static_cast<int>(j));
+  print_table(header, rows, right);
+}
+
+// The layout of z and w, and the block structure of A and B.
+void print_structure(const Model &model, const Wrenches &wrenches, bool constrained) {
+  const int nj = model.num_joints(), nw = 6 * wrenches.count();
   std::string layout;
   for (const auto &b : z_blocks(model))
     layout += fmt::format("{}{} ({})", layout.empty() ? "" : "; ", b.name, b.size);
@@ -34,7 +159,7 @@ void print_summary(const Model &model, const Wrenches &contacts, bool constraine
     fmt::print("z = [{}], N = {}; w = tau ({})\n", layout, model.state_dim(), nj);
   } else {
     fmt::print("z = [{}], N = {}; w = [tau ({}); f ({} = 6 x {} wrenches)]\n", layout,
-               model.state_dim(), nj, nw, contacts.count());
+               model.state_dim(), nj, nw, wrenches.count());
   }
   const char *const B_dyn = constrained ? "d nu_dot/d tau" : nw == 0 ? "M^-1 S" : "M^-1 [S  J_F^T]";
   if (model.fixed_base) {
@@ -46,10 +171,17 @@ void print_summary(const Model &model, const Wrenches &contacts, bool constraine
         "(rows z_v, z_r together are the n = {} rows of F = dFD{}{})\n\n",
         B_dyn, model.num_dofs(), constrained ? " of the constrained dynamics" : "",
         constrained ? ""
-        : nw > 0 && contacts.mixed
+        : nw > 0 && wrenches.mixed
             ? "; F_H is zero below the base rows unless mixed wrenches turn with the base"
             : "; F_H is zero below the base rows");
   }
+}
+
+// The largest entry of A and B per block (row: component of z_dot; column: of z, tau or f).
+void print_block_maxima(const Model &model, const Wrenches &wrenches, const MatX &A,
+                        const MatX &B) {
+  const int nj = model.num_joints(), nw = 6 * wrenches.count();
+  const std::vector<Block> blocks = nonempty_z_blocks(model);
   fmt::print("max |entry| per block (row: component of z_dot; column: of z, {}):\n",
              nw > 0 ? "tau or f" : "or tau");
   std::vector<std::string> header = {""};
@@ -57,8 +189,6 @@ void print_summary(const Model &model, const Wrenches &contacts, bool constraine
   header.push_back("tau");
   if (nw > 0) header.push_back("f");
   std::vector<std::vector<std::string>> rows;
-  std::set<int> right;
-  for (std::size_t j = 1; j < header.size(); ++j) right.insert(static_cast<int>(j));
   for (const auto &rb : blocks) {
     std::vector<std::string> row = {rb.name};
     for (const auto &cb : blocks) {
@@ -68,32 +198,19 @@ void print_summary(const Model &model, const Wrenches &contacts, bool constraine
     if (nw > 0) row.push_back(format_number(max_abs(B.block(rb.offset, nj, rb.size, nw)), 3));
     rows.push_back(std::move(row));
   }
-  print_table(header, rows, right);
+  print_maxima_table(header, rows);
   fmt::print("\n");
 }
 
-// dlambda/dz and dlambda/dw in text: sizes, norms, the largest entry per contact and block of
-// z (or w), and the largest entries with their labels.
-void print_lambda_summary(const Model &model, const ContactSet &contacts, const MatX &dz,
-                          const MatX &dw) {
-  const auto ll = lambda_labels(contacts);
-  fmt::print(
-      "how the contact forces change with z and with tau: dlambda/dz ({} x {}, Frobenius norm "
-      "{}),\n"
-      "dlambda/dw ({} x {}, Frobenius norm {})\n",
-      dz.rows(), dz.cols(), format_number(dz.norm(), 3), dw.rows(), dw.cols(),
-      format_number(dw.norm(), 3));
+// The largest entry of dlambda/dz and dlambda/dw per contact (rows) and block of z or tau.
+void print_lambda_maxima(const Model &model, const ContactSet &contacts, const MatX &dz,
+                         const MatX &dw) {
   fmt::print("max |entry| per contact (rows) and block of z or tau (columns):\n");
-  std::vector<Block> blocks;
-  for (const auto &b : z_blocks(model)) {
-    if (b.size > 0) blocks.push_back(b);
-  }
+  const std::vector<Block> blocks = nonempty_z_blocks(model);
   std::vector<std::string> header = {"contact"};
   for (const auto &b : blocks) header.push_back(b.name);
   header.push_back("tau");
   std::vector<std::vector<std::string>> rows;
-  std::set<int> right;
-  for (std::size_t j = 1; j < header.size(); ++j) right.insert(static_cast<int>(j));
   int row0 = 0;
   for (int k = 0; k < contacts.count(); ++k) {
     const int t = contacts.types[k];
@@ -106,170 +223,118 @@ void print_lambda_summary(const Model &model, const ContactSet &contacts, const 
     rows.push_back(std::move(row));
     row0 += t;
   }
-  print_table(header, rows, right);
-  // The largest entries of each matrix, with their row and column labels.
-  const auto zl = z_labels(model), tl = tau_labels(model);
-  for (int which = 0; which < 2; ++which) {
-    const MatX &X = which == 0 ? dz : dw;
-    const auto &cols = which == 0 ? zl : tl;
-    std::vector<std::pair<double, std::pair<int, int>>> entries;
-    for (int j = 0; j < X.cols(); ++j) {
-      for (int i = 0; i < X.rows(); ++i) entries.push_back({std::abs(X(i, j)), {i, j}});
-    }
-    const std::size_t top = std::min<std::size_t>(5, entries.size());
-    std::partial_sort(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(top),
-                      entries.end(),
-                      [](const auto &a, const auto &b) { return a.first > b.first; });
-    fmt::print("largest entries of {}:", which == 0 ? "dlambda/dz" : "dlambda/dw");
-    for (std::size_t e = 0; e < top; ++e) {
-      const auto [i, j] = entries[e].second;
-      fmt::print("{}d {} / d {} = {}", e == 0 ? "\n  " : "\n  ", ll[i], cols[j],
-                 format_number(X(i, j), 4));
-    }
-    fmt::print("\n");
+  print_maxima_table(header, rows);
+}
+
+// The five largest entries of X (by magnitude), with their row and column labels.
+void print_largest_entries(const std::string &name, const MatX &X,
+                           const std::vector<std::string> &rows,
+                           const std::vector<std::string> &cols) {
+  std::vector<std::pair<double, std::pair<int, int>>> entries;
+  for (int j = 0; j < X.cols(); ++j) {
+    for (int i = 0; i < X.rows(); ++i) entries.push_back({std::abs(X(i, j)), {i, j}});
+  }
+  const std::size_t top = std::min<std::size_t>(5, entries.size());
+  std::partial_sort(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(top),
+                    entries.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+  fmt::print("largest entries of {}:", name);
+  for (std::size_t e = 0; e < top; ++e) {
+    const auto [i, j] = entries[e].second;
+    fmt::print("\n  d {} / d {} = {}", rows[i], cols[j], format_number(X(i, j), 4));
   }
   fmt::print("\n");
 }
 
-}  // namespace
+// dlambda/dz and dlambda/dw in text: sizes, norms, the largest entry per contact and block of
+// z (or w), and the largest entries with their labels.
+void print_lambda_summary(const Model &model, const ContactSet &contacts, const MatX &dz,
+                          const MatX &dw) {
+  fmt::print(
+      "how the contact forces change with z and with tau: dlambda/dz ({} x {}, Frobenius norm "
+      "{}),\n"
+      "dlambda/dw ({} x {}, Frobenius norm {})\n",
+      dz.rows(), dz.cols(), format_number(dz.norm(), 3), dw.rows(), dw.cols(),
+      format_number(dw.norm(), 3));
+  print_lambda_maxima(model, contacts, dz, dw);
+  const auto ll = lambda_labels(contacts);
+  print_largest_entries("dlambda/dz", dz, ll, z_labels(model));
+  print_largest_entries("dlambda/dw", dw, ll, tau_labels(model));
+  fmt::print("\n");
+}
 
-int cmd_linearize(const std::vector<std::string> &argv) {
-  ArgSpec spec;
-  spec.flags = kModelFlags;
-  spec.flags.insert("--full");
-  spec.flags.insert(kMixedFlags.begin(), kMixedFlags.end());
-  spec.options = {"--state", "--random", "--format", "--fd", "--only"};
-  spec.options.insert(kWrenchOptions.begin(), kWrenchOptions.end());
-  spec.options.insert(kContactOptions.begin(), kContactOptions.end());
-  const Args args = parse_args(argv, spec);
-  const Format format = parse_format(args);
-  const bool use_fd = args.has("--fd");
-  const double eps = args.get_double("--fd", 0.0);
-  if (use_fd && !(eps > 0.0 && eps < 1.0)) throw UsageError("--fd: EPS must be in (0, 1)");
-  const bool constrained = constrained_mode(args);
-  const LoadedModel lm = load_model(args);
-  const Model &model = lm.model;
-  State st = state_from_args(model, args);
-  Wrenches contacts;  // the given wrenches (--wrenches)
-  ContactSet cs;      // the contact constraints (--contacts)
-  forces_from_args(model, args, constrained, st, contacts, cs);
-  const ExternalWrenches ext = contacts.external();
-  const Transform H = model.fixed_base ? model.H_A_0 : st.H;
-
-  Workspace ws(model, kWorkspaceAll, workspace_capacity(model, cs));
-  ws.gravity = st.gravity;
-  const int N = model.state_dim(), nj = model.num_joints(), m = cs.rows();
-  MatX A = MatX::Zero(N, N), B = MatX::Zero(N, nj + 6 * contacts.count());
-  MatX dz = MatX::Zero(m, N), dw = MatX::Zero(m, nj);
-  const char *const fn =
-      constrained ? (use_fd ? "contact_linearize_finite_difference" : "contact_linearize")
-                  : (use_fd ? "linearize_finite_difference" : "linearize");
-  const auto t0 = std::chrono::steady_clock::now();
-  ws.singular = -1;
-  if (constrained) {
-    set_contact_refs(model, ws, H, st.s, cs);
-    const Contacts c = cs.library();
-    const bool ok =
-        use_fd ? contact_linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, c, eps,
-                                                     A, B, dz, dw)
-               : contact_linearize(model, ws, H, st.s, st.v, st.r, st.tau, c, A, B, dz, dw);
-    if (!ok) throw_contact_failure(model, ws, cs, fn, "A");
-  } else if (use_fd) {
-    linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, ext, eps, A, B);
-  } else {
-    linearize(model, ws, H, st.s, st.v, st.r, st.tau, ext, A, B);
-  }
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  check_singular(model, ws, fn, "A");
-  check_finite(A, fn, "A");
-  check_finite(B, fn, "B");
-  check_finite(dz, fn, "dlambda_dz");
-  check_finite(dw, fn, "dlambda_dw");
+void print_linearize_header(const LinearizeOptions &o, const Evaluation &ev,
+                            const Linearization &l) {
+  fmt::print("model: {}\n", model_summary(ev.lm));
+  fmt::print("state: {}\n", ev.st.description);
+  if (ev.wrenches.count() > 0) fmt::print("external wrenches: {}\n", ev.wrenches.describe());
+  print_contacts_text(ev.contacts);
   const std::string method =
-      use_fd ? fmt::format("geometric central finite differences (eps = {:g})", eps)
-             : "analytical (exact, recursive)";
+      o.use_fd ? fmt::format("geometric central finite differences (eps = {:g})", o.eps)
+               : "analytical (exact, recursive)";
+  fmt::print("method: {}, computed in {:.3f} ms\n\n", method, l.ms);
+}
 
+// The gravity block (base rows of F_H: only its angular columns are non-zero) and a note where
+// F_s, F_v and F_r vanish (moving base, no contacts).
+void print_gravity_block(const Model &model, const Wrenches &wrenches, const MatX &A) {
+  const int row = 6 + model.num_joints();
   const auto zl = z_labels(model);
-  std::vector<std::string> wl = tau_labels(model);
-  for (const auto &l : wrench_labels(contacts)) wl.push_back(l);
-  std::vector<NamedMatrix> out = {
-      {"A", constrained ? "d z_dot / d z (contact-constrained)" : "d z_dot / d z", A, zl, zl},
-      {"B", contacts.count() > 0 ? "d z_dot / d [tau; f]" : "d z_dot / d tau", B, zl, wl}};
-  if (constrained) {
-    const auto ll = lambda_labels(cs);
-    out.push_back({"dlambda_dz", "d lambda / d z (contact forces)", dz, ll, zl});
-    out.push_back({"dlambda_dw", "d lambda / d tau (contact forces)", dw, ll, tau_labels(model)});
-  }
-  out = select_matrices(std::move(out), args);
-
-  if (format == Format::Json) {
-    Json doc;
-    doc["model"] = model_json(lm);
-    doc["state"] = state_json(model, st);
-    doc["state_description"] = st.description;
-    doc["method"] = use_fd ? "finite_difference" : "analytical";
-    if (use_fd) doc["eps"] = eps;
-    if (contacts.count() > 0) {
-      doc["wrenches"] = {{"frames", contacts.names}, {"axes", contacts.axes_name()}};
-    }
-    if (constrained) doc["contacts"] = cs.json();
-    doc["labels"] = {{"z", zl}, {"tau", tau_labels(model)}};
-    if (contacts.count() > 0) doc["labels"]["f"] = wrench_labels(contacts);
-    if (constrained) doc["labels"]["lambda"] = lambda_labels(cs);
-    Json blocks = Json::object();
-    for (const auto &b : z_blocks(model)) blocks[b.name] = {b.offset, b.size};
-    doc["blocks"] = blocks;
-    print_matrices(format, out, doc);
-    return kExitOk;
-  }
-  if (format == Format::Csv) {
-    print_matrices(format, out, {});
-    return kExitOk;
-  }
-
-  fmt::print("model: {}\n", model_summary(lm));
-  fmt::print("state: {}\n", st.description);
-  if (contacts.count() > 0) fmt::print("external wrenches: {}\n", contacts.describe());
-  if (constrained) {
-    fmt::print("contacts: {}\n", cs.describe());
-    if (cs.Kp != 0.0) {
-      fmt::print("references: the frames' poses at this state (the constraint error is zero)\n");
-    }
-  }
-  fmt::print("method: {}, computed in {:.3f} ms\n\n", method, ms);
-  print_summary(model, contacts, constrained, A, B);
-  if (constrained) print_lambda_summary(model, cs, dz, dw);
-  if (args.flag("--full") || args.has("--only")) {
-    print_matrices(format, out, {});
-    return kExitOk;
-  }
-  if (!model.fixed_base && !constrained) {
-    // The gravity block: base rows of F_H, only its angular columns are non-zero.
-    const int row = 6 + nj;
-    NamedMatrix FH{"F_H",
-                   contacts.mixed ? "its base rows: gravity and the mixed wrenches"
-                                  : "its base rows, the gravity block [[0, (R^T g)^], [0, 0]]",
-                   A.block(row, 0, 6, 6),
-                   std::vector<std::string>(zl.begin() + row, zl.begin() + row + 6),
-                   std::vector<std::string>(zl.begin(), zl.begin() + 6)};
-    print_matrix_text(FH);
-  }
-  if (!model.fixed_base && !constrained &&
-      max_abs(A.bottomRightCorner(model.num_dofs(), N - 6)) <= 1e-12) {
+  NamedMatrix FH{"F_H",
+                 wrenches.mixed ? "its base rows: gravity and the mixed wrenches"
+                                : "its base rows, the gravity block [[0, (R^T g)^], [0, 0]]",
+                 A.block(row, 0, 6, 6),
+                 std::vector<std::string>(zl.begin() + row, zl.begin() + row + 6),
+                 std::vector<std::string>(zl.begin(), zl.begin() + 6)};
+  print_matrix_text(FH);
+  if (max_abs(A.bottomRightCorner(model.num_dofs(), model.state_dim() - 6)) <= 1e-12) {
     fmt::print(
         "Note: F_s, F_v and F_r vanish here: with v = r = tau = 0 a free-floating robot falls\n"
         "freely whatever its posture. Try --random SEED or a --state file.\n\n");
   }
+}
+
+// Where the full matrices are.
+void print_full_output_hint(const Model &model, const Wrenches &wrenches, bool constrained) {
   fmt::print(
       "The full {}: --full (text), --format json or --format csv; rows and columns\n"
       "are labelled {}, B columns tau[joint]{}.\n",
       constrained ? "A, B, dlambda_dz and dlambda_dw" : "A and B",
       model.fixed_base ? "z_s[joint], z_r[joint]"
                        : "z_H[vx..wz], z_s[joint], z_v[vx..wz], z_r[joint]",
-      contacts.count() > 0 ? " then f[frame][fx..tz]"
+      wrenches.count() > 0 ? " then f[frame][fx..tz]"
       : constrained        ? ",\nthose of dlambda lambda[frame][fx..]"
                            : "");
+}
+
+void print_linearize_text(const LinearizeOptions &o, const Evaluation &ev, const Linearization &l,
+                          const std::vector<NamedMatrix> &out) {
+  const Model &model = ev.lm.model;
+  print_linearize_header(o, ev, l);
+  print_structure(model, ev.wrenches, o.constrained);
+  print_block_maxima(model, ev.wrenches, l.A, l.B);
+  if (o.constrained) print_lambda_summary(model, ev.contacts, l.dz, l.dw);
+  if (o.full) {
+    print_matrices(Format::Text, out, {});
+    return;
+  }
+  if (!model.fixed_base && !o.constrained) print_gravity_block(model, ev.wrenches, l.A);
+  print_full_output_hint(model, ev.wrenches, o.constrained);
+}
+
+}  // namespace
+
+int cmd_linearize(const std::vector<std::string> &argv) {
+  const LinearizeOptions o = parse_linearize_options(argv);
+  Evaluation ev = evaluation_from_args(o.args, o.constrained);
+  const Linearization l = run_linearize(o, ev);
+  const std::vector<NamedMatrix> out = linearize_matrices(o, ev, l);
+  if (o.format == Format::Json) {
+    print_linearize_json(o, ev, out);
+  } else if (o.format == Format::Csv) {
+    print_matrices(Format::Csv, out, {});
+  } else {
+    print_linearize_text(o, ev, l, out);
+  }
   return kExitOk;
 }
 

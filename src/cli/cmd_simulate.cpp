@@ -16,7 +16,7 @@ namespace geolin::cli {
 namespace {
 
 struct Method {
-  StepMethod method;
+  StepMethod method = StepMethod::Rk4;
   std::string name;
 };
 
@@ -148,132 +148,210 @@ struct EnergyError {
   double max() const { return err.empty() ? 0.0 : *std::max_element(err.begin(), err.end()); }
 };
 
-}  // namespace
+// --- options --------------------------------------------------------------------------------
 
-int cmd_simulate(const std::vector<std::string> &argv) {
+struct SimulateOptions {
+  Args args;
+  long steps = 1000;  // --steps
+  double h = 1e-3;    // --dt
+  Method method;
+  std::string output, plot;  // --output, --plot ("": none)
+  bool passive = false;      // --passive: tau = 0
+};
+
+SimulateOptions parse_simulate_options(const std::vector<std::string> &argv) {
   ArgSpec spec;
-  spec.flags = kModelFlags;
-  spec.flags.insert("--passive");
+  spec.add_flags(kModelFlags).add_flags({"--passive"});
   spec.options = {"--steps", "--dt", "--method", "--plot", "--output"};
-  spec.options.insert(kStateOptions.begin(), kStateOptions.end());
-  const Args args = parse_args(argv, spec);
-  const long steps = args.get_int("--steps", 1000);
-  const double h = args.get_double("--dt", 1e-3);
-  const Method method = parse_method(args);
-  if (steps < 1 || steps > 100000000L) throw UsageError("--steps: K must be in [1, 1e8]");
-  if (!(h > 0.0) || !std::isfinite(h)) throw UsageError("--dt: h must be positive");
+  spec.add_options(kStateOptions);
+  SimulateOptions o;
+  o.args = parse_args(argv, spec);
+  const Args &args = o.args;
+  o.steps = args.get_int("--steps", 1000);
+  o.h = args.get_double("--dt", 1e-3);
+  o.method = parse_method(args);
+  if (o.steps < 1 || o.steps > 100000000L) throw UsageError("--steps: K must be in [1, 1e8]");
+  if (!(o.h > 0.0) || !std::isfinite(o.h)) throw UsageError("--dt: h must be positive");
   if (args.has("--output") && args.has("--plot") && args.get("--output") == args.get("--plot")) {
     throw UsageError("--output and --plot name the same file");
   }
-  // Every output file is opened before the run (which may take minutes), so that a path that
-  // cannot be written fails at once, naming it and the reason.
-  std::unique_ptr<OutputFile> csv_file, plot_file;
-  if (args.has("--output"))
-    csv_file = std::make_unique<OutputFile>("--output", args.get("--output"));
-  if (args.has("--plot")) plot_file = std::make_unique<OutputFile>("--plot", args.get("--plot"));
+  o.output = args.get("--output");
+  o.plot = args.get("--plot");
+  o.passive = args.flag("--passive");
+  return o;
+}
 
-  const LoadedModel lm = load_model(args);
-  const Model &model = lm.model;
-  State st = state_from_args(model, args);
-  if (args.flag("--passive")) st.tau.setZero();
+// The output files, opened before the run (which may take minutes), so that a path that cannot
+// be written fails at once, naming it and the reason.
+struct SimulateFiles {
+  std::unique_ptr<OutputFile> csv, plot;
+};
+
+SimulateFiles open_simulate_files(const SimulateOptions &o) {
+  SimulateFiles f;
+  if (o.args.has("--output")) f.csv = std::make_unique<OutputFile>("--output", o.output);
+  if (o.args.has("--plot")) f.plot = std::make_unique<OutputFile>("--plot", o.plot);
+  return f;
+}
+
+// The state of --state / --random (tau = 0 with --passive); it may give no wrenches.
+State simulate_state(const Model &model, const SimulateOptions &o) {
+  State st = state_from_args(model, o.args);
+  if (o.passive) st.tau.setZero();
   if (!st.wrenches.empty()) {
     throw Error(Status::Unsupported,
                 fmt::format("state {}: field \"wrenches\": simulate applies no external wrenches "
                             "(only dynamics and linearize do, with --wrenches)",
                             st.description));
   }
-  Workspace ws(model);
-  ws.gravity = st.gravity;
+  return st;
+}
 
-  // The trajectory, to --output or standard output; messages go where the CSV does not.
-  const bool to_file = csv_file != nullptr;
-  std::FILE *msg = to_file ? stdout : stderr;
-  auto emit = [&](const std::string &text) {
-    if (to_file) {
-      csv_file->write(text);
+// --- run ------------------------------------------------------------------------------------
+
+// The trajectory's destination: --output, or standard output.
+class TrajectorySink {
+ public:
+  explicit TrajectorySink(OutputFile *file) : file_(file) {}
+  void write(const std::string &text) {
+    if (file_ != nullptr) {
+      file_->write(text);
     } else {
       fmt::print("{}", text);
     }
-  };
-  std::string line;
-  const auto header = trajectory_header(model);
-  for (std::size_t j = 0; j < header.size(); ++j) {
-    line += (j == 0 ? "" : ",") + csv_field(header[j]);
   }
-  emit(line + "\n");
+  void finish() {
+    if (file_ != nullptr) {
+      file_->close();
+    } else {
+      std::fflush(stdout);
+    }
+  }
 
-  // A percentage on stderr while the runs last, only if stderr is a terminal.
+ private:
+  OutputFile *file_;
+};
+
+// The run with step h: writes the trajectory (header, then one row per step) and returns the
+// energy error |E(t) - E(0)| at every step; E0 is set to E(0).
+EnergyError run_trajectory(const Model &model, Workspace &ws, const SimulateOptions &o,
+                           const State &st, bool two_runs, TrajectorySink &sink, double &E0) {
+  sink.write(csv_line(trajectory_header(model)) + "\n");
+  // A percentage on stderr while the run lasts, only if stderr is a terminal.
   Progress progress;
-  const std::string run_label =
-      fmt::format("simulate: {} steps of h = {:g} s{}", steps, h, plot_file ? " (run 1 of 2)" : "");
-  EnergyError run_h, run_h2;
-  double E0 = 0.0;
-  integrate(model, ws, method.method, h, steps, st, [&](long k, double t, const Point &x) {
+  const std::string label = fmt::format("simulate: {} steps of h = {:g} s{}", o.steps, o.h,
+                                        two_runs ? " (run 1 of 2)" : "");
+  EnergyError run;
+  std::string line;
+  integrate(model, ws, o.method.method, o.h, o.steps, st, [&](long k, double t, const Point &x) {
     const double E = trajectory_row(model, ws, t, x, line);
     if (k == 0) E0 = E;
-    run_h.t.push_back(t);
-    run_h.err.push_back(std::abs(E - E0));
-    emit(line);
-    progress.percent(run_label, k, steps);
+    run.t.push_back(t);
+    run.err.push_back(std::abs(E - E0));
+    sink.write(line);
+    progress.percent(label, k, o.steps);
   });
   progress.clear();
-  if (to_file) {
-    csv_file->close();
-  } else {
-    std::fflush(stdout);
-  }
+  sink.finish();
+  return run;
+}
 
-  const double duration = static_cast<double>(steps) * h;
+// The same duration with h / 2: the energy error against E0 (no trajectory).
+EnergyError run_half_step(const Model &model, Workspace &ws, const SimulateOptions &o,
+                          const State &st, double E0) {
+  Progress progress;
+  const std::string label = fmt::format("simulate: {} steps of h/2 (run 2 of 2)", 2 * o.steps);
+  EnergyError run;
+  integrate(model, ws, o.method.method, o.h / 2.0, 2 * o.steps, st,
+            [&](long k, double t, const Point &x) {
+              run.t.push_back(t);
+              run.err.push_back(std::abs(total_energy(model, ws, x) - E0));
+              progress.percent(label, k, 2 * o.steps);
+            });
+  progress.clear();
+  return run;
+}
+
+bool torqued(const State &st) {
+  return st.tau.size() > 0 && st.tau.cwiseAbs().maxCoeff() > 0.0;
+}
+
+// The energy error of both runs against t, on a log axis.
+Plot energy_plot(const LoadedModel &lm, const SimulateOptions &o, const State &st,
+                 const EnergyError &run_h, const EnergyError &run_h2, double E0) {
+  const Model &model = lm.model;
+  const double floor = 1e-16 * std::max(1.0, std::abs(E0));
+  Plot plot;
+  plot.title = fmt::format("Energy error: {}, {}, h = {:g} s", model.name, o.method.name, o.h);
+  // The short form of the state: "default", "random (seed 3)", "file 'x.json'".
+  const std::string state_name = st.description.substr(0, st.description.find(':'));
+  plot.subtitle =
+      fmt::format("{}, {}, state {}, {}; values below {:.0e} J drawn at {:.0e}", lm.source,
+                  model.fixed_base ? "fixed base" : "moving base", state_name,
+                  torqued(st) ? "constant tau (does work)" : "tau = 0", floor, floor);
+  plot.x_label = "t [s]";
+  plot.y_label = "|E(t) - E(0)| [J]";
+  plot.log_y = true;
+  plot.y_floor = floor;
+  PlotSeries a{fmt::format("h = {:g} s", o.h), plot_color(0), false, {}, {}};
+  PlotSeries b{fmt::format("h/2 = {:g} s", o.h / 2.0), plot_color(1), false, {}, {}};
+  append_decimated(run_h.t, run_h.err, 1500, a);
+  append_decimated(run_h2.t, run_h2.err, 1500, b);
+  plot.series = {a, b};
+  return plot;
+}
+
+// --- print ----------------------------------------------------------------------------------
+
+// The summary of the run with step h, on `msg` (where the trajectory does not go).
+void print_run_summary(std::FILE *msg, const Model &model, const SimulateOptions &o,
+                       const State &st, const EnergyError &run_h, double E0) {
+  const double duration = static_cast<double>(o.steps) * o.h;
   fmt::print(msg, "simulate: {}, {} with h = {:g} s, {} steps (t = 0 .. {:g} s)\n", model.name,
-             method.name, h, steps, duration);
-  if (to_file)
-    fmt::print(msg, "  trajectory: {} rows written to {}\n", steps + 1, args.get("--output"));
+             o.method.name, o.h, o.steps, duration);
+  if (o.args.has("--output"))
+    fmt::print(msg, "  trajectory: {} rows written to {}\n", o.steps + 1, o.output);
   fmt::print(msg, "  max |E(t) - E(0)| = {:.3e} J (E(0) = {:.6g} J)\n", run_h.max(), E0);
-  const bool torqued = st.tau.size() > 0 && st.tau.cwiseAbs().maxCoeff() > 0.0;
-  if (torqued || model.joint_damping) {
+  if (torqued(st) || model.joint_damping) {
     fmt::print(msg,
                "  note: {} work, so E is not conserved and |E(t) - E(0)| is not only the "
                "integration error (--passive sets tau = 0)\n",
-               torqued ? "the constant joint torques do" : "joint damping does");
+               torqued(st) ? "the constant joint torques do" : "joint damping does");
   }
+}
 
-  if (plot_file) {
-    // The same duration with h / 2.
-    const std::string label2 = fmt::format("simulate: {} steps of h/2 (run 2 of 2)", 2 * steps);
-    integrate(model, ws, method.method, h / 2.0, 2 * steps, st,
-              [&](long k, double t, const Point &x) {
-                const double E = total_energy(model, ws, x);
-                run_h2.t.push_back(t);
-                run_h2.err.push_back(std::abs(E - E0));
-                progress.percent(label2, k, 2 * steps);
-              });
-    progress.clear();
-    const double floor = 1e-16 * std::max(1.0, std::abs(E0));
-    Plot plot;
-    plot.title = fmt::format("Energy error: {}, {}, h = {:g} s", model.name, method.name, h);
-    // The short form of the state: "default", "random (seed 3)", "file 'x.json'".
-    const std::string state_name = st.description.substr(0, st.description.find(':'));
-    plot.subtitle =
-        fmt::format("{}, {}, state {}, {}; values below {:.0e} J drawn at {:.0e}", lm.source,
-                    model.fixed_base ? "fixed base" : "moving base", state_name,
-                    torqued ? "constant tau (does work)" : "tau = 0", floor, floor);
-    plot.x_label = "t [s]";
-    plot.y_label = "|E(t) - E(0)| [J]";
-    plot.log_y = true;
-    plot.y_floor = floor;
-    PlotSeries a{fmt::format("h = {:g} s", h), plot_color(0), false, {}, {}};
-    PlotSeries b{fmt::format("h/2 = {:g} s", h / 2.0), plot_color(1), false, {}, {}};
-    append_decimated(run_h.t, run_h.err, 1500, a);
-    append_decimated(run_h2.t, run_h2.err, 1500, b);
-    plot.series = {a, b};
-    plot_file->write(render_svg(plot));
-    plot_file->close();
-    const double ratio = run_h2.max() > 0.0 ? run_h.max() / run_h2.max() : 0.0;
-    fmt::print(msg, "  with h/2: max |E(t) - E(0)| = {:.3e} J", run_h2.max());
-    if (ratio > 0.0) {
-      fmt::print(msg, ", ratio {:.3g} (observed order {:.2f})", ratio, std::log2(ratio));
-    }
-    fmt::print(msg, "\n  plot: {}\n", args.get("--plot"));
+// The comparison of the two runs: the error with h/2 and the observed order.
+void print_half_step_summary(std::FILE *msg, const SimulateOptions &o, const EnergyError &run_h,
+                             const EnergyError &run_h2) {
+  const double ratio = run_h2.max() > 0.0 ? run_h.max() / run_h2.max() : 0.0;
+  fmt::print(msg, "  with h/2: max |E(t) - E(0)| = {:.3e} J", run_h2.max());
+  if (ratio > 0.0) {
+    fmt::print(msg, ", ratio {:.3g} (observed order {:.2f})", ratio, std::log2(ratio));
+  }
+  fmt::print(msg, "\n  plot: {}\n", o.plot);
+}
+
+}  // namespace
+
+int cmd_simulate(const std::vector<std::string> &argv) {
+  const SimulateOptions o = parse_simulate_options(argv);
+  SimulateFiles files = open_simulate_files(o);
+  const LoadedModel lm = load_model(o.args);
+  const Model &model = lm.model;
+  const State st = simulate_state(model, o);
+  Workspace ws(model);
+  ws.gravity = st.gravity;
+  // Messages go where the trajectory does not.
+  std::FILE *msg = files.csv ? stdout : stderr;
+  TrajectorySink sink(files.csv.get());
+  double E0 = 0.0;
+  const EnergyError run_h = run_trajectory(model, ws, o, st, files.plot != nullptr, sink, E0);
+  print_run_summary(msg, model, o, st, run_h, E0);
+  if (files.plot) {
+    const EnergyError run_h2 = run_half_step(model, ws, o, st, E0);
+    files.plot->write(render_svg(energy_plot(lm, o, st, run_h, run_h2, E0)));
+    files.plot->close();
+    print_half_step_summary(msg, o, run_h, run_h2);
   }
   return kExitOk;
 }

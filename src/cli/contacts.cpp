@@ -98,10 +98,9 @@ Wrenches wrenches_from_args(const Model &model, const Args &args, State &st) {
 }
 
 std::vector<std::string> wrench_labels(const Wrenches &wrenches) {
-  static const char *const kWrenchNames[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
   std::vector<std::string> out;
   for (const auto &name : wrenches.names) {
-    for (const char *c : kWrenchNames) out.push_back(fmt::format("f[{}][{}]", name, c));
+    for (const char *c : kWrenchComponents) out.push_back(fmt::format("f[{}][{}]", name, c));
   }
   return out;
 }
@@ -161,13 +160,10 @@ bool constrained_mode(const Args &args) {
   return contacts;
 }
 
-ContactSet contacts_from_args(const Model &model, const Args &args) {
-  ContactSet c;
-  c.mixed = args.flag("--mixed");
-  for (const auto &name : split_list(args.get("--contacts"), "--contacts", "FRAME,FRAME,...")) {
-    c.frames.push_back(find_frame(model, name, "--contacts"));
-    c.names.push_back(name);
-  }
+namespace {
+
+// The types of --contact-type (default point): one for every contact, or one per contact.
+std::vector<int> contact_types_from_args(const Args &args, std::size_t count) {
   std::vector<int> types;
   for (const auto &t : split_list(args.get("--contact-type", "point"), "--contact-type",
                                   "point or rigid, or one of them per contact")) {
@@ -180,30 +176,41 @@ ContactSet contacts_from_args(const Model &model, const Args &args) {
           fmt::format("--contact-type: unknown contact type '{}' (point or rigid)", t));
     }
   }
-  if (types.size() == 1) {
-    c.types.assign(c.frames.size(), types[0]);
-  } else if (types.size() == c.frames.size()) {
-    c.types = types;
-  } else {
-    throw UsageError(fmt::format(
-        "--contact-type: {} types for {} contacts (give one type for all, or one per contact)",
-        types.size(), c.frames.size()));
+  if (types.size() == 1) return std::vector<int>(count, types[0]);
+  if (types.size() == count) return types;
+  throw UsageError(fmt::format(
+      "--contact-type: {} types for {} contacts (give one type for all, or one per contact)",
+      types.size(), count));
+}
+
+// The Baumgarte gains of --gains KP,KD (finite, >= 0), if given.
+void gains_from_args(const Args &args, ContactSet &c) {
+  if (!args.has("--gains")) return;
+  const auto gains = split_list(args.get("--gains"), "--gains", "KP,KD");
+  if (gains.size() != 2) {
+    throw UsageError(fmt::format("--gains: '{}' is not KP,KD (two numbers)", args.get("--gains")));
   }
-  if (args.has("--gains")) {
-    const auto gains = split_list(args.get("--gains"), "--gains", "KP,KD");
-    if (gains.size() != 2) {
+  c.Kp = parse_double(gains[0], "--gains (KP)");
+  c.Kd = parse_double(gains[1], "--gains (KD)");
+  for (double g : {c.Kp, c.Kd}) {
+    if (!(std::isfinite(g) && g >= 0.0)) {
       throw UsageError(
-          fmt::format("--gains: '{}' is not KP,KD (two numbers)", args.get("--gains")));
-    }
-    c.Kp = parse_double(gains[0], "--gains (KP)");
-    c.Kd = parse_double(gains[1], "--gains (KD)");
-    for (double g : {c.Kp, c.Kd}) {
-      if (!(std::isfinite(g) && g >= 0.0)) {
-        throw UsageError(
-            fmt::format("--gains: '{}': the gains must be finite and >= 0", args.get("--gains")));
-      }
+          fmt::format("--gains: '{}': the gains must be finite and >= 0", args.get("--gains")));
     }
   }
+}
+
+}  // namespace
+
+ContactSet contacts_from_args(const Model &model, const Args &args) {
+  ContactSet c;
+  c.mixed = args.flag("--mixed");
+  for (const auto &name : split_list(args.get("--contacts"), "--contacts", "FRAME,FRAME,...")) {
+    c.frames.push_back(find_frame(model, name, "--contacts"));
+    c.names.push_back(name);
+  }
+  c.types = contact_types_from_args(args, c.frames.size());
+  gains_from_args(args, c);
   const int m = c.rows(), n = model.num_dofs();
   if (m > n) {
     throw Error(Status::Numeric,
@@ -225,11 +232,10 @@ void set_contact_refs(const Model &model, Workspace &ws, const Transform &H, con
 }
 
 std::vector<std::string> lambda_labels(const ContactSet &contacts) {
-  static const char *const kNames[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
   std::vector<std::string> out;
   for (int k = 0; k < contacts.count(); ++k) {
     for (int i = 0; i < contacts.types[k]; ++i) {
-      out.push_back(fmt::format("lambda[{}][{}]", contacts.names[k], kNames[i]));
+      out.push_back(fmt::format("lambda[{}][{}]", contacts.names[k], kWrenchComponents[i]));
     }
   }
   return out;
@@ -312,6 +318,38 @@ void forces_from_args(const Model &model, const Args &args, bool constrained, St
                             "use --wrenches FRAME,... or remove the field",
                             st.description));
   }
+}
+
+ArgSpec evaluation_arg_spec() {
+  ArgSpec spec;
+  spec.add_flags(kModelFlags).add_flags(kMixedFlags);
+  spec.options = {"--state", "--random", "--format", "--only"};
+  spec.add_options(kWrenchOptions).add_options(kContactOptions);
+  return spec;
+}
+
+Evaluation evaluation_from_args(const Args &args, bool constrained) {
+  Evaluation ev;
+  ev.lm = load_model(args);
+  ev.st = state_from_args(ev.lm.model, args);
+  forces_from_args(ev.lm.model, args, constrained, ev.st, ev.wrenches, ev.contacts);
+  ev.H = base_pose(ev.lm.model, ev.st);
+  return ev;
+}
+
+void print_contacts_text(const ContactSet &contacts) {
+  if (contacts.empty()) return;
+  fmt::print("contacts: {}\n", contacts.describe());
+  if (contacts.Kp != 0.0) {
+    fmt::print("references: the frames' poses at this state (the constraint error is zero)\n");
+  }
+}
+
+void add_forces_json(Json &doc, const Wrenches &wrenches, const ContactSet &contacts) {
+  if (wrenches.count() > 0) {
+    doc["wrenches"] = {{"frames", wrenches.names}, {"axes", wrenches.axes_name()}};
+  }
+  if (!contacts.empty()) doc["contacts"] = contacts.json();
 }
 
 }  // namespace geolin::cli

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -52,6 +53,21 @@ std::string csv_field(const std::string &s) {
   return out + "\"";
 }
 
+std::string csv_line(const std::vector<std::string> &fields) {
+  std::string line;
+  for (std::size_t j = 0; j < fields.size(); ++j)
+    line += (j == 0 ? "" : ",") + csv_field(fields[j]);
+  return line;
+}
+
+namespace {
+// The Error(Io) of an output file that cannot be written.
+[[noreturn]] void throw_write_error(const std::string &option, const std::string &path,
+                                    const char *reason) {
+  throw Error(Status::Io, fmt::format("{}: cannot write the file '{}': {}", option, path, reason));
+}
+}  // namespace
+
 OutputFile::OutputFile(std::string option, std::string path)
     : option_(std::move(option)), path_(std::move(path)) {
   // Only a file this run creates may be removed again (never /dev/null or a user's file).
@@ -61,8 +77,7 @@ OutputFile::OutputFile(std::string option, std::string path)
   file_ = std::fopen(path_.c_str(), "wb");
   if (file_ == nullptr) {
     const int err = errno;
-    throw Error(Status::Io, fmt::format("{}: cannot write the file '{}': {}", option_, path_,
-                                        err != 0 ? std::strerror(err) : "fopen failed"));
+    throw_write_error(option_, path_, err != 0 ? std::strerror(err) : "fopen failed");
   }
 }
 
@@ -76,9 +91,7 @@ void OutputFile::write(const std::string &text) {
   if (file_ == nullptr) throw Error(Status::Internal, "OutputFile::write after close");
   written_ = true;
   if (!text.empty() && std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
-    const int err = errno;
-    throw Error(Status::Io, fmt::format("{}: cannot write the file '{}': {}", option_, path_,
-                                        std::strerror(err)));
+    throw_write_error(option_, path_, std::strerror(errno));
   }
 }
 
@@ -90,8 +103,7 @@ void OutputFile::close() {
   const bool failed = std::ferror(f) != 0;
   if (std::fclose(f) != 0 || failed) {
     const int err = errno;
-    throw Error(Status::Io, fmt::format("{}: cannot write the file '{}': {}", option_, path_,
-                                        err != 0 ? std::strerror(err) : "write error"));
+    throw_write_error(option_, path_, err != 0 ? std::strerror(err) : "write error");
   }
 }
 
@@ -137,6 +149,30 @@ std::string wrap_text(const std::string &text, std::size_t width) {
   return out + line;
 }
 
+namespace {
+// Label k of a matrix's rows or columns ("" past the end).
+const std::string &label_at(const std::vector<std::string> &labels, int k) {
+  static const std::string kNone;
+  return k < static_cast<int>(labels.size()) ? labels[k] : kNone;
+}
+
+// Columns first..last-1 of a matrix in text: the column labels, then one line per row.
+void print_column_chunk(const NamedMatrix &m, int first, int last, std::size_t label_width,
+                        const std::vector<int> &col_width, int precision) {
+  std::string line = fmt::format("  {:<{}}", "", label_width);
+  for (int j = first; j < last; ++j)
+    line += fmt::format("{:>{}}", label_at(m.col_labels, j), col_width[j]);
+  fmt::print("{}\n", line);
+  for (int i = 0; i < m.value.rows(); ++i) {
+    line = fmt::format("  {:<{}}", label_at(m.row_labels, i), label_width);
+    for (int j = first; j < last; ++j) {
+      line += fmt::format("{:>{}}", format_number(m.value(i, j), precision), col_width[j]);
+    }
+    fmt::print("{}\n", line);
+  }
+}
+}  // namespace
+
 void print_matrix_text(const NamedMatrix &m, int precision, int width) {
   const int rows = static_cast<int>(m.value.rows()), cols = static_cast<int>(m.value.cols());
   fmt::print("{} ({} x {}){}{}\n", m.name, rows, cols, m.title.empty() ? "" : ": ", m.title);
@@ -149,8 +185,7 @@ void print_matrix_text(const NamedMatrix &m, int precision, int width) {
   const int number_width = precision + 7;  // "-1.234e+00"
   std::vector<int> col_width(cols);
   for (int j = 0; j < cols; ++j) {
-    const std::size_t lw = j < static_cast<int>(m.col_labels.size()) ? m.col_labels[j].size() : 0;
-    col_width[j] = std::max(number_width, static_cast<int>(lw)) + 2;
+    col_width[j] = std::max(number_width, static_cast<int>(label_at(m.col_labels, j).size())) + 2;
   }
   int first = 0;
   while (first < cols) {
@@ -161,35 +196,18 @@ void print_matrix_text(const NamedMatrix &m, int precision, int width) {
       ++last;
     }
     if (first > 0 || last < cols) fmt::print("  columns {}..{}\n", first, last - 1);
-    std::string line = fmt::format("  {:<{}}", "", label_width);
-    for (int j = first; j < last; ++j) {
-      line += fmt::format(
-          "{:>{}}", j < static_cast<int>(m.col_labels.size()) ? m.col_labels[j] : "", col_width[j]);
-    }
-    fmt::print("{}\n", line);
-    for (int i = 0; i < rows; ++i) {
-      line =
-          fmt::format("  {:<{}}", i < static_cast<int>(m.row_labels.size()) ? m.row_labels[i] : "",
-                      label_width);
-      for (int j = first; j < last; ++j) {
-        line += fmt::format("{:>{}}", format_number(m.value(i, j), precision), col_width[j]);
-      }
-      fmt::print("{}\n", line);
-    }
+    print_column_chunk(m, first, last, label_width, col_width, precision);
     first = last;
   }
   fmt::print("\n");
 }
 
 void print_matrix_csv(const NamedMatrix &m) {
-  std::string line;  // the top-left cell is empty
-  for (int j = 0; j < m.value.cols(); ++j) {
-    line += ",";
-    line += csv_field(j < static_cast<int>(m.col_labels.size()) ? m.col_labels[j] : "");
-  }
-  fmt::print("{}\n", line);
+  std::vector<std::string> header = {""};  // the top-left cell is empty
+  for (int j = 0; j < m.value.cols(); ++j) header.push_back(label_at(m.col_labels, j));
+  fmt::print("{}\n", csv_line(header));
   for (int i = 0; i < m.value.rows(); ++i) {
-    line = csv_field(i < static_cast<int>(m.row_labels.size()) ? m.row_labels[i] : "");
+    std::string line = csv_field(label_at(m.row_labels, i));
     for (int j = 0; j < m.value.cols(); ++j) line += fmt::format(",{:.17g}", m.value(i, j));
     fmt::print("{}\n", line);
   }
@@ -318,6 +336,10 @@ void print_matrices(Format format, const std::vector<NamedMatrix> &matrices, Jso
       print_json(doc);
       break;
   }
+}
+
+Json finite_or_null(double x) {
+  return std::isfinite(x) ? Json(x) : Json();
 }
 
 void print_json(const Json &doc) {

@@ -129,28 +129,14 @@ class PathTracker : public nlohmann::json_sax<Json> {
   bool number_float(number_float_t, const string_t &) override { return value(); }
   bool string(string_t &) override { return value(); }
   bool binary(binary_t &) override { return value(); }
-  bool start_object(std::size_t) override {
-    value();
-    stack_.push_back({false, -1, ""});
-    return true;
-  }
+  bool start_object(std::size_t) override { return push(false); }
   bool key(string_t &k) override {
     stack_.back().key = k;
     return true;
   }
-  bool end_object() override {
-    stack_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    value();
-    stack_.push_back({true, -1, ""});
-    return true;
-  }
-  bool end_array() override {
-    stack_.pop_back();
-    return true;
-  }
+  bool end_object() override { return pop(); }
+  bool start_array(std::size_t) override { return push(true); }
+  bool end_array() override { return pop(); }
   bool parse_error(std::size_t, const std::string &token,
                    const nlohmann::detail::exception &e) override {
     if (e.id == 406) {
@@ -183,6 +169,15 @@ class PathTracker : public nlohmann::json_sax<Json> {
   };
   bool value() {
     if (!stack_.empty() && stack_.back().array) ++stack_.back().index;
+    return true;
+  }
+  bool push(bool array) {
+    value();
+    stack_.push_back({array, -1, ""});
+    return true;
+  }
+  bool pop() {
+    stack_.pop_back();
     return true;
   }
   std::vector<Level> stack_;
@@ -267,7 +262,11 @@ State random_state(const Model &model, unsigned long long seed) {
   return st;
 }
 
-State parse_state_json(const Model &model, const std::string &text, const std::string &origin) {
+namespace {
+
+// The JSON document of a state file: an object, else Error(Parse, InvalidArgument or NonFinite,
+// for a number that overflows a double, naming where it stands).
+Json parse_state_document(const std::string &text, const std::string &origin) {
   Json doc;
   try {
     doc = Json::parse(text);
@@ -291,36 +290,44 @@ State parse_state_json(const Model &model, const std::string &text, const std::s
     throw Error(Status::InvalidArgument,
                 fmt::format("state {}: expected a JSON object {{\"H\": ..., \"s\": ...}}", origin));
   }
+  return doc;
+}
+
+// One field of a state file into st.
+void read_state_field(const Model &model, const std::string &origin, const std::string &key,
+                      const Json &val, State &st) {
+  if (key == "H") {
+    st.H = read_transform(val, origin);
+  } else if (key == "s") {
+    read_joint_vector(val, model, origin, key, st.s);
+  } else if (key == "r") {
+    read_joint_vector(val, model, origin, key, st.r);
+  } else if (key == "tau") {
+    read_joint_vector(val, model, origin, key, st.tau);
+  } else if (key == "v") {
+    st.v = read_vector(val, 6, origin, key);
+  } else if (key == "gravity") {
+    st.gravity = read_vector(val, 3, origin, key);
+  } else if (key == "wrenches") {
+    st.wrenches = read_wrenches(val, model, origin);
+  } else if (key == "contacts") {
+    field_error(Status::Unsupported, origin, key,
+                "reserved for contact models, not supported yet (external wrenches at frames: "
+                "\"wrenches\")");
+  } else if (key != "comment") {  // a comment is free text, ignored
+    field_error(Status::InvalidArgument, origin, key,
+                "unknown field (expected H, s, v, r, tau, gravity, wrenches, comment)");
+  }
+}
+
+}  // namespace
+
+State parse_state_json(const Model &model, const std::string &text, const std::string &origin) {
+  const Json doc = parse_state_document(text, origin);
   State st = zero_state(model);
   st.description = origin;
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    const std::string &key = it.key();
-    const Json &val = it.value();
-    if (key == "H") {
-      st.H = read_transform(val, origin);
-    } else if (key == "s") {
-      read_joint_vector(val, model, origin, key, st.s);
-    } else if (key == "r") {
-      read_joint_vector(val, model, origin, key, st.r);
-    } else if (key == "tau") {
-      read_joint_vector(val, model, origin, key, st.tau);
-    } else if (key == "v") {
-      st.v = read_vector(val, 6, origin, key);
-    } else if (key == "gravity") {
-      st.gravity = read_vector(val, 3, origin, key);
-    } else if (key == "wrenches") {
-      st.wrenches = read_wrenches(val, model, origin);
-    } else if (key == "contacts") {
-      field_error(Status::Unsupported, origin, key,
-                  "reserved for contact models, not supported yet (external wrenches at frames: "
-                  "\"wrenches\")");
-    } else if (key == "comment") {
-      // free text, ignored
-    } else {
-      field_error(Status::InvalidArgument, origin, key,
-                  "unknown field (expected H, s, v, r, tau, gravity, wrenches, comment)");
-    }
-  }
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    read_state_field(model, origin, it.key(), it.value(), st);
   return st;
 }
 
@@ -343,6 +350,14 @@ State state_from_args(const Model &model, const Args &args) {
     return random_state(model, static_cast<unsigned long long>(seed));
   }
   return default_state(model);
+}
+
+Json state_document(const LoadedModel &lm, const State &st) {
+  Json doc;
+  doc["model"] = model_json(lm);
+  doc["state"] = state_json(lm.model, st);
+  doc["state_description"] = st.description;
+  return doc;
 }
 
 Json state_json(const Model &model, const State &state) {

@@ -162,16 +162,8 @@ std::string line_style(const PlotSeries &s) {
                      s.dashed ? " stroke-dasharray=\"7,4\"" : "");
 }
 
-}  // namespace
-
-std::string plot_color(int k) {
-  static const char *const kPalette[10] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-  return kPalette[((k % 10) + 10) % 10];
-}
-
-std::string render_svg(const Plot &plot) {
-  const Axis ax = make_axis(plot, true), ay = make_axis(plot, false);
+// The document's start: the canvas, the clip path of the plot area, the title and subtitle.
+std::string svg_header(const Plot &plot) {
   std::string out = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
@@ -187,9 +179,12 @@ std::string render_svg(const Plot &plot) {
         "<text x=\"{}\" y=\"50\" font-size=\"12\" fill=\"#555\" text-anchor=\"middle\">{}</text>\n",
         (kLeft + kRight) / 2, xml_escape(plot.subtitle));
   }
+  return out;
+}
 
-  // Grid, ticks and tick labels.
-  out += "<g font-size=\"12\" fill=\"#222\">\n";
+// Grid lines, ticks and tick labels of both axes.
+std::string svg_ticks(const Plot &plot, const Axis &ax, const Axis &ay) {
+  std::string out = "<g font-size=\"12\" fill=\"#222\">\n";
   const std::vector<double> xt = plot.x_ticks.empty() ? auto_ticks(ax) : plot.x_ticks;
   for (double t : xt) {
     if (!std::isfinite(t) || (ax.log && !(t > 0.0))) continue;
@@ -210,8 +205,12 @@ std::string render_svg(const Plot &plot) {
         "<text x=\"{4}\" y=\"{5:.2f}\" text-anchor=\"end\">{6}</text>\n",
         kLeft, kRight, py, kLeft - 5, kLeft - 8, py + 4, xml_escape(tick_label(t, ay.log)));
   }
-  out += "</g>\n";
-  out += fmt::format(
+  return out + "</g>\n";
+}
+
+// The frame of the plot area and the axis labels.
+std::string svg_frame(const Plot &plot) {
+  std::string out = fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#222\"/>\n", kLeft,
       kTop, kRight - kLeft, kBottom - kTop);
   out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" text-anchor=\"middle\">{}</text>\n",
@@ -220,9 +219,12 @@ std::string render_svg(const Plot &plot) {
       "<text transform=\"translate({},{}) rotate(-90)\" font-size=\"14\" "
       "text-anchor=\"middle\">{}</text>\n",
       24, (kTop + kBottom) / 2, xml_escape(plot.y_label));
+  return out;
+}
 
-  // The data.
-  out += "<g clip-path=\"url(#area)\" stroke-linejoin=\"round\">\n";
+// The data: one polyline per series, clipped to the plot area.
+std::string svg_series(const Plot &plot, const Axis &ax, const Axis &ay) {
+  std::string out = "<g clip-path=\"url(#area)\" stroke-linejoin=\"round\">\n";
   for (const auto &s : plot.series) {
     std::string points;
     for (std::size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
@@ -233,33 +235,46 @@ std::string render_svg(const Plot &plot) {
     if (points.empty()) continue;
     out += fmt::format("<polyline {} points=\"{}\"/>\n", line_style(s), points);
   }
-  out += "</g>\n";
+  return out + "</g>\n";
+}
 
-  // The legend: labelled series, then the legend-only keys.
+// The legend: labelled series, then the legend-only keys; nothing if there are none.
+std::string svg_legend(const Plot &plot) {
   std::vector<const PlotSeries *> keys;
   for (const auto &s : plot.series) {
     if (!s.label.empty()) keys.push_back(&s);
   }
   for (const auto &s : plot.legend_only) keys.push_back(&s);
-  if (!keys.empty()) {
-    const double h = 20.0 * static_cast<double>(keys.size()) + 12.0;
+  if (keys.empty()) return "";
+  const double h = 20.0 * static_cast<double>(keys.size()) + 12.0;
+  std::string out = fmt::format(
+      "<g font-size=\"12\">\n<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"white\" "
+      "stroke=\"#999\"/>\n",
+      kLegendX, kTop, kWidth - kLegendX - 10, h);
+  double y = kTop + 20.0;
+  for (const PlotSeries *s : keys) {
     out += fmt::format(
-        "<g font-size=\"12\">\n<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"white\" "
-        "stroke=\"#999\"/>\n",
-        kLegendX, kTop, kWidth - kLegendX - 10, h);
-    double y = kTop + 20.0;
-    for (const PlotSeries *s : keys) {
-      out += fmt::format(
-          "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" {}/>"
-          "<text x=\"{}\" y=\"{:.1f}\">{}</text>\n",
-          kLegendX + 10, y - 4, kLegendX + 42, y - 4, line_style(*s), kLegendX + 50, y,
-          xml_escape(s->label));
-      y += 20.0;
-    }
-    out += "</g>\n";
+        "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" {}/>"
+        "<text x=\"{}\" y=\"{:.1f}\">{}</text>\n",
+        kLegendX + 10, y - 4, kLegendX + 42, y - 4, line_style(*s), kLegendX + 50, y,
+        xml_escape(s->label));
+    y += 20.0;
   }
-  out += "</svg>\n";
-  return out;
+  return out + "</g>\n";
+}
+
+}  // namespace
+
+std::string plot_color(int k) {
+  static const char *const kPalette[10] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  return kPalette[((k % 10) + 10) % 10];
+}
+
+std::string render_svg(const Plot &plot) {
+  const Axis ax = make_axis(plot, true), ay = make_axis(plot, false);
+  return svg_header(plot) + svg_ticks(plot, ax, ay) + svg_frame(plot) + svg_series(plot, ax, ay) +
+         svg_legend(plot) + "</svg>\n";
 }
 
 }  // namespace geolin::cli
