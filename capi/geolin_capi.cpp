@@ -69,23 +69,20 @@ struct geolin_workspace {
 
 namespace {
 
-static_assert(GEOLIN_OK == static_cast<int>(geolin::Status::Ok), "status codes out of sync");
-static_assert(GEOLIN_ERR_INVALID_ARGUMENT == static_cast<int>(geolin::Status::InvalidArgument),
-              "status codes out of sync");
-static_assert(GEOLIN_ERR_IO == static_cast<int>(geolin::Status::Io), "status codes out of sync");
-static_assert(GEOLIN_ERR_PARSE == static_cast<int>(geolin::Status::Parse),
-              "status codes out of sync");
-static_assert(GEOLIN_ERR_MODEL == static_cast<int>(geolin::Status::Model),
-              "status codes out of sync");
-static_assert(GEOLIN_ERR_UNSUPPORTED == static_cast<int>(geolin::Status::Unsupported),
-              "status codes out of sync");
-static_assert(GEOLIN_ERR_NONFINITE == static_cast<int>(geolin::Status::NonFinite),
-              "status codes out of sync");
-static_assert(GEOLIN_ERR_NUMERIC == static_cast<int>(geolin::Status::Numeric),
-              "status codes out of sync");
-static_assert(GEOLIN_ERR_INTERNAL == static_cast<int>(geolin::Status::Internal),
-              "status codes out of sync");
-static_assert(GEOLIN_ERR_MEMORY == static_cast<int>(geolin::Status::Memory),
+// Each GEOLIN_* code of geolin.h is the core's geolin::Status of the same name.
+constexpr bool is_status(int code, geolin::Status status) {
+  return code == static_cast<int>(status);
+}
+using S = geolin::Status;
+static_assert(is_status(GEOLIN_OK, S::Ok) &&
+                  is_status(GEOLIN_ERR_INVALID_ARGUMENT, S::InvalidArgument) &&
+                  is_status(GEOLIN_ERR_IO, S::Io) && is_status(GEOLIN_ERR_PARSE, S::Parse) &&
+                  is_status(GEOLIN_ERR_MODEL, S::Model) &&
+                  is_status(GEOLIN_ERR_UNSUPPORTED, S::Unsupported) &&
+                  is_status(GEOLIN_ERR_NONFINITE, S::NonFinite) &&
+                  is_status(GEOLIN_ERR_NUMERIC, S::Numeric) &&
+                  is_status(GEOLIN_ERR_INTERNAL, S::Internal) &&
+                  is_status(GEOLIN_ERR_MEMORY, S::Memory),
               "status codes out of sync");
 static_assert(GEOLIN_FIXED_BASE == geolin::kFixedBase, "load flags out of sync");
 static_assert(GEOLIN_WORKSPACE_MASS_MATRIX == geolin::kWorkspaceMassMatrix &&
@@ -217,33 +214,60 @@ int check_feature(const char *function, const geolin_workspace *ws, unsigned fea
               function, feature_name);
 }
 
-// H: 16 finite doubles, column-major, a rigid transform within 1e-6.
-int check_transform(const char *function, const double *H) noexcept {
-  if (int st = check_array(function, "H", H, 16)) return st;
+// What keeps 16 finite doubles (a 4x4 matrix, column-major) from being a rigid transform within
+// 1e-6 (docs/conventions.md): a bottom row other than [0 0 0 1], a rotation block R with
+// R^T R != I (scaled, sheared), or det R != +1 (a reflection).
+struct RigidDefect {
+  enum Kind { kNone, kBottomRow, kNotOrthogonal, kNotProper } kind = kNone;
+  int entry = -1;      // kBottomRow: the first entry (3, 7, 11 or 15) off [0 0 0 1]
+  double value = 0.0;  // that entry, max |R^T R - I|, or det R
+};
+
+RigidDefect rigid_defect(const double *H) noexcept {
   constexpr double tol = 1e-6;
-  // Bottom row (row 3) = [0 0 0 1]: entries 3, 7, 11, 15 in column-major order.
-  if (std::abs(H[3]) > tol || std::abs(H[7]) > tol || std::abs(H[11]) > tol ||
-      std::abs(H[15] - 1.0) > tol) {
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                "%s: argument 'H' is not a rigid transform: bottom row is [%g %g %g %g], "
-                "expected [0 0 0 1] (H is column-major: H[3], H[7], H[11], H[15])",
-                function, H[3], H[7], H[11], H[15]);
-  }
+  RigidDefect d;
+  for (int e = 3; e < 16; e += 4)  // bottom row (row 3): entries 3, 7, 11, 15
+    if (std::abs(H[e] - (e == 15 ? 1.0 : 0.0)) > tol) {
+      d.kind = RigidDefect::kBottomRow;
+      d.entry = e;
+      d.value = H[e];
+      return d;
+    }
   Eigen::Matrix3d R;
   for (int j = 0; j < 3; ++j)
     for (int i = 0; i < 3; ++i) R(i, j) = H[i + 4 * j];
   const double orth = (R.transpose() * R - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff();
   if (!(orth <= tol)) {
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                "%s: argument 'H' is not a rigid transform: |R^T R - I| = %g > 1e-6 "
-                "(H is 4x4 column-major, R = H[0..2], H[4..6], H[8..10])",
-                function, orth);
+    d.kind = RigidDefect::kNotOrthogonal;
+    d.value = orth;
+  } else if (const double det = R.determinant(); !(std::abs(det - 1.0) <= tol)) {
+    d.kind = RigidDefect::kNotProper;
+    d.value = det;
   }
-  const double det = R.determinant();
-  if (!(std::abs(det - 1.0) <= tol)) {
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                "%s: argument 'H' is not a rigid transform: det R = %g, expected +1", function,
-                det);
+  return d;
+}
+
+// H: 16 finite doubles, column-major, a rigid transform within 1e-6.
+int check_transform(const char *function, const double *H) noexcept {
+  if (int st = check_array(function, "H", H, 16)) return st;
+  const RigidDefect d = rigid_defect(H);
+  switch (d.kind) {
+    case RigidDefect::kBottomRow:
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'H' is not a rigid transform: bottom row is [%g %g %g %g], "
+                  "expected [0 0 0 1] (H is column-major: H[3], H[7], H[11], H[15])",
+                  function, H[3], H[7], H[11], H[15]);
+    case RigidDefect::kNotOrthogonal:
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'H' is not a rigid transform: |R^T R - I| = %g > 1e-6 "
+                  "(H is 4x4 column-major, R = H[0..2], H[4..6], H[8..10])",
+                  function, d.value);
+    case RigidDefect::kNotProper:
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'H' is not a rigid transform: det R = %g, expected +1", function,
+                  d.value);
+    case RigidDefect::kNone:
+      break;
   }
   return GEOLIN_OK;
 }
@@ -255,10 +279,16 @@ int check_workspace(const char *function, const geolin_workspace *ws) noexcept {
   return GEOLIN_OK;
 }
 
+// The model a (checked, non-NULL) workspace was created for: the one lookup of every
+// evaluation call and check.
+const geolin::Model &model_of(const geolin_workspace *ws) noexcept {
+  return ws->m->model;
+}
+
 // The state arguments shared by the evaluation functions. H and v are not read for a fixed base.
 int check_state(const char *function, const geolin_workspace *ws, const double *H, const double *s,
                 const double *v, const double *r) noexcept {
-  const geolin::Model &model = ws->m->model;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
   if (!model.fixed_base) {
     if (int st = check_transform(function, H)) return st;
@@ -268,6 +298,16 @@ int check_state(const char *function, const geolin_workspace *ws, const double *
     if (int st = check_array(function, "v", v, 6)) return st;
   }
   return check_array(function, "r", r, nj);
+}
+
+// The inputs every dynamics call starts with: ws not NULL, the state (H, s, v, r), the joint
+// forces tau (n_J doubles).
+int check_dynamics_inputs(const char *function, const geolin_workspace *ws, const double *H,
+                          const double *s, const double *v, const double *r,
+                          const double *tau) noexcept {
+  if (int st = check_workspace(function, ws)) return st;
+  if (int st = check_state(function, ws, H, s, v, r)) return st;
+  return check_array(function, "tau", tau, model_of(ws).num_joints());
 }
 
 bool all_finite(const Eigen::Ref<const Eigen::MatrixXd> &X) noexcept {
@@ -281,7 +321,7 @@ bool all_finite(const Eigen::Ref<const Eigen::MatrixXd> &X) noexcept {
 // this state (an articulated pivot failed: ws.singular names the joint, or the base), or else a
 // result is not finite although every input is: an overflow.
 int numeric_failure(const char *function, const geolin_workspace *ws, const char *output) noexcept {
-  const geolin::Model &model = ws->m->model;
+  const geolin::Model &model = model_of(ws);
   const int b = ws->ws.singular;
   if (b > 0)
     return fail(GEOLIN_ERR_NUMERIC,
@@ -341,6 +381,17 @@ int compute_into(const char *fn, geolin_workspace *ws, const char *name, const S
   }
 }
 
+// The end of the calls that stage two matrices in ws->A and ws->B: both are copied to the
+// caller's A and B only when the computation is trusted and every entry finite.
+int copy_out_staged_pair(const char *fn, const geolin_workspace *ws, const char *name_A, double *A,
+                         const char *name_B, double *B) noexcept {
+  if (ws->ws.singular >= 0 || !all_finite(ws->A)) return numeric_failure(fn, ws, name_A);
+  if (!all_finite(ws->B)) return numeric_failure(fn, ws, name_B);
+  copy_out(ws->A, A);
+  copy_out(ws->B, B);
+  return GEOLIN_OK;
+}
+
 // Views of the caller's arrays. The data pointer may be NULL only when the size is 0; Eigen
 // accepts (nullptr, 0).
 using CMap = Eigen::Map<const Eigen::VectorXd>;
@@ -373,6 +424,33 @@ const geolin::Model *model_or_fail(const char *function, const geolin_model *mod
     return nullptr;
   }
   return &model->model;
+}
+
+// A getter of an integer of the model (rule 9): get(model), or -1 (with the last error set)
+// for a NULL handle.
+template <class Get>
+int model_integer(const char *function, const geolin_model *model, Get get) noexcept {
+  const geolin::Model *m = model_or_fail(function, model);
+  return m ? get(*m) : -1;
+}
+
+// The index of the joint or frame (`what`) called `name`; -1 with the last error set. name_of(m,
+// k) is the name of element k, or NULL past the last one. Compared in place (no std::string
+// temporary: no allocation).
+template <class NameOf>
+int index_by_name(const char *function, const geolin_model *model, const char *name,
+                  const char *what, NameOf name_of) noexcept {
+  const geolin::Model *m = model_or_fail(function, model);
+  if (m == nullptr) return -1;
+  if (name == nullptr) {
+    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'name' is NULL", function);
+    return -1;
+  }
+  for (int k = 0; const std::string *element = name_of(*m, k); ++k)
+    if (*element == name) return k;
+  fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: no %s named '%.200s' in model '%.200s'", function, what,
+       name, m->name.c_str());
+  return -1;
 }
 
 int load_common(const char *function, const char *arg_name, const char *text, unsigned flags,
@@ -422,31 +500,7 @@ GEOLIN_API const char *geolin_last_error(void) {
 }
 
 GEOLIN_API const char *geolin_status_string(int status) {
-  switch (status) {
-    case GEOLIN_OK:
-      return "GEOLIN_OK: success";
-    case GEOLIN_ERR_INVALID_ARGUMENT:
-      return "GEOLIN_ERR_INVALID_ARGUMENT: invalid argument (NULL pointer, index out of range, "
-             "bad H, bad size)";
-    case GEOLIN_ERR_IO:
-      return "GEOLIN_ERR_IO: file missing or unreadable";
-    case GEOLIN_ERR_PARSE:
-      return "GEOLIN_ERR_PARSE: not well-formed XML or not URDF";
-    case GEOLIN_ERR_MODEL:
-      return "GEOLIN_ERR_MODEL: not a valid dynamics model";
-    case GEOLIN_ERR_UNSUPPORTED:
-      return "GEOLIN_ERR_UNSUPPORTED: URDF feature not supported";
-    case GEOLIN_ERR_NONFINITE:
-      return "GEOLIN_ERR_NONFINITE: NaN or Inf in an input";
-    case GEOLIN_ERR_NUMERIC:
-      return "GEOLIN_ERR_NUMERIC: numerically singular at this state";
-    case GEOLIN_ERR_INTERNAL:
-      return "GEOLIN_ERR_INTERNAL: internal error (please report)";
-    case GEOLIN_ERR_MEMORY:
-      return "GEOLIN_ERR_MEMORY: out of memory";
-    default:
-      return "unknown status";
-  }
+  return geolin::status_string(status);  // the core's one table (src/status.cpp)
 }
 
 GEOLIN_API void geolin_version(int *major, int *minor, int *patch) {
@@ -460,11 +514,11 @@ GEOLIN_API void geolin_version(int *major, int *minor, int *patch) {
 // ============================================================================================
 
 GEOLIN_API int geolin_model_load_urdf(const char *path, unsigned flags, geolin_model **out) {
-  return load_common("geolin_model_load_urdf", "path", path, flags, out, true);
+  return load_common(__func__, "path", path, flags, out, true);
 }
 
 GEOLIN_API int geolin_model_load_urdf_string(const char *xml, unsigned flags, geolin_model **out) {
-  return load_common("geolin_model_load_urdf_string", "xml", xml, flags, out, false);
+  return load_common(__func__, "xml", xml, flags, out, false);
 }
 
 GEOLIN_API void geolin_model_free(geolin_model *model) {
@@ -472,28 +526,24 @@ GEOLIN_API void geolin_model_free(geolin_model *model) {
 }
 
 GEOLIN_API int geolin_model_num_joints(const geolin_model *model) {
-  const geolin::Model *m = model_or_fail("geolin_model_num_joints", model);
-  return m ? m->num_joints() : -1;
+  return model_integer(__func__, model, [](const geolin::Model &m) { return m.num_joints(); });
 }
 
 GEOLIN_API int geolin_model_num_dofs(const geolin_model *model) {
-  const geolin::Model *m = model_or_fail("geolin_model_num_dofs", model);
-  return m ? m->num_dofs() : -1;
+  return model_integer(__func__, model, [](const geolin::Model &m) { return m.num_dofs(); });
 }
 
 GEOLIN_API int geolin_model_state_dim(const geolin_model *model) {
-  const geolin::Model *m = model_or_fail("geolin_model_state_dim", model);
-  return m ? m->state_dim() : -1;
+  return model_integer(__func__, model, [](const geolin::Model &m) { return m.state_dim(); });
 }
 
 GEOLIN_API int geolin_model_num_bodies(const geolin_model *model) {
-  const geolin::Model *m = model_or_fail("geolin_model_num_bodies", model);
-  return m ? m->num_bodies() : -1;
+  return model_integer(__func__, model, [](const geolin::Model &m) { return m.num_bodies(); });
 }
 
 GEOLIN_API int geolin_model_is_fixed_base(const geolin_model *model) {
-  const geolin::Model *m = model_or_fail("geolin_model_is_fixed_base", model);
-  return m ? (m->fixed_base ? 1 : 0) : -1;
+  return model_integer(__func__, model,
+                       [](const geolin::Model &m) { return m.fixed_base ? 1 : 0; });
 }
 
 static bool body_in_range(const char *function, const geolin::Model &m, int body) noexcept {
@@ -506,47 +556,42 @@ static bool body_in_range(const char *function, const geolin::Model &m, int body
 }
 
 GEOLIN_API int geolin_model_parent(const geolin_model *model, int body) {
-  static const char *const fn = "geolin_model_parent";
-  const geolin::Model *m = model_or_fail(fn, model);
-  if (m == nullptr || !body_in_range(fn, *m, body)) return -1;
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr || !body_in_range(__func__, *m, body)) return -1;
   return body == 0 ? -1 : m->parent[static_cast<size_t>(body)];
 }
 
 GEOLIN_API int geolin_model_num_children(const geolin_model *model, int body) {
-  static const char *const fn = "geolin_model_num_children";
-  const geolin::Model *m = model_or_fail(fn, model);
-  if (m == nullptr || !body_in_range(fn, *m, body)) return -1;
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr || !body_in_range(__func__, *m, body)) return -1;
   return static_cast<int>(m->children[static_cast<size_t>(body)].size());
 }
 
 GEOLIN_API int geolin_model_child(const geolin_model *model, int body, int k) {
-  static const char *const fn = "geolin_model_child";
-  const geolin::Model *m = model_or_fail(fn, model);
-  if (m == nullptr || !body_in_range(fn, *m, body)) return -1;
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr || !body_in_range(__func__, *m, body)) return -1;
   const auto &children = m->children[static_cast<size_t>(body)];
   const int count = static_cast<int>(children.size());
   if (k < 0 || k >= count) {
     fail(GEOLIN_ERR_INVALID_ARGUMENT,
-         "%s: argument 'k' = %d is out of range [0, %d) (body %d has %d children)", fn, k, count,
-         body, count);
+         "%s: argument 'k' = %d is out of range [0, %d) (body %d has %d children)", __func__, k,
+         count, body, count);
     return -1;
   }
   return children[static_cast<size_t>(k)];
 }
 
 GEOLIN_API const char *geolin_model_body_name(const geolin_model *model, int body) {
-  static const char *const fn = "geolin_model_body_name";
-  const geolin::Model *m = model_or_fail(fn, model);
-  if (m == nullptr || !body_in_range(fn, *m, body)) return nullptr;
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr || !body_in_range(__func__, *m, body)) return nullptr;
   return m->body_name[static_cast<size_t>(body)].c_str();
 }
 
 GEOLIN_API const char *geolin_model_joint_name(const geolin_model *model, int joint) {
-  static const char *const fn = "geolin_model_joint_name";
-  const geolin::Model *m = model_or_fail(fn, model);
+  const geolin::Model *m = model_or_fail(__func__, model);
   if (m == nullptr) return nullptr;
   if (joint < 0 || joint >= m->num_joints()) {
-    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'joint' = %d is out of range [0, %d)", fn,
+    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'joint' = %d is out of range [0, %d)", __func__,
          joint, m->num_joints());
     return nullptr;
   }
@@ -554,29 +599,18 @@ GEOLIN_API const char *geolin_model_joint_name(const geolin_model *model, int jo
 }
 
 GEOLIN_API int geolin_model_joint_index(const geolin_model *model, const char *name) {
-  static const char *const fn = "geolin_model_joint_index";
-  const geolin::Model *m = model_or_fail(fn, model);
-  if (m == nullptr) return -1;
-  if (name == nullptr) {
-    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'name' is NULL", fn);
-    return -1;
-  }
-  // Compare in place (no std::string temporary): joint k is body k + 1.
-  for (int k = 0; k < m->num_joints(); ++k) {
-    if (m->joint_name[static_cast<size_t>(k) + 1] == name) return k;
-  }
-  fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: no joint named '%.200s' in model '%.200s'", fn, name,
-       m->name.c_str());
-  return -1;
+  return index_by_name(__func__, model, name, "joint", [](const geolin::Model &m, int k) {
+    return m.num_joints() > k ? &m.joint_name[static_cast<size_t>(k) + 1] : nullptr;  // body k + 1
+  });
 }
 
 GEOLIN_API double geolin_model_total_mass(const geolin_model *model) {
-  const geolin::Model *m = model_or_fail("geolin_model_total_mass", model);
+  const geolin::Model *m = model_or_fail(__func__, model);
   if (m == nullptr) return std::nan("");
   try {
     return m->total_mass();
   } catch (...) {
-    handle_exception("geolin_model_total_mass");
+    handle_exception(__func__);
     return std::nan("");
   }
 }
@@ -683,21 +717,21 @@ extern "C" {
 
 GEOLIN_API int geolin_workspace_new(const geolin_model *model, geolin_workspace **out) {
   const int frames = model ? static_cast<int>(model->model.frames.size()) : 0;
-  return workspace_new("geolin_workspace_new", model, GEOLIN_WORKSPACE_ALL, frames, out);
+  return workspace_new(__func__, model, GEOLIN_WORKSPACE_ALL, frames, out);
 }
 
 GEOLIN_API int geolin_workspace_new_ex(const geolin_model *model, unsigned features,
                                        int max_wrenches, geolin_workspace **out) {
-  return workspace_new("geolin_workspace_new_ex", model, features, max_wrenches, out);
+  return workspace_new(__func__, model, features, max_wrenches, out);
 }
 
 GEOLIN_API size_t geolin_workspace_bytes(const geolin_model *model, unsigned features,
                                          int max_wrenches) {
-  if (check_workspace_args("geolin_workspace_bytes", model, features, max_wrenches)) return 0;
+  if (check_workspace_args(__func__, model, features, max_wrenches)) return 0;
   try {
     return total_bytes(model->model, features, max_wrenches);
   } catch (...) {
-    handle_exception("geolin_workspace_bytes");
+    handle_exception(__func__);
     return 0;
   }
 }
@@ -707,9 +741,8 @@ GEOLIN_API void geolin_workspace_free(geolin_workspace *ws) {
 }
 
 GEOLIN_API int geolin_workspace_set_gravity(geolin_workspace *ws, const double g[3]) {
-  static const char *const fn = "geolin_workspace_set_gravity";
-  if (int st = check_workspace(fn, ws)) return st;
-  if (int st = check_array(fn, "g", g, 3)) return st;
+  if (int st = check_workspace(__func__, ws)) return st;
+  if (int st = check_array(__func__, "g", g, 3)) return st;
   ws->ws.gravity = geolin::Vec3(g[0], g[1], g[2]);
   return GEOLIN_OK;
 }
@@ -721,15 +754,12 @@ GEOLIN_API int geolin_workspace_set_gravity(geolin_workspace *ws, const double g
 GEOLIN_API int geolin_forward_dynamics(geolin_workspace *ws, const double *H, const double *s,
                                        const double *v, const double *r, const double *tau,
                                        double *nu_dot) {
-  static const char *const fn = "geolin_forward_dynamics";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  if (int st = check_dynamics_inputs(__func__, ws, H, s, v, r, tau)) return st;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
   const int n = model.num_dofs();
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_array(fn, "tau", tau, nj)) return st;
-  if (int st = check_output(fn, "nu_dot", nu_dot, n)) return st;
-  return compute_into(fn, ws, "nu_dot", ws->vec, nu_dot, [&] {
+  if (int st = check_output(__func__, "nu_dot", nu_dot, n)) return st;
+  return compute_into(__func__, ws, "nu_dot", ws->vec, nu_dot, [&] {
     geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                 joint_vector(r, nj), joint_vector(tau, nj), ws->vec);
   });
@@ -738,47 +768,45 @@ GEOLIN_API int geolin_forward_dynamics(geolin_workspace *ws, const double *H, co
 GEOLIN_API int geolin_inverse_dynamics(geolin_workspace *ws, const double *H, const double *s,
                                        const double *v, const double *r, const double *nu_dot,
                                        double *generalized_force) {
-  static const char *const fn = "geolin_inverse_dynamics";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  if (int st = check_workspace(__func__, ws)) return st;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
   const int n = model.num_dofs();
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_array(fn, "nu_dot", nu_dot, n)) return st;
-  if (int st = check_output(fn, "generalized_force", generalized_force, n)) return st;
-  return compute_into(fn, ws, "generalized_force", ws->vec, generalized_force, [&] {
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  if (int st = check_array(__func__, "nu_dot", nu_dot, n)) return st;
+  if (int st = check_output(__func__, "generalized_force", generalized_force, n)) return st;
+  return compute_into(__func__, ws, "generalized_force", ws->vec, generalized_force, [&] {
     geolin::rnea(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                  joint_vector(r, nj), CMap(n > 0 ? nu_dot : nullptr, n), ws->vec);
   });
 }
 
-GEOLIN_API int geolin_mass_matrix(geolin_workspace *ws, const double *s, double *M) {
-  static const char *const fn = "geolin_mass_matrix";
+// geolin_mass_matrix (CRBA) and geolin_mass_matrix_inverse: the same checks, one n x n output
+// `name` staged in ws->mat.
+static int mass_matrix_common(const char *fn, geolin_workspace *ws, const double *s,
+                              const char *name, double *out, bool inverse) noexcept {
   if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
   const int n = model.num_dofs();
   if (int st = check_feature(fn, ws, geolin::kWorkspaceMassMatrix, "GEOLIN_WORKSPACE_MASS_MATRIX"))
     return st;
   if (int st = check_array(fn, "s", s, nj)) return st;
-  if (int st = check_output(fn, "M", M, std::ptrdiff_t{n} * n)) return st;
-  return compute_into(fn, ws, "M", ws->mat, M,
-                      [&] { geolin::crba(model, ws->ws, joint_vector(s, nj), ws->mat); });
+  if (int st = check_output(fn, name, out, std::ptrdiff_t{n} * n)) return st;
+  return compute_into(fn, ws, name, ws->mat, out, [&] {
+    if (inverse)
+      geolin::mass_matrix_inverse(model, ws->ws, joint_vector(s, nj), ws->mat);
+    else
+      geolin::crba(model, ws->ws, joint_vector(s, nj), ws->mat);
+  });
+}
+
+GEOLIN_API int geolin_mass_matrix(geolin_workspace *ws, const double *s, double *M) {
+  return mass_matrix_common(__func__, ws, s, "M", M, false);
 }
 
 GEOLIN_API int geolin_mass_matrix_inverse(geolin_workspace *ws, const double *s, double *Minv) {
-  static const char *const fn = "geolin_mass_matrix_inverse";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
-  const int nj = model.num_joints();
-  const int n = model.num_dofs();
-  if (int st = check_feature(fn, ws, geolin::kWorkspaceMassMatrix, "GEOLIN_WORKSPACE_MASS_MATRIX"))
-    return st;
-  if (int st = check_array(fn, "s", s, nj)) return st;
-  if (int st = check_output(fn, "Minv", Minv, std::ptrdiff_t{n} * n)) return st;
-  return compute_into(fn, ws, "Minv", ws->mat, Minv, [&] {
-    geolin::mass_matrix_inverse(model, ws->ws, joint_vector(s, nj), ws->mat);
-  });
+  return mass_matrix_common(__func__, ws, s, "Minv", Minv, true);
 }
 
 // ============================================================================================
@@ -793,7 +821,7 @@ static int linearize_common(const char *fn, geolin_workspace *ws, const double *
                             const double *v, const double *r, const double *tau,
                             bool finite_difference, double eps, double *A, double *B) noexcept {
   if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
   const std::ptrdiff_t N = model.state_dim();
   if (int st = finite_difference ? check_feature(fn, ws, geolin::kWorkspaceFiniteDifference,
@@ -829,11 +857,7 @@ static int linearize_common(const char *fn, geolin_workspace *ws, const double *
     geolin::linearize_finite_difference(model, ws->ws, T, joint_vector(s, nj), v0,
                                         joint_vector(r, nj), joint_vector(tau, nj), eps, ws->A,
                                         ws->B);
-    if (ws->ws.singular >= 0 || !all_finite(ws->A)) return numeric_failure(fn, ws, "A");
-    if (!all_finite(ws->B)) return numeric_failure(fn, ws, "B");
-    copy_out(ws->A, A);
-    copy_out(ws->B, B);
-    return GEOLIN_OK;
+    return copy_out_staged_pair(fn, ws, "A", A, "B", B);
   } catch (...) {
     return handle_exception(fn);
   }
@@ -842,15 +866,14 @@ static int linearize_common(const char *fn, geolin_workspace *ws, const double *
 GEOLIN_API int geolin_linearize(geolin_workspace *ws, const double *H, const double *s,
                                 const double *v, const double *r, const double *tau, double *A,
                                 double *B) {
-  return linearize_common("geolin_linearize", ws, H, s, v, r, tau, false, 0.0, A, B);
+  return linearize_common(__func__, ws, H, s, v, r, tau, false, 0.0, A, B);
 }
 
 GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const double *H,
                                                   const double *s, const double *v, const double *r,
                                                   const double *tau, double eps, double *A,
                                                   double *B) {
-  return linearize_common("geolin_linearize_finite_difference", ws, H, s, v, r, tau, true, eps, A,
-                          B);
+  return linearize_common(__func__, ws, H, s, v, r, tau, true, eps, A, B);
 }
 
 }  // extern "C"
@@ -871,6 +894,29 @@ bool frame_in_range(const char *function, const geolin::Model &m, int frame) noe
   return true;
 }
 
+// The frames and wrench_flags shared by the wrench and contact calls: wrench_flags is
+// GEOLIN_WRENCH_LOCAL or GEOLIN_WRENCH_MIXED; `frames` (count ints) is not NULL when count > 0
+// and each entry is a frame index of the model.
+int check_frames(const char *fn, const geolin::Model &model, int count, const int *frames,
+                 unsigned wrench_flags) noexcept {
+  const int nframes = static_cast<int>(model.frames.size());
+  if (wrench_flags != GEOLIN_WRENCH_LOCAL && wrench_flags != GEOLIN_WRENCH_MIXED)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'wrench_flags' = %u is not GEOLIN_WRENCH_LOCAL (0) or "
+                "GEOLIN_WRENCH_MIXED (1)",
+                fn, wrench_flags);
+  if (count == 0) return GEOLIN_OK;
+  if (frames == nullptr)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'frames' is NULL (expected %d ints)", fn,
+                count);
+  for (int k = 0; k < count; ++k)
+    if (frames[k] < 0 || frames[k] >= nframes)
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'frames' has %d at index %d, out of range [0, %d)", fn, frames[k],
+                  k, nframes);
+  return GEOLIN_OK;
+}
+
 // nf, frames, wrenches, wrench_flags of the *_ext functions.
 int check_wrenches(const char *fn, const geolin::Model &model, int nf, const int *frames,
                    const double *wrenches, unsigned wrench_flags) noexcept {
@@ -881,25 +927,21 @@ int check_wrenches(const char *fn, const geolin::Model &model, int nf, const int
                 "on average: add wrenches that act at the same frame)",
                 fn, nf, nframes);
   }
-  if (wrench_flags != GEOLIN_WRENCH_LOCAL && wrench_flags != GEOLIN_WRENCH_MIXED) {
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                "%s: argument 'wrench_flags' = %u is not GEOLIN_WRENCH_LOCAL (0) or "
-                "GEOLIN_WRENCH_MIXED (1)",
-                fn, wrench_flags);
+  if (int st = check_frames(fn, model, nf, frames, wrench_flags)) return st;
+  return check_array(fn, "wrenches", wrenches, 6 * std::ptrdiff_t{nf});
+}
+
+// The inputs of the frame calls: ws not NULL, the base pose H (moving base), the joint
+// positions s, a frame index of the model.
+int check_frame_inputs(const char *fn, const geolin_workspace *ws, const double *H, const double *s,
+                       int frame) noexcept {
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = model_of(ws);
+  if (!model.fixed_base) {
+    if (int st = check_transform(fn, H)) return st;
   }
-  if (nf == 0) return GEOLIN_OK;
-  if (frames == nullptr) {
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'frames' is NULL (expected %d ints)", fn,
-                nf);
-  }
-  for (int k = 0; k < nf; ++k) {
-    if (frames[k] < 0 || frames[k] >= nframes) {
-      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument 'frames' has %d at index %d, out of range [0, %d)", fn, frames[k],
-                  k, nframes);
-    }
-  }
-  return check_array(fn, "wrenches", wrenches, 6 * nf);
+  if (int st = check_array(fn, "s", s, model.num_joints())) return st;
+  return frame_in_range(fn, model, frame) ? GEOLIN_OK : GEOLIN_ERR_INVALID_ARGUMENT;
 }
 
 int check_step(const char *fn, int method, double h) noexcept {
@@ -929,70 +971,47 @@ void copy_transform(const geolin::Transform &T, double *H) noexcept {
 extern "C" {
 
 GEOLIN_API int geolin_model_num_frames(const geolin_model *model) {
-  const geolin::Model *m = model_or_fail("geolin_model_num_frames", model);
-  return m ? static_cast<int>(m->frames.size()) : -1;
+  return model_integer(__func__, model,
+                       [](const geolin::Model &m) { return static_cast<int>(m.frames.size()); });
 }
 
 GEOLIN_API const char *geolin_model_frame_name(const geolin_model *model, int frame) {
-  static const char *const fn = "geolin_model_frame_name";
-  const geolin::Model *m = model_or_fail(fn, model);
-  if (m == nullptr || !frame_in_range(fn, *m, frame)) return nullptr;
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr || !frame_in_range(__func__, *m, frame)) return nullptr;
   return m->frames[frame].name.c_str();
 }
 
 GEOLIN_API int geolin_model_frame_index(const geolin_model *model, const char *name) {
-  static const char *const fn = "geolin_model_frame_index";
-  const geolin::Model *m = model_or_fail(fn, model);
-  if (m == nullptr) return -1;
-  if (name == nullptr) {
-    fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'name' is NULL", fn);
-    return -1;
-  }
-  // Compared in place (no std::string temporary: no allocation).
-  for (size_t k = 0; k < m->frames.size(); ++k)
-    if (m->frames[k].name == name) return static_cast<int>(k);
-  fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: no frame named '%.200s' in model '%.200s'", fn, name,
-       m->name.c_str());
-  return -1;
+  return index_by_name(__func__, model, name, "frame", [](const geolin::Model &m, int k) {
+    return static_cast<int>(m.frames.size()) > k ? &m.frames[static_cast<size_t>(k)].name : nullptr;
+  });
 }
 
 GEOLIN_API int geolin_frame_pose(geolin_workspace *ws, const double *H, const double *s, int frame,
                                  double *H_frame) {
-  static const char *const fn = "geolin_frame_pose";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  if (int st = check_frame_inputs(__func__, ws, H, s, frame)) return st;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
-  if (!model.fixed_base) {
-    if (int st = check_transform(fn, H)) return st;
-  }
-  if (int st = check_array(fn, "s", s, nj)) return st;
-  if (!frame_in_range(fn, model, frame)) return GEOLIN_ERR_INVALID_ARGUMENT;
-  if (int st = check_output(fn, "H_frame", H_frame, 16)) return st;
+  if (int st = check_output(__func__, "H_frame", H_frame, 16)) return st;
   try {
     ws->ws.singular = -1;
     const geolin::Transform T =
         geolin::frame_pose(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame);
-    if (!T.R.allFinite() || !T.o.allFinite()) return numeric_failure(fn, ws, "H_frame");
+    if (!T.R.allFinite() || !T.o.allFinite()) return numeric_failure(__func__, ws, "H_frame");
     copy_transform(T, H_frame);
     return GEOLIN_OK;
   } catch (...) {
-    return handle_exception(fn);
+    return handle_exception(__func__);
   }
 }
 
 GEOLIN_API int geolin_frame_jacobian(geolin_workspace *ws, const double *H, const double *s,
                                      int frame, double *J) {
-  static const char *const fn = "geolin_frame_jacobian";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  if (int st = check_frame_inputs(__func__, ws, H, s, frame)) return st;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
-  if (!model.fixed_base) {
-    if (int st = check_transform(fn, H)) return st;
-  }
-  if (int st = check_array(fn, "s", s, nj)) return st;
-  if (!frame_in_range(fn, model, frame)) return GEOLIN_ERR_INVALID_ARGUMENT;
-  if (int st = check_output(fn, "J", J, 6 * model.num_dofs())) return st;
-  return compute_into(fn, ws, "J", ws->J, J, [&] {
+  if (int st = check_output(__func__, "J", J, 6 * model.num_dofs())) return st;
+  return compute_into(__func__, ws, "J", ws->J, J, [&] {
     geolin::frame_jacobian(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame,
                            ws->J);
   });
@@ -1002,16 +1021,13 @@ GEOLIN_API int geolin_forward_dynamics_ext(geolin_workspace *ws, const double *H
                                            const double *v, const double *r, const double *tau,
                                            int nf, const int *frames, const double *wrenches,
                                            unsigned wrench_flags, double *nu_dot) {
-  static const char *const fn = "geolin_forward_dynamics_ext";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  if (int st = check_dynamics_inputs(__func__, ws, H, s, v, r, tau)) return st;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
   const int n = model.num_dofs();
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_array(fn, "tau", tau, nj)) return st;
-  if (int st = check_wrenches(fn, model, nf, frames, wrenches, wrench_flags)) return st;
-  if (int st = check_output(fn, "nu_dot", nu_dot, n)) return st;
-  return compute_into(fn, ws, "nu_dot", ws->vec, nu_dot, [&] {
+  if (int st = check_wrenches(__func__, model, nf, frames, wrenches, wrench_flags)) return st;
+  if (int st = check_output(__func__, "nu_dot", nu_dot, n)) return st;
+  return compute_into(__func__, ws, "nu_dot", ws->vec, nu_dot, [&] {
     const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
     geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                 joint_vector(r, nj), joint_vector(tau, nj), ext, ws->vec);
@@ -1022,25 +1038,23 @@ GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const
                                     const double *v, const double *r, const double *tau, int nf,
                                     const int *frames, const double *wrenches,
                                     unsigned wrench_flags, double *A, double *B) {
-  static const char *const fn = "geolin_linearize_ext";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  if (int st = check_dynamics_inputs(__func__, ws, H, s, v, r, tau)) return st;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
   const std::ptrdiff_t N = model.state_dim();
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_array(fn, "tau", tau, nj)) return st;
-  if (int st = check_feature(fn, ws, geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE"))
+  if (int st =
+          check_feature(__func__, ws, geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE"))
     return st;
-  if (int st = check_wrenches(fn, model, nf, frames, wrenches, wrench_flags)) return st;
+  if (int st = check_wrenches(__func__, model, nf, frames, wrenches, wrench_flags)) return st;
   if (nf > ws->ws.dims.max_wrenches)
     return fail(GEOLIN_ERR_INVALID_ARGUMENT,
                 "%s: argument 'nf' = %d is more than the %d wrenches the workspace was created "
                 "for (geolin_workspace_new_ex, max_wrenches)",
-                fn, nf, ws->ws.dims.max_wrenches);
+                __func__, nf, ws->ws.dims.max_wrenches);
   const std::ptrdiff_t cols_B = std::ptrdiff_t{nj} + 6 * std::ptrdiff_t{nf};
-  if (int st = check_output(fn, "A", A, N * N)) return st;
-  if (int st = check_output(fn, "B", B, N * cols_B)) return st;
-  if (int st = check_disjoint(fn, {{"A", A, N * N}, {"B", B, N * cols_B}})) return st;
+  if (int st = check_output(__func__, "A", A, N * N)) return st;
+  if (int st = check_output(__func__, "B", B, N * cols_B)) return st;
+  if (int st = check_disjoint(__func__, {{"A", A, N * N}, {"B", B, N * cols_B}})) return st;
   try {
     ws->ws.singular = -1;
     const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
@@ -1049,33 +1063,32 @@ GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const
     if (!geolin::linearize_if_finite(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
                                      base_twist(model, v), joint_vector(r, nj),
                                      joint_vector(tau, nj), ext, Am, Bm))
-      return numeric_failure(fn, ws, "A");
+      return numeric_failure(__func__, ws, "A");
     return GEOLIN_OK;
   } catch (...) {
-    return handle_exception(fn);
+    return handle_exception(__func__);
   }
 }
 
 GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const double *H,
                            const double *s, const double *v, const double *r, const double *tau,
                            double *H_next, double *s_next, double *v_next, double *r_next) {
-  static const char *const fn = "geolin_step";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  if (int st = check_workspace(__func__, ws)) return st;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
-  if (int st = check_step(fn, method, h)) return st;
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (int st = check_step(__func__, method, h)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  if (int st = check_array(__func__, "tau", tau, nj)) return st;
   if (!model.fixed_base) {
-    if (int st = check_output(fn, "H_next", H_next, 16)) return st;
-    if (int st = check_output(fn, "v_next", v_next, 6)) return st;
+    if (int st = check_output(__func__, "H_next", H_next, 16)) return st;
+    if (int st = check_output(__func__, "v_next", v_next, 6)) return st;
   }
-  if (int st = check_output(fn, "s_next", s_next, nj)) return st;
-  if (int st = check_output(fn, "r_next", r_next, nj)) return st;
-  if (int st = check_disjoint(fn, {{"H_next", model.fixed_base ? nullptr : H_next, 16},
-                                   {"s_next", s_next, nj},
-                                   {"v_next", model.fixed_base ? nullptr : v_next, 6},
-                                   {"r_next", r_next, nj}}))
+  if (int st = check_output(__func__, "s_next", s_next, nj)) return st;
+  if (int st = check_output(__func__, "r_next", r_next, nj)) return st;
+  if (int st = check_disjoint(__func__, {{"H_next", model.fixed_base ? nullptr : H_next, 16},
+                                         {"s_next", s_next, nj},
+                                         {"v_next", model.fixed_base ? nullptr : v_next, 6},
+                                         {"r_next", r_next, nj}}))
     return st;
   try {
     ws->ws.singular = -1;
@@ -1086,7 +1099,7 @@ GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const dou
                  joint_vector(r, nj), joint_vector(tau, nj), Hn, ws->s_next, vn, ws->r_next);
     if (ws->ws.singular >= 0 || !Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() ||
         !all_finite(ws->s_next) || !all_finite(ws->r_next))
-      return numeric_failure(fn, ws, "H_next/s_next/v_next/r_next");
+      return numeric_failure(__func__, ws, "H_next/s_next/v_next/r_next");
     if (!model.fixed_base) {
       copy_transform(Hn, H_next);
       for (int i = 0; i < 6; ++i) v_next[i] = vn[i];
@@ -1095,39 +1108,34 @@ GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const dou
     copy_out(ws->r_next, r_next);
     return GEOLIN_OK;
   } catch (...) {
-    return handle_exception(fn);
+    return handle_exception(__func__);
   }
 }
 
 GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h, const double *H,
                                      const double *s, const double *v, const double *r,
                                      const double *tau, double *A_d, double *B_d) {
-  static const char *const fn = "geolin_step_linearize";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  if (int st = check_workspace(__func__, ws)) return st;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
   const std::ptrdiff_t N = model.state_dim();
-  if (int st = check_step(fn, method, h)) return st;
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_array(fn, "tau", tau, nj)) return st;
-  if (int st =
-          check_feature(fn, ws, geolin::kWorkspaceStepLinearize, "GEOLIN_WORKSPACE_STEP_LINEARIZE"))
+  if (int st = check_step(__func__, method, h)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  if (int st = check_array(__func__, "tau", tau, nj)) return st;
+  if (int st = check_feature(__func__, ws, geolin::kWorkspaceStepLinearize,
+                             "GEOLIN_WORKSPACE_STEP_LINEARIZE"))
     return st;
-  if (int st = check_output(fn, "A_d", A_d, N * N)) return st;
-  if (int st = check_output(fn, "B_d", B_d, N * nj)) return st;
-  if (int st = check_disjoint(fn, {{"A_d", A_d, N * N}, {"B_d", B_d, N * nj}})) return st;
+  if (int st = check_output(__func__, "A_d", A_d, N * N)) return st;
+  if (int st = check_output(__func__, "B_d", B_d, N * nj)) return st;
+  if (int st = check_disjoint(__func__, {{"A_d", A_d, N * N}, {"B_d", B_d, N * nj}})) return st;
   try {
     ws->ws.singular = -1;
     geolin::step_linearize(model, ws->ws, static_cast<geolin::StepMethod>(method), h,
                            base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                            joint_vector(r, nj), joint_vector(tau, nj), ws->A, ws->B);
-    if (ws->ws.singular >= 0 || !all_finite(ws->A)) return numeric_failure(fn, ws, "A_d");
-    if (!all_finite(ws->B)) return numeric_failure(fn, ws, "B_d");
-    copy_out(ws->A, A_d);
-    copy_out(ws->B, B_d);
-    return GEOLIN_OK;
+    return copy_out_staged_pair(__func__, ws, "A_d", A_d, "B_d", B_d);
   } catch (...) {
-    return handle_exception(fn);
+    return handle_exception(__func__);
   }
 }
 
@@ -1139,79 +1147,109 @@ GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h,
 
 namespace {
 
-// nc, frames, types, wrench_flags, gains and refs of the geolin_contact_* functions; fills c.
-int check_contacts(const char *fn, const geolin_workspace *ws, int nc, const int *frames,
-                   const int *types, unsigned wrench_flags, const double *gains, const double *refs,
-                   geolin::Contacts &c) noexcept {
-  const geolin::Model &model = ws->m->model;
-  const int nframes = static_cast<int>(model.frames.size());
-  if (nc < 0 || nc > ws->ws.dims.max_wrenches)
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                "%s: argument 'nc' = %d is out of range [0, %d] (the contacts the workspace was "
-                "created for: geolin_workspace_new_ex, max_wrenches)",
-                fn, nc, ws->ws.dims.max_wrenches);
-  if (wrench_flags != GEOLIN_WRENCH_LOCAL && wrench_flags != GEOLIN_WRENCH_MIXED)
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                "%s: argument 'wrench_flags' = %u is not GEOLIN_WRENCH_LOCAL (0) or "
-                "GEOLIN_WRENCH_MIXED (1)",
-                fn, wrench_flags);
-  double Kp = 0.0, Kd = 0.0;
-  if (gains != nullptr) {
-    for (int k = 0; k < 2; ++k) {
-      const char *name = k == 0 ? "Kp" : "Kd";
-      if (!std::isfinite(gains[k]))
-        return fail(GEOLIN_ERR_NONFINITE,
-                    "%s: argument 'gains' has a non-finite %s (%g) at index %d", fn, name, gains[k],
-                    k);
-      if (gains[k] < 0.0)
-        return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                    "%s: argument 'gains' has a negative %s (%g) at index %d: gains must be >= 0",
-                    fn, name, gains[k], k);
-    }
-    Kp = gains[0];
-    Kd = gains[1];
+// gains = {Kp, Kd} (NULL: both 0), finite and >= 0.
+int check_gains(const char *fn, const double *gains) noexcept {
+  if (gains == nullptr) return GEOLIN_OK;
+  for (int k = 0; k < 2; ++k) {
+    const char *name = k == 0 ? "Kp" : "Kd";
+    if (!std::isfinite(gains[k]))
+      return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'gains' has a non-finite %s (%g) at index %d",
+                  fn, name, gains[k], k);
+    if (gains[k] < 0.0)
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'gains' has a negative %s (%g) at index %d: gains must be >= 0", fn,
+                  name, gains[k], k);
   }
-  if (nc > 0 && frames == nullptr)
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'frames' is NULL (expected %d ints)", fn,
-                nc);
+  return GEOLIN_OK;
+}
+
+// types: nc entries, each GEOLIN_CONTACT_POINT or GEOLIN_CONTACT_RIGID.
+int check_types(const char *fn, int nc, const int *types) noexcept {
   if (nc > 0 && types == nullptr)
     return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'types' is NULL (expected %d ints)", fn,
                 nc);
-  for (int k = 0; k < nc; ++k) {
-    if (frames[k] < 0 || frames[k] >= nframes)
-      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument 'frames' has %d at index %d, out of range [0, %d)", fn, frames[k],
-                  k, nframes);
+  for (int k = 0; k < nc; ++k)
     if (types[k] != GEOLIN_CONTACT_POINT && types[k] != GEOLIN_CONTACT_RIGID)
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
                   "%s: argument 'types' has %d at index %d, not GEOLIN_CONTACT_POINT (3) or "
                   "GEOLIN_CONTACT_RIGID (6)",
                   fn, types[k], k);
-  }
-  if (Kp != 0.0 && nc > 0) {
-    if (refs == nullptr)
+  return GEOLIN_OK;
+}
+
+// The reference pose H_ref = refs[16 k .. 16 k + 15] of the rigid contact k: a rigid transform
+// (docs/contacts.md). Messages name 'refs', the contact and the index in refs.
+int check_rigid_ref(const char *fn, int k, const double *refs) noexcept {
+  const double *h = refs + 16 * k;
+  const int at = 16 * k;
+  for (int i = 0; i < 16; ++i)
+    if (!std::isfinite(h[i]))
+      return fail(GEOLIN_ERR_NONFINITE,
+                  "%s: argument 'refs' has a non-finite value (%g) at index %d (contact %d, "
+                  "entry %d of its H_ref)",
+                  fn, h[i], at + i, k, i);
+  const RigidDefect d = rigid_defect(h);
+  switch (d.kind) {
+    case RigidDefect::kBottomRow:
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument 'refs' is NULL but Kp = %g: the position gain needs a reference "
-                  "pose per contact (16 doubles each)",
-                  fn, Kp);
-    for (int k = 0; k < nc; ++k) {
-      const double *h = refs + 16 * k;
-      if (types[k] == GEOLIN_CONTACT_POINT) {
-        for (int i = 12; i < 15; ++i)
-          if (!std::isfinite(h[i]))
-            return fail(GEOLIN_ERR_NONFINITE,
-                        "%s: argument 'refs' has a non-finite value (%g) at index %d (contact %d, "
-                        "translation)",
-                        fn, h[i], 16 * k + i, k);
-        continue;
-      }
-      char name[32];
-      std::snprintf(name, sizeof name, "refs[%d]", k);
-      if (int st = check_transform(fn, h))
-        return fail(st, "%s (argument 'refs', contact %d: H_ref is 16 doubles, column-major)",
-                    geolin_last_error(), k);
-    }
+                  "%s: argument 'refs' is not a rigid transform for contact %d: refs[%d] = %g, "
+                  "but the bottom row of H_ref (refs[%d], refs[%d], refs[%d], refs[%d]; "
+                  "column-major) must be [0 0 0 1]",
+                  fn, k, at + d.entry, d.value, at + 3, at + 7, at + 11, at + 15);
+    case RigidDefect::kNotOrthogonal:
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'refs' is not a rigid transform for contact %d: its rotation "
+                  "R = refs[%d..%d], refs[%d..%d], refs[%d..%d] has |R^T R - I| = %g > 1e-6",
+                  fn, k, at, at + 2, at + 4, at + 6, at + 8, at + 10, d.value);
+    case RigidDefect::kNotProper:
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'refs' is not a rigid transform for contact %d: its rotation "
+                  "R = refs[%d..%d], refs[%d..%d], refs[%d..%d] has det R = %g, expected +1",
+                  fn, k, at, at + 2, at + 4, at + 6, at + 8, at + 10, d.value);
+    case RigidDefect::kNone:
+      break;
   }
+  return GEOLIN_OK;
+}
+
+// refs (needed when Kp != 0): a point contact's translation refs[16 k + 12 .. 14] is finite, a
+// rigid contact's H_ref a rigid transform.
+int check_refs(const char *fn, int nc, const int *types, double Kp, const double *refs) noexcept {
+  if (Kp == 0.0 || nc == 0) return GEOLIN_OK;
+  if (refs == nullptr)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'refs' is NULL but Kp = %g: the position gain needs a reference "
+                "pose per contact (16 doubles each)",
+                fn, Kp);
+  for (int k = 0; k < nc; ++k) {
+    if (types[k] == GEOLIN_CONTACT_RIGID) {
+      if (int st = check_rigid_ref(fn, k, refs)) return st;
+      continue;
+    }
+    for (int i = 16 * k + 12; i < 16 * k + 15; ++i)
+      if (!std::isfinite(refs[i]))
+        return fail(GEOLIN_ERR_NONFINITE,
+                    "%s: argument 'refs' has a non-finite value (%g) at index %d (contact %d, "
+                    "translation)",
+                    fn, refs[i], i, k);
+  }
+  return GEOLIN_OK;
+}
+
+// nc, frames, types, wrench_flags, gains and refs of the geolin_contact_* functions; fills c.
+int check_contacts(const char *fn, const geolin_workspace *ws, int nc, const int *frames,
+                   const int *types, unsigned wrench_flags, const double *gains, const double *refs,
+                   geolin::Contacts &c) noexcept {
+  if (nc < 0 || nc > ws->ws.dims.max_wrenches)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'nc' = %d is out of range [0, %d] (the contacts the workspace was "
+                "created for: geolin_workspace_new_ex, max_wrenches)",
+                fn, nc, ws->ws.dims.max_wrenches);
+  if (int st = check_frames(fn, model_of(ws), nc, frames, wrench_flags)) return st;
+  if (int st = check_gains(fn, gains)) return st;
+  if (int st = check_types(fn, nc, types)) return st;
+  const double Kp = gains ? gains[0] : 0.0, Kd = gains ? gains[1] : 0.0;
+  if (int st = check_refs(fn, nc, types, Kp, refs)) return st;
   c.count = nc;
   c.frames = frames;
   c.types = types;
@@ -1225,7 +1263,7 @@ int check_contacts(const char *fn, const geolin_workspace *ws, int nc, const int
 // More constraint rows than degrees of freedom: dependent rows for certain.
 int check_contact_rows(const char *fn, const geolin_workspace *ws,
                        const geolin::Contacts &c) noexcept {
-  const int m = c.rows(), n = ws->m->model.num_dofs();
+  const int m = c.rows(), n = model_of(ws).num_dofs();
   if (m <= n) return GEOLIN_OK;
   return fail(GEOLIN_ERR_NUMERIC,
               "%s: the %d contacts have %d constraint rows, more than the model's %d degrees of "
@@ -1237,7 +1275,7 @@ int check_contact_rows(const char *fn, const geolin_workspace *ws,
 // GEOLIN_ERR_NUMERIC for a contact set whose Jacobian is rank-deficient (ws.contact_failed).
 int contact_failure(const char *fn, const geolin_workspace *ws,
                     const geolin::Contacts &c) noexcept {
-  const geolin::Model &model = ws->m->model;
+  const geolin::Model &model = model_of(ws);
   const int k = ws->ws.contact_failed;
   char others[256] = "";
   std::size_t used = 0;
@@ -1264,36 +1302,37 @@ GEOLIN_API int geolin_contact_dynamics(geolin_workspace *ws, const double *H, co
                                        const int *frames, const int *types, unsigned wrench_flags,
                                        const double *gains, const double *refs, double *nu_dot,
                                        double *lambda) {
-  static const char *const fn = "geolin_contact_dynamics";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  if (int st = check_workspace(__func__, ws)) return st;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
   const int n = model.num_dofs();
-  if (int st = check_feature(fn, ws, geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS"))
+  if (int st = check_feature(__func__, ws, geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS"))
     return st;
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  if (int st = check_array(__func__, "tau", tau, nj)) return st;
   geolin::Contacts c;
-  if (int st = check_contacts(fn, ws, nc, frames, types, wrench_flags, gains, refs, c)) return st;
+  if (int st = check_contacts(__func__, ws, nc, frames, types, wrench_flags, gains, refs, c))
+    return st;
   const int m = c.rows();
-  if (int st = check_output(fn, "nu_dot", nu_dot, n)) return st;
-  if (int st = check_output(fn, "lambda", lambda, m)) return st;
-  if (int st = check_disjoint(fn, {{"nu_dot", nu_dot, n}, {"lambda", lambda, m}})) return st;
-  if (int st = check_contact_rows(fn, ws, c)) return st;
+  if (int st = check_output(__func__, "nu_dot", nu_dot, n)) return st;
+  if (int st = check_output(__func__, "lambda", lambda, m)) return st;
+  if (int st = check_disjoint(__func__, {{"nu_dot", nu_dot, n}, {"lambda", lambda, m}})) return st;
+  if (int st = check_contact_rows(__func__, ws, c)) return st;
   try {
     ws->ws.singular = -1;
     const bool ok = geolin::contact_dynamics(
         model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
         joint_vector(r, nj), joint_vector(tau, nj), c, ws->vec, ws->ws.contact_lambda_plus);
-    if (ws->ws.singular >= 0) return numeric_failure(fn, ws, "nu_dot");
-    if (!ok) return contact_failure(fn, ws, c);
-    if (!all_finite(ws->vec)) return numeric_failure(fn, ws, "nu_dot");
-    if (!all_finite(ws->ws.contact_lambda_plus.head(m))) return numeric_failure(fn, ws, "lambda");
+    if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "nu_dot");
+    if (!ok) return contact_failure(__func__, ws, c);
+    if (!all_finite(ws->vec)) return numeric_failure(__func__, ws, "nu_dot");
+    if (!all_finite(ws->ws.contact_lambda_plus.head(m)))
+      return numeric_failure(__func__, ws, "lambda");
     copy_out(ws->vec, nu_dot);
     for (int k = 0; k < m; ++k) lambda[k] = ws->ws.contact_lambda_plus[k];
     return GEOLIN_OK;
   } catch (...) {
-    return handle_exception(fn);
+    return handle_exception(__func__);
   }
 }
 
@@ -1302,27 +1341,27 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
                                         const int *frames, const int *types, unsigned wrench_flags,
                                         const double *gains, const double *refs, double *A,
                                         double *B, double *dlambda_dz, double *dlambda_dw) {
-  static const char *const fn = "geolin_contact_linearize";
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = ws->m->model;
+  if (int st = check_workspace(__func__, ws)) return st;
+  const geolin::Model &model = model_of(ws);
   const int nj = model.num_joints();
   const std::ptrdiff_t N = model.state_dim();
-  if (int st = check_feature(fn, ws, geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
+  if (int st = check_feature(__func__, ws, geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
                              "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE"))
     return st;
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_array(fn, "tau", tau, nj)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  if (int st = check_array(__func__, "tau", tau, nj)) return st;
   geolin::Contacts c;
-  if (int st = check_contacts(fn, ws, nc, frames, types, wrench_flags, gains, refs, c)) return st;
-  const std::ptrdiff_t m = c.rows();
-  if (int st = check_output(fn, "A", A, N * N)) return st;
-  if (int st = check_output(fn, "B", B, N * nj)) return st;
-  if (int st = check_disjoint(fn, {{"A", A, N * N},
-                                   {"B", B, N * nj},
-                                   {"dlambda_dz", dlambda_dz, m * N},
-                                   {"dlambda_dw", dlambda_dw, m * nj}}))
+  if (int st = check_contacts(__func__, ws, nc, frames, types, wrench_flags, gains, refs, c))
     return st;
-  if (int st = check_contact_rows(fn, ws, c)) return st;
+  const std::ptrdiff_t m = c.rows();
+  if (int st = check_output(__func__, "A", A, N * N)) return st;
+  if (int st = check_output(__func__, "B", B, N * nj)) return st;
+  if (int st = check_disjoint(__func__, {{"A", A, N * N},
+                                         {"B", B, N * nj},
+                                         {"dlambda_dz", dlambda_dz, m * N},
+                                         {"dlambda_dw", dlambda_dw, m * nj}}))
+    return st;
+  if (int st = check_contact_rows(__func__, ws, c)) return st;
   try {
     ws->ws.singular = -1;
     const geolin::Transform T = base_transform(model, H);
@@ -1332,12 +1371,12 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
     const bool ok =
         geolin::contact_linearize(model, ws->ws, T, joint_vector(s, nj), base_twist(model, v),
                                   joint_vector(r, nj), joint_vector(tau, nj), c, Am, Bm, dz, dw);
-    if (ws->ws.singular >= 0) return numeric_failure(fn, ws, "A");
-    if (ws->ws.contact_failed >= 0) return contact_failure(fn, ws, c);
-    if (!ok) return numeric_failure(fn, ws, "A");
+    if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "A");
+    if (ws->ws.contact_failed >= 0) return contact_failure(__func__, ws, c);
+    if (!ok) return numeric_failure(__func__, ws, "A");
     return GEOLIN_OK;
   } catch (...) {
-    return handle_exception(fn);
+    return handle_exception(__func__);
   }
 }
 

@@ -6,7 +6,7 @@
 #   bash cmake/bootstrap.sh test   install the build and test dependencies, build build/, run
 #                                  ctest, then the extra jobs: an ASan+UBSan build (build-asan/,
 #                                  the library, the C API tests and the memory-relevant tests),
-#                                  cmake/tsan.sh build-tsan and cmake/ci_*.sh (fuzz, valgrind)
+#                                  cmake/tsan.sh build-tsan and cmake/ci_*.sh (abi, fuzz, valgrind)
 #
 # Idempotent: packages are installed only when missing (apt-get update only then), and build
 # trees are reused. Each configuration is built once, with only the targets its job runs.
@@ -21,7 +21,7 @@ JOBS=${GEOLIN_JOBS:-2}
 
 BUILD_PACKAGES=(build-essential cmake pkg-config libeigen3-dev liburdfdom-dev libfmt-dev
                 libgtest-dev nlohmann-json3-dev)
-TEST_PACKAGES=(gfortran python3 python3-numpy clang valgrind)
+TEST_PACKAGES=(gfortran python3 python3-numpy clang valgrind abigail-tools)
 
 log() { printf '\n==> [geolin] %s\n' "$*"; }
 die() { printf '\n!!! [geolin] %s\n' "$*" >&2; exit 1; }

@@ -19,6 +19,7 @@ program example_mpc
   real(c_double) :: Hf(4, 4), H1(4, 4), v1(6), hs
   integer(c_int) :: root
   character(len=1024) :: path
+  character(len=:), allocatable :: version_message
   real(c_double) :: err, scale
 
   failures = 0
@@ -28,8 +29,20 @@ program example_mpc
   end if
   call get_command_argument(1, path)
 
+  ! As MuJoCo's mjVERSION_HEADER check: the library must fit the bindings, before any call.
+  if (.not. geolin_check_version(version_message)) then
+    print '(a)', version_message
+    stop 1
+  end if
   call geolin_version(major, minor, patch)
   print '(a, i0, a, i0, a, i0)', 'geolin ', major, '.', minor, '.', patch
+  ! The rule itself: another major version, or an older minor one, is refused.
+  if (geolin_versions_compatible([major + 1, 0, 0], [major, minor, patch]) .or. &
+      geolin_versions_compatible([major, minor, patch], [major, minor + 1, 0]) .or. &
+      .not. geolin_versions_compatible([major, minor + 1, 0], [major, minor, patch + 1])) then
+    print '(a)', 'FAIL: geolin_versions_compatible'
+    failures = failures + 1
+  end if
 
   st = geolin_load(trim(path), 0_c_int, model)
   call check(st, 'load')

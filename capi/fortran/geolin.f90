@@ -480,6 +480,35 @@ contains
     if (status /= GEOLIN_OK) msg = msg//': '//geolin_f_string(geolin_last_error())
   end function
 
+  !> Whether a library of version library(1:3) (major, minor, patch) serves bindings written
+  !> for header(1:3) (docs/c-api.md, "Versioning policy"): the same major (ABI, SONAME) version
+  !> and a minor version at least the header's (a minor version adds functions).
+  pure function geolin_versions_compatible(library, header) result(ok)
+    integer, intent(in) :: library(3), header(3)
+    logical :: ok
+    ok = library(1) == header(1) .and. library(2) >= header(2)
+  end function
+
+  !> The run-time check of MuJoCo's mjVERSION_HEADER == mj_version(): geolin_version() against
+  !> GEOLIN_VERSION_MAJOR/MINOR of these bindings. Call it once before anything else; on
+  !> .false., message (if present) says both versions.
+  function geolin_check_version(message) result(ok)
+    character(len=:), allocatable, intent(out), optional :: message
+    logical :: ok
+    integer(c_int) :: major, minor, patch
+    integer :: header(3)
+    character(len=320) :: text
+    call geolin_version(major, minor, patch)
+    header = [GEOLIN_VERSION_MAJOR, GEOLIN_VERSION_MINOR, GEOLIN_VERSION_PATCH]
+    ok = geolin_versions_compatible([integer :: major, minor, patch], header)
+    if (.not. present(message)) return
+    write (text, '(a, 3(i0, a), 3(i0, a))') 'geolin: the library is version ', major, '.', &
+      minor, '.', patch, ', but these bindings were written for geolin.h ', header(1), '.', &
+      header(2), '.', header(3), ': the major (ABI) version must be equal and the minor version'
+    message = trim(text)//' of the library at least that of the bindings; link a matching libgeolin'
+    if (ok) message = ''
+  end function
+
   !> Convenience: load a URDF file given as a Fortran string.
   function geolin_load(path, flags, model) result(status)
     character(len=*), intent(in) :: path

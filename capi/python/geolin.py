@@ -54,7 +54,7 @@ except ImportError:  # pragma: no cover - depends on the installation
     _np = None
 
 __all__ = [
-    "Error", "Model", "Workspace", "version", "status_string", "load_library",
+    "Error", "VersionError", "Model", "Workspace", "version", "status_string", "load_library",
     "OK", "ERR_INVALID_ARGUMENT", "ERR_IO", "ERR_PARSE", "ERR_MODEL", "ERR_UNSUPPORTED",
     "ERR_NONFINITE", "ERR_NUMERIC", "ERR_INTERNAL", "ERR_MEMORY", "FIXED_BASE", "JOINT_DAMPING",
     "WRENCH_LOCAL", "WRENCH_MIXED", "STEP_SEMI_IMPLICIT_EULER", "STEP_RK4", "HEADER_VERSION",
@@ -178,12 +178,36 @@ def load_library(path=None):
         path = os.environ.get("GEOLIN_LIBRARY") or ctypes.util.find_library("geolin") \
             or "libgeolin.so.0"
     lib = ctypes.CDLL(path)
+    _check_version(lib, path)
     for name, (restype, argtypes) in _SIGNATURES.items():
         fn = getattr(lib, name)
         fn.restype = restype
         fn.argtypes = argtypes
     _lib = lib
     return lib
+
+
+class VersionError(RuntimeError):
+    """The library at run time is not one these bindings work with (docs/c-api.md,
+    "Versioning policy")."""
+
+
+def _check_version(lib, path):
+    """As MuJoCo checks mjVERSION_HEADER against mj_version(): the library's major version (its
+    ABI, the SONAME number) must be HEADER_VERSION's, and its minor version at least ours (a
+    minor version adds functions that these bindings may call)."""
+    fn = lib.geolin_version
+    fn.restype = None
+    fn.argtypes = [_c_int_p, _c_int_p, _c_int_p]
+    a, b, c = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    fn(ctypes.byref(a), ctypes.byref(b), ctypes.byref(c))
+    found = (a.value, b.value, c.value)
+    if found[0] != HEADER_VERSION[0] or found[1] < HEADER_VERSION[1]:
+        raise VersionError(
+            "geolin: the library %s is version %d.%d.%d, but these bindings were written for "
+            "geolin.h %d.%d.%d: the major (ABI) version must be equal and the library's minor "
+            "version at least the bindings'; use a matching libgeolin (GEOLIN_LIBRARY) or "
+            "bindings" % ((path,) + found + tuple(HEADER_VERSION)))
 
 
 def _L():

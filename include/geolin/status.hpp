@@ -21,6 +21,14 @@ enum class Status : int {
   Memory = 9,  // allocation failed: the message says how much was needed
 };
 
+/// The name of a status code's constant in geolin.h, e.g. "GEOLIN_ERR_IO";
+/// "GEOLIN_ERR_UNKNOWN" for a value outside the enumeration. A static string.
+const char *status_name(Status status) noexcept;
+
+/// The name and meaning of a status code, e.g. "GEOLIN_ERR_IO: file missing or unreadable"
+/// (geolin_status_string of the C API); "unknown status" for any other value. A static string.
+const char *status_string(int status) noexcept;
+
 /// The error every fallible C++ function throws: a status and a message that names what is
 /// wrong and where (URDF element, joint or link name, argument).
 class Error : public std::runtime_error {

@@ -13,30 +13,9 @@
 
 namespace geolin::cli {
 
+// The one table of status names is the core's (src/status.cpp).
 const char *status_name(Status status) {
-  switch (status) {
-    case Status::Ok:
-      return "GEOLIN_OK";
-    case Status::InvalidArgument:
-      return "GEOLIN_ERR_INVALID_ARGUMENT";
-    case Status::Io:
-      return "GEOLIN_ERR_IO";
-    case Status::Parse:
-      return "GEOLIN_ERR_PARSE";
-    case Status::Model:
-      return "GEOLIN_ERR_MODEL";
-    case Status::Unsupported:
-      return "GEOLIN_ERR_UNSUPPORTED";
-    case Status::NonFinite:
-      return "GEOLIN_ERR_NONFINITE";
-    case Status::Numeric:
-      return "GEOLIN_ERR_NUMERIC";
-    case Status::Internal:
-      return "GEOLIN_ERR_INTERNAL";
-    case Status::Memory:
-      return "GEOLIN_ERR_MEMORY";
-  }
-  return "GEOLIN_ERR_UNKNOWN";
+  return geolin::status_name(status);
 }
 
 // --- command line ---------------------------------------------------------------------------

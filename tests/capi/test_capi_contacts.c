@@ -244,6 +244,61 @@ static void check_finite_differences(Setup *x, const State *st, const char *labe
       label, errA / scaleA, errB / scaleA, errZ / scaleL, errW / scaleL);
 }
 
+/* A rigid contact's H_ref = refs[16 k .. 16 k + 15] that is not a rigid transform, one class
+ * at a time: each is refused with its status, the message starts with the function and the
+ * argument 'refs', names contact k and the index in refs (16 k + entry), and nothing is written
+ * -- by both contact functions. */
+static void check_bad_rigid_refs(Setup *x, const State *st, const double gains[2], int k) {
+  enum { SCALED, SHEARED, REFLECTED, BOTTOM_ROW, NOT_A_NUMBER, CLASSES };
+  static const char *const names[CLASSES] = {"scaled", "sheared", "det -1", "bottom row", "NaN"};
+  double refs[16 * 4], nu[MAXN], lam[MAXM], *h = refs + 16 * k;
+  static double A[MAXNN * MAXNN], B[MAXNN * MAXN];
+  char index[64];
+  int c, i, status, expected;
+  for (c = 0; c < CLASSES; ++c) {
+    memcpy(refs, x->refs, sizeof refs);
+    expected = GEOLIN_ERR_INVALID_ARGUMENT;
+    /* the text that names the index in refs */
+    snprintf(index, sizeof index, "refs[%d..%d]", 16 * k, 16 * k + 2);
+    if (c == SCALED)
+      for (i = 0; i < 11; ++i) h[i] *= 1.01;
+    if (c == SHEARED) h[4] += 0.3 * h[0], h[5] += 0.3 * h[1], h[6] += 0.3 * h[2];
+    if (c == REFLECTED)
+      for (i = 0; i < 3; ++i) h[i] = -h[i];
+    if (c == BOTTOM_ROW) {
+      h[7] = 0.25;
+      snprintf(index, sizeof index, "refs[%d] = 0.25", 16 * k + 7);
+    }
+    if (c == NOT_A_NUMBER) {
+      h[9] = NAN;
+      expected = GEOLIN_ERR_NONFINITE;
+      snprintf(index, sizeof index, "at index %d (contact %d", 16 * k + 9, k);
+    }
+    fill(nu, x->n, SENTINEL);
+    fill(lam, x->m, SENTINEL);
+    status = geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                     x->types, x->flags, gains, refs, nu, lam);
+    CHECK(status == expected, "refs of contact %d %s -> %d", k, names[c], status);
+    CHECK(strstr(geolin_last_error(), "geolin_contact_dynamics: argument 'refs'") ==
+              geolin_last_error(),
+          "refs of contact %d %s: the message starts with the argument", k, names[c]);
+    CHECK(strstr(geolin_last_error(), index) != NULL, "refs of contact %d %s: names '%s'", k,
+          names[c], index);
+    snprintf(index, sizeof index, "contact %d", k);
+    CHECK(strstr(geolin_last_error(), index) != NULL, "refs of contact %d %s: names the contact", k,
+          names[c]);
+    CHECK(untouched(nu, x->n) && untouched(lam, x->m), "refs %s: nothing written", names[c]);
+    fill(A, x->N * x->N, SENTINEL);
+    status = geolin_contact_linearize(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                                      x->types, x->flags, gains, refs, A, B, NULL, NULL);
+    CHECK(status == expected && untouched(A, x->N * x->N), "linearize, refs %s -> %d", names[c],
+          status);
+    CHECK(strstr(geolin_last_error(), "geolin_contact_linearize: argument 'refs'") ==
+              geolin_last_error(),
+          "linearize, refs %s: the message starts with the argument", names[c]);
+  }
+}
+
 /* Misuse: each returns its status, names the argument, and writes nothing. */
 static void check_misuse(Setup *x, const State *st) {
   double nu[MAXN], lam[MAXM];
@@ -302,6 +357,8 @@ static void check_misuse(Setup *x, const State *st) {
                   geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc,
                                           x->frames, x->types, x->flags, gains, refs, nu, lam));
     }
+  for (k = 0; k < x->nc; ++k)
+    if (x->types[k] == GEOLIN_CONTACT_RIGID) check_bad_rigid_refs(x, st, gains, k);
   EXPECT_FAIL(GEOLIN_ERR_INVALID_ARGUMENT, "lambda",
               geolin_contact_dynamics(x->ws, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
                                       x->types, x->flags, NULL, NULL, nu, NULL));

@@ -76,6 +76,24 @@ class TestGeolin(StateFixture):
         self.assertIn("GEOLIN_OK", geolin.status_string(geolin.OK))
         self.assertEqual(geolin.status_string(42), "unknown status")
 
+    def test_library_of_another_major_or_older_minor_version_is_refused(self):
+        major, minor, patch = geolin.version()
+        path = os.environ["GEOLIN_LIBRARY"]
+        saved = geolin.HEADER_VERSION
+        try:
+            for header in [(major + 1, 0, 0), (major, minor + 1, 0)]:
+                geolin.HEADER_VERSION = header
+                with self.assertRaises(geolin.VersionError) as caught:
+                    geolin.load_library(path)
+                text = str(caught.exception)
+                self.assertIn("%d.%d.%d" % (major, minor, patch), text)
+                self.assertIn("%d.%d.%d" % header, text)
+            geolin.HEADER_VERSION = (major, 0, 0)  # an older minor version of the bindings
+            geolin.load_library(path)
+        finally:
+            geolin.HEADER_VERSION = saved
+        self.assertEqual(geolin.version(), (major, minor, patch))
+
     def test_structure(self):
         m = self.model
         self.assertEqual((m.num_joints, m.num_dofs, m.state_dim, m.num_bodies), (3, 9, 18, 4))

@@ -478,6 +478,39 @@ pub fn version() -> (i32, i32, i32) {
     (a, b, c)
 }
 
+/// Whether a library of version `library` serves declarations written for `header` (docs/c-api.md,
+/// "Versioning policy"): the same major (ABI, SONAME) version, and a minor version at least the
+/// header's (a minor version adds functions). An error names both versions.
+pub fn check_version_compatible(library: (i32, i32, i32), header: (i32, i32, i32)) -> Result<()> {
+    if library.0 == header.0 && library.1 >= header.1 {
+        return Ok(());
+    }
+    Err(Error {
+        status: sys::GEOLIN_ERR_UNSUPPORTED,
+        message: format!(
+            "the geolin library at run time is version {}.{}.{}, but this crate was written for \
+             geolin.h {}.{}.{}: the major (ABI) version must be equal and the library's minor \
+             version at least the crate's; link a matching libgeolin",
+            library.0, library.1, library.2, header.0, header.1, header.2
+        ),
+    })
+}
+
+/// The run-time check of MuJoCo's `mjVERSION_HEADER == mj_version()`: [`version`] against this
+/// crate's [`sys::GEOLIN_VERSION_MAJOR`] and [`sys::GEOLIN_VERSION_MINOR`]. The model loaders
+/// call it, so a mismatched library fails there with this message.
+pub fn check_version() -> Result<()> {
+    use sys::{GEOLIN_VERSION_MAJOR, GEOLIN_VERSION_MINOR, GEOLIN_VERSION_PATCH};
+    check_version_compatible(
+        version(),
+        (
+            GEOLIN_VERSION_MAJOR,
+            GEOLIN_VERSION_MINOR,
+            GEOLIN_VERSION_PATCH,
+        ),
+    )
+}
+
 /// The name of a status code.
 pub fn status_string(status: i32) -> &'static str {
     // SAFETY: returns a static NUL-terminated string, never NULL.
@@ -518,6 +551,7 @@ impl Model {
             .to_str()
             .ok_or_else(|| Error::invalid(format!("path {path:?} is not UTF-8")))?;
         let c_path = c_string("path", text)?;
+        check_version()?;
         let mut out = ptr::null_mut();
         // SAFETY: valid NUL-terminated string and out pointer.
         let st = unsafe { sys::geolin_model_load_urdf(c_path.as_ptr(), flags as c_uint, &mut out) };
@@ -527,6 +561,7 @@ impl Model {
     /// Load a URDF document from a string.
     pub fn from_urdf_str(xml: &str, flags: u32) -> Result<Model> {
         let c_xml = c_string("xml", xml)?;
+        check_version()?;
         let mut out = ptr::null_mut();
         // SAFETY: valid NUL-terminated string and out pointer.
         let st = unsafe {

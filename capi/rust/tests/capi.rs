@@ -48,6 +48,27 @@ fn version_matches_header() {
 }
 
 #[test]
+fn library_of_another_major_or_older_minor_version_is_refused() {
+    let lib = geolin::version();
+    assert!(geolin::check_version().is_ok());
+    for header in [(lib.0 + 1, 0, 0), (lib.0, lib.1 + 1, 0)] {
+        let err = geolin::check_version_compatible(lib, header).unwrap_err();
+        assert_eq!(err.status(), geolin::status::UNSUPPORTED);
+        let msg = err.message();
+        assert!(
+            msg.contains(&format!("{}.{}.{}", lib.0, lib.1, lib.2)),
+            "{msg}"
+        );
+        assert!(
+            msg.contains(&format!("{}.{}.{}", header.0, header.1, header.2)),
+            "{msg}"
+        );
+    }
+    // A newer library of the same major version serves older declarations.
+    assert!(geolin::check_version_compatible((lib.0, lib.1 + 1, 0), (lib.0, lib.1, 9)).is_ok());
+}
+
+#[test]
 fn status_constants_are_the_librarys_codes() {
     // Each constant of geolin::status is the code the library names that way.
     for (code, name) in [

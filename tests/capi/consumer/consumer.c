@@ -22,10 +22,15 @@ int main(int argc, char **argv) {
     return 2;
   }
 #endif
+  /* As MuJoCo's mjVERSION_HEADER check (docs/c-api.md, "Versioning policy"): the library must
+   * have the header's major (ABI) version and at least its minor version. */
   geolin_version(&major, &minor, &patch);
-  if (major != GEOLIN_VERSION_MAJOR || minor != GEOLIN_VERSION_MINOR) {
-    fprintf(stderr, "header %d.%d, library %d.%d\n", GEOLIN_VERSION_MAJOR, GEOLIN_VERSION_MINOR,
-            major, minor);
+  if (major != GEOLIN_VERSION_MAJOR || minor < GEOLIN_VERSION_MINOR) {
+    fprintf(stderr,
+            "geolin: the library is version %d.%d.%d but this program was built with geolin.h "
+            "%d.%d.%d: the major (ABI) version must be equal and the library's minor version at "
+            "least the header's\n",
+            major, minor, patch, GEOLIN_VERSION_MAJOR, GEOLIN_VERSION_MINOR, GEOLIN_VERSION_PATCH);
     return 1;
   }
   st = geolin_model_load_urdf(urdf, 0, &model);

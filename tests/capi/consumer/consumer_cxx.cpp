@@ -13,6 +13,17 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s robot.urdf\n", argv[0]);
     return 2;
   }
+  int major = 0, minor = 0, patch = 0;  // the mjVERSION_HEADER check (docs/c-api.md)
+  geolin_version(&major, &minor, &patch);
+  if (major != GEOLIN_VERSION_MAJOR || minor < GEOLIN_VERSION_MINOR) {
+    std::fprintf(stderr,
+                 "geolin: the library is version %d.%d.%d but this program was built with "
+                 "geolin.h %d.%d.%d: the major (ABI) version must be equal and the library's "
+                 "minor version at least the header's\n",
+                 major, minor, patch, GEOLIN_VERSION_MAJOR, GEOLIN_VERSION_MINOR,
+                 GEOLIN_VERSION_PATCH);
+    return 1;
+  }
   geolin_model *model = nullptr;
   geolin_workspace *ws = nullptr;
   int st = geolin_model_load_urdf(urdf, 0, &model);
