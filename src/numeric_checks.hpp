@@ -19,19 +19,33 @@ namespace geolin::detail {
 /// L_kk² is not above kPivotTolerance · (I^A_0)_kk.
 constexpr double kPivotTolerance = 1e-10;
 
+/// Records a failed pivot of body i in ws.singular: its value and its ratio to its scale, or a NaN
+/// ratio when the pivot or its scale is not finite (the computation overflowed:
+/// singular_overflowed).
+inline void record_singular(Workspace &ws, int i, double pivot, double ratio) {
+  if (ws.singular >= 0) return;
+  ws.singular = i;
+  ws.singular_pivot = pivot;
+  ws.singular_ratio = ratio;
+}
+
+/// Whether the failure recorded in ws.singular is an overflow (a pivot or its scale is not
+/// finite: inputs too large, not a singular M).
+inline bool singular_overflowed(const Workspace &ws) {
+  return ws.singular >= 0 && !std::isfinite(ws.singular_ratio);
+}
+
 /// Checks the joint pivot D of body i (articulated inertia IA, motion subspace S, frame 0) and
 /// records a failure in ws.singular. The cheap bound tr(I^A) |S|² ≥ |S|ᵀ|I^A||S| (I^A is positive
-/// semidefinite) settles every regular state; the exact scale is formed only below it.
+/// semidefinite) settles every regular state; the exact scale is formed only below it. A pivot or
+/// scale that is not finite is an overflow.
 inline void check_joint_pivot(Workspace &ws, int i, double D, const Vec6 &S, const Mat6 &IA) {
   if (D > kPivotTolerance * IA.trace() * S.squaredNorm()) return;
   const Vec6 a = S.cwiseAbs();
   const double scale = a.dot(IA.cwiseAbs() * a);
   if (D > kPivotTolerance * scale) return;
-  if (ws.singular < 0) {
-    ws.singular = i;
-    ws.singular_pivot = D;
-    ws.singular_ratio = scale > 0.0 ? D / scale : 0.0;
-  }
+  const bool finite = std::isfinite(D) && std::isfinite(scale);
+  record_singular(ws, i, D, !finite ? NAN : scale > 0.0 ? D / scale : 0.0);
 }
 
 /// Whether the Cholesky factor of the base's articulated inertia I^A_0 is regular: every pivot
@@ -40,7 +54,7 @@ inline void check_joint_pivot(Workspace &ws, int i, double D, const Vec6 &S, con
 inline void check_base_pivots(Workspace &ws) {
   const Mat6 &IA0 = ws.IA[0];
   double worst = 0.0;
-  bool ok = ws.IA0_llt.info() == Eigen::Success;
+  bool ok = ws.IA0_llt.info() == Eigen::Success && IA0.allFinite();
   if (ok) {
     const Mat6 &L = ws.IA0_llt.matrixLLT();
     worst = HUGE_VAL;
@@ -53,11 +67,7 @@ inline void check_base_pivots(Workspace &ws) {
     }
     ok = worst > kPivotTolerance;
   }
-  if (!ok && ws.singular < 0) {
-    ws.singular = 0;
-    ws.singular_pivot = worst;
-    ws.singular_ratio = worst;
-  }
+  if (!ok) record_singular(ws, 0, worst, IA0.allFinite() ? worst : NAN);
 }
 
 /// The first pivot failure over a sequence of factorizations (the evaluations of a finite

@@ -1,5 +1,5 @@
-// Reliability at the edges (issue 27): contact workspaces are sized by what one call can use
-// (at most n rows, so at most n / 3 contacts), whatever capacity the caller asks for.
+// Reliability at the edges (issue 27): a pivot that is not finite is an overflow, not a singular
+// M; contact workspaces are sized by what one call can use.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,6 +14,50 @@
 
 namespace geolin::test {
 namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Overflow is not singularity
+
+TEST(Overflow, PrismaticPositionBeyondTheFiniteRangeIsAnOverflowNotASingularity) {
+  const Model m = load_urdf_file(model_path("cart_pendulum.urdf"), kFixedBase);
+  Workspace ws(m);
+  const int nj = m.num_joints(), cart = m.joint_index("cart_slide");
+  ASSERT_GE(cart, 0);
+  VecX s = VecX::Constant(nj, 0.2), r = VecX::Constant(nj, 0.1), tau = VecX::Zero(nj);
+  s[cart] = 1e160;  // the pendulum's inertia about frame 0 is ~1e320: Inf
+  VecX nu_dot(m.num_dofs());
+  aba(m, ws, Transform(), s, Vec6::Zero(), r, tau, nu_dot);
+  EXPECT_GE(ws.singular, 0);
+  EXPECT_TRUE(detail::singular_overflowed(ws)) << "pivot " << ws.singular_pivot;
+  MatX Minv(m.num_dofs(), m.num_dofs());
+  mass_matrix_inverse(m, ws, s, Minv);
+  EXPECT_TRUE(detail::singular_overflowed(ws)) << "pivot " << ws.singular_pivot;
+  // A finite, far but representable position is regular.
+  s[cart] = 1e3;
+  aba(m, ws, Transform(), s, Vec6::Zero(), r, tau, nu_dot);
+  EXPECT_LT(ws.singular, 0);
+}
+
+TEST(Overflow, BaseInertiaThatOverflowsIsAnOverflowAtTheBase) {
+  const Model m = load_urdf_file(model_path("free_body.urdf"));
+  Workspace ws(m);
+  VecX nu_dot(m.num_dofs());
+  const VecX none = VecX::Zero(m.num_joints());
+  Vec6 v = Vec6::Zero();
+  v[3] = 1e200;  // ω² = Inf in the bias force only: a result overflow, no pivot
+                 // involved
+  aba(m, ws, Transform(), none, v, none, none, nu_dot);
+  EXPECT_LT(ws.singular, 0);
+  EXPECT_FALSE(nu_dot.allFinite());
+  ws.IA[0](0, 1) = HUGE_VAL;  // an articulated inertia that overflowed: the
+                              // base's check says so
+  ws.IA[0](1, 0) = HUGE_VAL;
+  ws.IA0_llt.compute(ws.IA[0]);
+  ws.singular = -1;
+  detail::check_base_pivots(ws);
+  EXPECT_EQ(ws.singular, 0);
+  EXPECT_TRUE(detail::singular_overflowed(ws));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Contact workspaces sized by what a call can use
