@@ -323,6 +323,16 @@ bool all_finite(const Eigen::Ref<const Eigen::MatrixXd> &X) noexcept {
 int numeric_failure(const char *function, const geolin_workspace *ws, const char *output) noexcept {
   const geolin::Model &model = model_of(ws);
   const int b = ws->ws.singular;
+  // A pivot or its scale that is not finite (a NaN ratio: detail::singular_overflowed in
+  // src/numeric_checks.hpp) is an overflow, not a singular M.
+  if (b >= 0 && !std::isfinite(ws->ws.singular_ratio))
+    return fail(GEOLIN_ERR_NUMERIC,
+                "%s: the computation overflowed (is not finite) at %s '%.200s' although every "
+                "input is finite: its articulated inertia is not finite, the inputs are too large "
+                "for this model (e.g. positions or velocities near 1e150, whose squares are "
+                "Inf); '%s' was not computed (nothing was written)",
+                function, b > 0 ? "joint" : "the base",
+                b > 0 ? model.joint_name[b].c_str() : model.body_name[0].c_str(), output);
   if (b > 0)
     return fail(GEOLIN_ERR_NUMERIC,
                 "%s: the mass matrix is numerically singular at this state: the articulated "
@@ -966,6 +976,25 @@ void copy_transform(const geolin::Transform &T, double *H) noexcept {
   H[15] = 1.0;
 }
 
+// A step that failed. An overflow (not a finite singular pivot) where forward dynamics is finite
+// and regular at the input state was caused by the step size: the message names h. Otherwise
+// numeric_failure's message, of the state itself where forward dynamics fails there.
+int step_failure(const char *fn, geolin_workspace *ws, double h, const double *H, const double *s,
+                 const double *v, const double *r, const double *tau, const char *output) {
+  if (ws->ws.singular >= 0 && std::isfinite(ws->ws.singular_ratio))
+    return numeric_failure(fn, ws, output);
+  const geolin::Model &model = ws->m->model;
+  const int nj = model.num_joints();
+  geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
+              joint_vector(r, nj), joint_vector(tau, nj), ws->ws.nu_dot);
+  if (ws->ws.singular >= 0 || !all_finite(ws->ws.nu_dot)) return numeric_failure(fn, ws, output);
+  return fail(GEOLIN_ERR_NUMERIC,
+              "%s: argument 'h' = %g overflowed the step: forward dynamics is finite at the input "
+              "state, but the states the step reaches are not (positions or velocities beyond "
+              "~1e150); take a smaller h; '%s' was not computed (nothing was written)",
+              fn, h, output);
+}
+
 }  // namespace
 
 extern "C" {
@@ -1099,7 +1128,7 @@ GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const dou
                  joint_vector(r, nj), joint_vector(tau, nj), Hn, ws->s_next, vn, ws->r_next);
     if (ws->ws.singular >= 0 || !Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() ||
         !all_finite(ws->s_next) || !all_finite(ws->r_next))
-      return numeric_failure(__func__, ws, "H_next/s_next/v_next/r_next");
+      return step_failure(__func__, ws, h, H, s, v, r, tau, "H_next/s_next/v_next/r_next");
     if (!model.fixed_base) {
       copy_transform(Hn, H_next);
       for (int i = 0; i < 6; ++i) v_next[i] = vn[i];
@@ -1133,6 +1162,9 @@ GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h,
     geolin::step_linearize(model, ws->ws, static_cast<geolin::StepMethod>(method), h,
                            base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
                            joint_vector(r, nj), joint_vector(tau, nj), ws->A, ws->B);
+    if (ws->ws.singular >= 0 || !all_finite(ws->A))
+      return step_failure(__func__, ws, h, H, s, v, r, tau, "A_d");
+    if (!all_finite(ws->B)) return step_failure(__func__, ws, h, H, s, v, r, tau, "B_d");
     return copy_out_staged_pair(__func__, ws, "A_d", A_d, "B_d", B_d);
   } catch (...) {
     return handle_exception(__func__);

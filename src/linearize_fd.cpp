@@ -120,6 +120,7 @@ bool contact_linearize_finite_difference(const Model &model, Workspace &ws, cons
   const int off = model.joint_offset();
   const double inv2e = 1.0 / (2.0 * eps);
   bool ok = true;
+  detail::SingularLatch latch;  // the first failed pivot (or overflow) over the evaluations
   auto lp = ws.contact_lambda_plus.head(m), lm = ws.contact_lambda_minus.head(m);
   central_differences(
       model, ws, H, s, v, r, tau, eps, A, B,
@@ -130,12 +131,14 @@ bool contact_linearize_finite_difference(const Model &model, Workspace &ws, cons
         ok = contact_dynamics(model, ws, Hp, sp, vp, rp, taup, contacts, ws.nu_dot,
                               plus ? RefVec(lp) : RefVec(lm)) &&
              ok && ws.singular < 0;
+        latch.take(ws);
         out.tail(n) = ws.nu_dot;
       },
       [&](bool state, int k) {
         RefMat D = state ? dlambda_dz : dlambda_dw;
         if (D.size() > 0) D.col(k) = (lp - lm) * inv2e;
       });
+  latch.restore(ws);
   return ok;
 }
 

@@ -10,28 +10,87 @@
 
 namespace geolin::detail {
 
-/// Threshold of the articulated pivots (docs/c-api.md, "Numeric contract"). A joint
-/// pivot D_i = S_iᵀ I^A_i S_i is computed in frame 0 from terms as large as |S_i|ᵀ |I^A_i| |S_i|
-/// (entrywise absolute values): when D_i is not above kPivotTolerance times that, the round-off of
-/// the sum is comparable with D_i itself and M is singular to working precision at this state
-/// (iCub at its zero pose: 1e-11; the worst of 2000 random iCub states: 1e-7; a 2000-body chain
-/// stretched straight: 6e-9). A base pivot of the Cholesky factor of I^A_0 fails the same way when
-/// L_kk² is not above kPivotTolerance · (I^A_0)_kk.
+/// Threshold of the articulated pivots (docs/c-api.md, "Numeric contract"). A joint pivot
+/// D_i = S_iᵀ I^A_i S_i is the same number in every frame, but the size of the terms it is summed
+/// from is not: in frame 0 it grows with the square of the body's distance from the base origin,
+/// so that a regular pivot far from it looked singular (the tip of a 20000-body chain stretched
+/// straight, 4000 m out: 5.6e-11). Its scale is therefore measured where the joint is
+/// (joint_pivot_scale): |S_i|ᵀ |I^A_i| |S_i| (entrywise absolute values) in a frame with frame 0's
+/// axes at the joint's origin, plus the inertia the articulated mass would have about the axis at
+/// a lever arm kPivotLever (the terms frame 0 added at a distance of that size, now the same
+/// wherever the body is); and, since D_i is summed in frame 0, kRoundoffShare of the terms there,
+/// whose round-off (~1e-16 of them) D_i must exceed by far. D_i fails when it is not above
+/// kPivotTolerance times that scale: M is then singular to working precision at this state. The
+/// lever, about a limb's length, keeps the margins the frame-0 scale had on iCub (its zero pose,
+/// singular: 4e-12; the worst of 2000 random states: 3.6e-9); the chain passes at 5.6e-8 straight
+/// (its tip, through the frame-0 share) and 8e-5 at random states. A base pivot of the Cholesky
+/// factor of I^A_0 fails when L_kk² is not above kPivotTolerance · (I^A_0)_kk.
 constexpr double kPivotTolerance = 1e-10;
+constexpr double kPivotLever = 0.2;      // metres
+constexpr double kRoundoffShare = 1e-3;  // frame-0 terms count at 1e-13 (~450 round-offs)
+
+/// |a|ᵀ |M| |a|, entrywise absolute values.
+template <class Vec, class Mat>
+double absolute_quadratic(const Vec &a, const Mat &M) {
+  const auto abs_a = a.cwiseAbs().eval();
+  return abs_a.dot(M.cwiseAbs() * abs_a);
+}
+
+/// An upper bound of the joint part of joint_pivot_scale without forming the translated inertia:
+/// tr(I_p) |S_p|² + kPivotLever² tr(A) |S_ang|² (I_p ⪰ 0, so |x|ᵀ|I_p||x| ≤ tr(I_p) |x|²), where
+/// for I^A = [[A, B], [Bᵀ, C]] in frame 0 (linear first) translated to p (^p X^0 I^A ^0 X_p)
+///   tr(I_p) = tr(I^A) − 2 p·b + |p|² tr(A) − pᵀ A p,   b = (B₂₃ − B₃₂, B₃₁ − B₁₃, B₁₂ − B₂₁),
+/// and S_p = [S_lin − p × S_ang; S_ang]; A is the same in both frames.
+inline double joint_scale_bound(const Mat6 &IA, const Vec6 &S, const Vec3 &p) {
+  const Mat3 A = IA.topLeftCorner<3, 3>();
+  const Vec3 b(IA(1, 5) - IA(2, 4), IA(2, 3) - IA(0, 5), IA(0, 4) - IA(1, 3));
+  const double trace_A = A.trace();
+  const double trace = IA.trace() - 2.0 * p.dot(b) + p.squaredNorm() * trace_A - p.dot(A * p);
+  const Vec3 w = S.tail<3>(), lin = S.head<3>() - p.cross(w);
+  return trace * (lin.squaredNorm() + w.squaredNorm()) +
+         kPivotLever * kPivotLever * trace_A * w.squaredNorm();
+}
+
+/// The scale of body i's pivot (kPivotTolerance): the larger of its terms at the joint and
+/// kRoundoffShare of its terms in frame 0.
+inline double joint_pivot_scale(const Workspace &ws, int i, const Vec6 &S, const Mat6 &IA) {
+  Transform to_joint;  // ^p H_0: frame 0's axes, origin at the joint's p = ^0 o_i
+  to_joint.o = -ws.H0[i].o;
+  const Vec3 w = S.tail<3>();
+  const double at_joint =
+      absolute_quadratic(transform_motion(to_joint, S), transform_inertia(to_joint, IA)) +
+      kPivotLever * kPivotLever * absolute_quadratic(w, IA.topLeftCorner<3, 3>());
+  return std::max(at_joint, kRoundoffShare * absolute_quadratic(S, IA));
+}
+
+/// Records a failed pivot of body i in ws.singular: its value and its ratio to its scale, or a NaN
+/// ratio when the pivot or its scale is not finite (the computation overflowed:
+/// singular_overflowed).
+inline void record_singular(Workspace &ws, int i, double pivot, double ratio) {
+  if (ws.singular >= 0) return;
+  ws.singular = i;
+  ws.singular_pivot = pivot;
+  ws.singular_ratio = ratio;
+}
+
+/// Whether the failure recorded in ws.singular is an overflow (a pivot or its scale is not
+/// finite: inputs too large, not a singular M).
+inline bool singular_overflowed(const Workspace &ws) {
+  return ws.singular >= 0 && !std::isfinite(ws.singular_ratio);
+}
 
 /// Checks the joint pivot D of body i (articulated inertia IA, motion subspace S, frame 0) and
-/// records a failure in ws.singular. The cheap bound tr(I^A) |S|² ≥ |S|ᵀ|I^A||S| (I^A is positive
-/// semidefinite) settles every regular state; the exact scale is formed only below it.
+/// records a failure in ws.singular. The cheap bounds tr(I^A) |S|² ≥ |S|ᵀ|I^A||S| (I^A is positive
+/// semidefinite), at the joint (joint_scale_bound) and in frame 0, settle every regular state; the
+/// exact scale is formed only below them. A pivot or scale that is not finite is an overflow.
 inline void check_joint_pivot(Workspace &ws, int i, double D, const Vec6 &S, const Mat6 &IA) {
-  if (D > kPivotTolerance * IA.trace() * S.squaredNorm()) return;
-  const Vec6 a = S.cwiseAbs();
-  const double scale = a.dot(IA.cwiseAbs() * a);
+  const double bound0 = IA.trace() * S.squaredNorm();
+  const double bound = joint_scale_bound(IA, S, ws.H0[i].o);
+  if (D > kPivotTolerance * std::max(bound, kRoundoffShare * bound0)) return;
+  const double scale = joint_pivot_scale(ws, i, S, IA);
   if (D > kPivotTolerance * scale) return;
-  if (ws.singular < 0) {
-    ws.singular = i;
-    ws.singular_pivot = D;
-    ws.singular_ratio = scale > 0.0 ? D / scale : 0.0;
-  }
+  const bool finite = std::isfinite(D) && std::isfinite(scale);
+  record_singular(ws, i, D, !finite ? NAN : scale > 0.0 ? D / scale : 0.0);
 }
 
 /// Whether the Cholesky factor of the base's articulated inertia I^A_0 is regular: every pivot
@@ -40,7 +99,7 @@ inline void check_joint_pivot(Workspace &ws, int i, double D, const Vec6 &S, con
 inline void check_base_pivots(Workspace &ws) {
   const Mat6 &IA0 = ws.IA[0];
   double worst = 0.0;
-  bool ok = ws.IA0_llt.info() == Eigen::Success;
+  bool ok = ws.IA0_llt.info() == Eigen::Success && IA0.allFinite();
   if (ok) {
     const Mat6 &L = ws.IA0_llt.matrixLLT();
     worst = HUGE_VAL;
@@ -53,11 +112,7 @@ inline void check_base_pivots(Workspace &ws) {
     }
     ok = worst > kPivotTolerance;
   }
-  if (!ok && ws.singular < 0) {
-    ws.singular = 0;
-    ws.singular_pivot = worst;
-    ws.singular_ratio = worst;
-  }
+  if (!ok) record_singular(ws, 0, worst, IA0.allFinite() ? worst : NAN);
 }
 
 /// The first pivot failure over a sequence of factorizations (the evaluations of a finite

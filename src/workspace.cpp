@@ -61,6 +61,9 @@ WorkspaceDims workspace_dims(const Model &model, unsigned features, int max_wren
   d.max_wrenches = max_wrenches < 0 ? static_cast<int>(model.frames.size()) : max_wrenches;
   const bool contacts = (features & kWorkspaceContacts) != 0;
   d.max_rows = contacts ? static_cast<int>(std::min<long long>(6LL * d.max_wrenches, n)) : 0;
+  // A call holds at most n rows, and each contact has 3 or 6: more than n / 3 contacts are
+  // refused whatever the capacity (contact_dynamics.cpp), so none is allocated for them.
+  d.max_contacts = contacts ? std::min(d.max_wrenches, n / 3) : 0;
   long long cols = 0;
   // linearize: ∂ID/∂s, ∂ID/∂r and S per joint, ∂ID/∂v (base), 6 per wrench, 3 for the attitude
   // dependence of Mixed wrenches; a contact linearization uses the same without wrench columns.
@@ -109,7 +112,7 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     bytes = add(bytes, mul(D, add(N * N + N * nj + 6 * (N + nj), mul(4 * N, N + nj))));
   if (d.features & kWorkspaceContacts) {
     const std::size_t m = d.max_rows, ldm = detail::solve_stride(m);
-    bytes = add(bytes, mul(d.max_wrenches, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
+    bytes = add(bytes, mul(d.max_contacts, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
     const std::size_t cc = static_cast<std::size_t>(d.contact_cols);
     bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 6 * ldm + 5 * m));
   }
@@ -179,9 +182,9 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
   }
   if (has(kWorkspaceContacts)) {
     const std::size_t m = dims.max_rows, ldm = detail::solve_stride(m);
-    contacts.resize(dims.max_wrenches);
-    contact_frames.assign(dims.max_wrenches, 0);
-    contact_wrenches.setZero(6 * static_cast<Eigen::Index>(dims.max_wrenches));
+    contacts.resize(dims.max_contacts);
+    contact_frames.assign(dims.max_contacts, 0);
+    contact_wrenches.setZero(6 * static_cast<Eigen::Index>(dims.max_contacts));
     contact_G.assign(6 * m);
     contact_Y.assign(static_cast<std::size_t>(n) * ldm);
     contact_L.assign(m * ldm);

@@ -82,6 +82,7 @@ struct WorkspaceDims {
   unsigned features = kWorkspaceAll;
   int max_wrenches = 0;         // external wrenches of linearize and contacts of contact_* per call
   int max_rows = 0;             // contact constraint rows: min(6 max_wrenches, n)
+  int max_contacts = 0;         // contacts of contact_*: min(max_wrenches, n / 3) (3 rows each)
   int rhs_cols = 0;             // columns of the solver's right-hand sides (a multiple of 8)
   int contact_cols = 0;         // columns of the contact buffers: a contact linearization's
   int panel_slots = 0;          // 6-row blocks of the solver's panels
@@ -189,9 +190,9 @@ struct Workspace {
     // acceleration of the body: J_c = G_a J_b (contact_dynamics.cpp, contact_linearize.cpp).
     Mat6 Ga;
   };
-  std::vector<ContactFrame> contacts;  // max_wrenches
-  std::vector<int> contact_frames;     // max_wrenches: the frames, as external wrenches
-  VecX contact_wrenches;               // 6 max_wrenches: λ as external wrenches
+  std::vector<ContactFrame> contacts;  // max_contacts
+  std::vector<int> contact_frames;     // max_contacts: the frames, as external wrenches
+  VecX contact_wrenches;               // 6 max_contacts: λ as external wrenches
   int contact_failed = -1;             // the contact whose row of Λ⁻¹ had a zero pivot, or -1
   int contact_failed_row = 0;          // that row within the contact
   double contact_failed_ratio = 0.0;   // the pivot relative to its diagonal entry
