@@ -21,7 +21,6 @@
 #include "geometry.hpp"
 #include "numeric_checks.hpp"
 #include "passes.hpp"
-#include "solver/simd.hpp"
 #include "solver/solver.hpp"
 
 namespace geolin {
@@ -83,30 +82,15 @@ Transform contact_reference(const Contacts &c, int k) {
 
 namespace {
 
-bool solve_contacts(const Model &model, Workspace &ws, const Transform &H, const Contacts &c) {
-  const int n = model.num_dofs(), m = c.rows();
-  const bool moving = !model.fixed_base, mixed = (c.flags & kWrenchMixed) != 0;
-  const Transform &Hb = moving ? H : model.H_A_0;
-  // The workspace holds at most n rows (more are always dependent) and its contact capacity.
-  if (c.count > static_cast<int>(ws.contacts.size()) || m > ws.contact_gamma.size())
-    throw Error(Status::InvalidArgument,
-                fmt::format("contacts: {} contacts with {} rows exceed the workspace's {} contacts "
-                            "and {} rows (at most n = {})",
-                            c.count, m, ws.contacts.size(), ws.contact_gamma.size(), n));
-  const int ldm = solve_stride(m);
-  double *X = ws.contact_Y.data();  // n x m, row-major, stride ldm: the innovations of J_cᵀ
-  std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldm, 0.0);
-  ws.contact_failed = -1;
-  const Vec6 a_g = gravity_base_acceleration(model, ws, H);
-
-  // Frames, the rows G_a of J_c = G_a J_b (J_b the Jacobian of the frame's body: base and path
-  // in frame 0; G_a = ^F X_0 in λ's axes, its first 3 rows for a point), the constraint error at
-  // ν̇_free and the right-hand sides J_cᵀ, contact after contact.
-  double *G = ws.contact_G.data();  // m x 6, row-major scratch
-  double *W = ws.contact_W.data();  // 6 x m: I^A_0 times the base rows of the innovations
-  const Mat6 &base_inverse = moving ? articulated_base_inverse(ws) : ws.IA0_inv;
-  int row0 = 0;
-  for (int k = 0; k < c.count; ++k) {
+// §3, step 2 for contact k (docs/contacts.md): its frame, the rows G_a of J_c = G_a J_b (J_b
+// the Jacobian of the frame's body: base and path in frame 0; G_a = ^F X_0 in λ's axes, its first
+// 3 rows for a point), the frame's twist and acceleration at ν̇_free and the constraint error
+// γ − J_c ν̇_free = −c(ν̇_free) (§1).
+// (ws.v, ws.a of aba_pass, frame poses, c's gains and references) => (ws.contacts[k],
+// ws.contact_gamma rows of k)
+void contact_rows(const Model &model, Workspace &ws, const Transform &Hb, const Contacts &c, int k,
+                  int row0, const Vec6 &a_g) {
+  const bool mixed = (c.flags & kWrenchMixed) != 0;
     Workspace::ContactFrame &f = ws.contacts[k];
     f.frame = c.frames[k];
     f.body = model.frames[f.frame].body;
@@ -146,39 +130,48 @@ bool solve_contacts(const Model &model, Workspace &ws, const Transform &H, const
     if (mixed)
       for (int b = 0; b < f.rows; b += 3) err.segment<3>(b) = f.R_F * err.segment<3>(b);
     ws.contact_gamma.segment(row0, f.rows) = -err.head(f.rows);
-    // The innovations of J_cᵀ's columns (articulated_solve_backward's, here contact by contact):
-    // on the path from b up, the force F = G_aᵀ − P_i that reaches body i gives
-    // u_i = S_iᵀ F, x_i = D_i⁻¹ u_i, and F ← F − U_i x_i passes to the parent; at the base
-    // a_0 = (I^A_0)⁻¹ F_0. Rows off the path stay zero.
+}
+
+// §3, step 3: the innovations of the contact's columns of J_cᵀ (articulated_solve_backward's,
+// here along the contact's path): the force F = G_aᵀ − P_i that reaches body i gives
+// u_i = S_iᵀ F, x_i = D_i⁻¹ u_i, and F ← F − U_i x_i passes to the parent (RBDA Table 7.1's
+// backward pass without velocity terms); at the base a_0 = (I^A_0)⁻¹ F_0 (RBDA §9.3). Rows off
+// the path stay zero.
+// (f.Ga, ws.S0, ws.U, ws.D_inv, (I^A_0)⁻¹) => (X: rows of the path and the base, W = I^A_0 a_0)
+void contact_innovations(const Model &model, const Workspace &ws, const Workspace::ContactFrame &f,
+                         const Mat6 &base_inverse, double *X, double *W, std::ptrdiff_t ldm) {
     Mat6 F = f.Ga.transpose();  // its first f.rows columns
     for (int i = f.body; i >= 1; i = model.parent[i]) {
-      double *x = X + model.dof(i) * ldm + row0;
+    double *x = X + model.dof(i) * ldm + f.row0;
       for (int r = 0; r < f.rows; ++r) {
         const double xr = ws.D_inv[i] * ws.S0[i].dot(F.col(r));
         x[r] = xr;
         F.col(r) -= ws.U[i] * xr;
       }
     }
-    if (moving)
+  if (model.fixed_base) return;
       for (int r = 0; r < f.rows; ++r) {
         const Vec6 a = base_inverse * F.col(r);
         for (int e = 0; e < 6; ++e) {
-          X[e * ldm + row0 + r] = a[e];
-          W[e * ldm + row0 + r] = F(e, r);  // I^A_0 a_0
+      X[e * ldm + f.row0 + r] = a[e];
+      W[e * ldm + f.row0 + r] = F(e, r);  // I^A_0 a_0
         }
       }
-    row0 += f.rows;
-  }
+}
 
-  double *L = ws.contact_L.data();
-  // Λ⁻¹ from the innovations: Λ⁻¹ = Σ_i D_i x_iᵀ x_i + a_0ᵀ I^A_0 a_0 (articulated_solve_backward).
-  // Row i of X is non-zero only in the columns of contacts held in i's subtree, so each
-  // contact pairs, along its path, with the contacts below the path's bodies (lower triangle).
-  if (moving) {
-    // a_0ᵀ W with W = I^A_0 a_0 (a_0ᵀ in G's rows).
+// §3, step 4: the lower triangle of Λ⁻¹ = J_c M⁻¹ J_cᵀ = Σ_i D_i x_iᵀ x_i + a_0ᵀ I^A_0 a_0 from
+// the innovations (articulated_solve_backward). Row i of X is non-zero only in the columns of
+// contacts held in i's subtree, so each contact pairs, along its path, with the contacts below
+// the path's bodies.
+// (X, W, ws.D, ws.contacts) => (L = Λ⁻¹, lower triangle, row-major, stride ldm)
+void inverse_operational_inertia(const Model &model, Workspace &ws, const Contacts &c,
+                                 const double *X, const double *W, double *L, int ldm) {
+  const int m = c.rows();
+  if (!model.fixed_base) {
+    double *G = ws.contact_G.data();  // a_0ᵀ, m x 6 row-major scratch
     for (int p = 0; p < m; ++p)
       for (int e = 0; e < 6; ++e) G[p * 6 + e] = X[e * ldm + p];
-    product_add(m, ldm, 6, G, 6, W, ldm, L, ldm, /*assign=*/true);
+    product_add(m, ldm, 6, G, 6, W, ldm, L, ldm, /*assign=*/true);  // a_0ᵀ (I^A_0 a_0)
   } else {
     for (int p = 0; p < m; ++p) std::fill_n(L + p * ldm, p + 1, 0.0);
   }
@@ -197,25 +190,19 @@ bool solve_contacts(const Model &model, Workspace &ws, const Transform &H, const
       }
     }
   }
+}
 
-  double ratio = 0.0;
-  const int bad = cholesky_in_place(L, m, ldm, ws.contact_dinv.data(), &ratio);
-  if (bad >= 0) {
-    int k = 0;
-    while (k + 1 < c.count && ws.contacts[k + 1].row0 <= bad) ++k;
-    ws.contact_failed = k;
-    ws.contact_failed_row = bad - ws.contacts[k].row0;
-    ws.contact_failed_ratio = ratio;
-    return false;
-  }
-
-  // λ = Λ (γ − J_c ν̇_free) = −Λ c(ν̇_free), ν̇ = ν̇_free + Y λ.
+// §3, step 6: λ = Λ (γ − J_c ν̇_free) = −Λ c(ν̇_free) by two triangular solves, and
+// ν̇ = ν̇_free + Y λ with Y λ = M⁻¹ (J_cᵀ λ): the forward pass of the one column Σ_p λ_p (column
+// p), whose innovations are X λ (RBDA Table 7.1's third pass without velocity terms), non-zero
+// only on the base and the contacts' paths (in ws.u, ABA's scratch); ws.f holds its a_i.
+// (L, dinv, ws.contact_gamma, X, ws.U, ws.D_inv) => (ws.contact_lambda, ws.nu_dot += Y λ)
+void forces_and_acceleration(const Model &model, Workspace &ws, const Contacts &c, const double *X,
+                             int ldm) {
+  const int n = model.num_dofs(), m = c.rows();
   double *lambda = ws.contact_lambda.data();
   std::copy_n(ws.contact_gamma.data(), m, lambda);
-  cholesky_solve(L, ws.contact_dinv.data(), m, ldm, lambda);
-  // Y λ = M⁻¹ (J_cᵀ λ): the forward pass of the one column Σ_p λ_p (column p), whose innovations
-  // are X λ (RBDA Table 7.1's third pass without velocity terms), non-zero only on the base and
-  // the contacts' paths (in ws.u, ABA's scratch); ws.f holds its a_i.
+  cholesky_solve(ws.contact_L.data(), ws.contact_dinv.data(), m, ldm, lambda);
   double *u = ws.u.data();
   std::fill(ws.u.begin(), ws.u.end(), 0.0);
   for (int k = 0; k < c.count; ++k) {
@@ -226,25 +213,65 @@ bool solve_contacts(const Model &model, Workspace &ws, const Transform &H, const
     }
   }
   Vec6 a0 = Vec6::Zero();
-  if (moving)
+  if (!model.fixed_base)
     for (int e = 0; e < 6; ++e)
       for (int p = 0; p < m; ++p) a0[e] += X[e * ldm + p] * lambda[p];
   ws.nu_dot.head(n - model.n_B) += a0.head(n - model.n_B);
   ws.f[0] = a0;
   for (int i = 1; i <= model.n_B; ++i) {
     const Vec6 &al = ws.f[model.parent[i]];
-    const double x = u[i] - ws.D_inv[i] * ws.U[i].dot(al);
+    const double x = u[i] - ws.D_inv[i] * ws.U[i].dot(al);  // RBDA Table 7.1, third pass
     ws.nu_dot[model.dof(i)] += x;
     ws.f[i] = al + ws.S0[i] * x;
   }
+}
+
+// §3, steps 2-6 after aba_pass (step 1).
+// (aba_pass's factorization and accelerations, c) => (ws.contacts, ws.contact_Y = X_J,
+// ws.contact_W, ws.contact_L, ws.contact_dinv, ws.contact_lambda, ws.nu_dot; or ws.contact_failed*)
+bool solve_contacts(const Model &model, Workspace &ws, const Transform &H, const Contacts &c) {
+  const int n = model.num_dofs(), m = c.rows();
+  const bool moving = !model.fixed_base;
+  const Transform &Hb = moving ? H : model.H_A_0;
+  // The workspace holds at most n rows (more are always dependent) and its contact capacity.
+  if (c.count > static_cast<int>(ws.contacts.size()) || m > ws.contact_gamma.size())
+    throw Error(Status::InvalidArgument,
+                fmt::format("contacts: {} contacts with {} rows exceed the workspace's {} contacts "
+                            "and {} rows (at most n = {})",
+                            c.count, m, ws.contacts.size(), ws.contact_gamma.size(), n));
+  const int ldm = solve_stride(m);
+  double *X = ws.contact_Y.data();  // n x m, row-major, stride ldm: the innovations of J_cᵀ
+  std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldm, 0.0);
+  ws.contact_failed = -1;
+  const Vec6 a_g = gravity_base_acceleration(model, ws, H);
+  double *W = ws.contact_W.data();  // 6 x m: I^A_0 times the base rows of the innovations
+  const Mat6 &base_inverse = moving ? articulated_base_inverse(ws) : ws.IA0_inv;
+  int row0 = 0;
+  for (int k = 0; k < c.count; ++k) {
+    contact_rows(model, ws, Hb, c, k, row0, a_g);                             // step 2
+    contact_innovations(model, ws, ws.contacts[k], base_inverse, X, W, ldm);  // step 3
+    row0 += ws.contacts[k].rows;
+  }
+  double *L = ws.contact_L.data();
+  inverse_operational_inertia(model, ws, c, X, W, L, ldm);  // step 4
+  double ratio = 0.0;                                       // step 5, with §4's pivot test
+  const int bad = cholesky_in_place(L, m, ldm, ws.contact_dinv.data(), &ratio);
+  if (bad >= 0) {
+    int k = 0;
+    while (k + 1 < c.count && ws.contacts[k + 1].row0 <= bad) ++k;
+    ws.contact_failed = k;
+    ws.contact_failed_row = bad - ws.contacts[k].row0;
+    ws.contact_failed_ratio = ratio;
+    return false;
+  }
+  forces_and_acceleration(model, ws, c, X, ldm);  // step 6
   return true;
 }
 
 }  // namespace
 
-// With the widest instruction set the solver uses (with_widest_isa): its small Eigen products.
 bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c) {
-  return with_widest_isa([&] { return solve_contacts(model, ws, H, c); });
+  return solve_contacts(model, ws, H, c);
 }
 
 }  // namespace detail

@@ -28,7 +28,6 @@
 #include "geometry.hpp"
 #include "linearize_solve.hpp"
 #include "passes.hpp"
-#include "solver/simd.hpp"
 #include "solver/solver.hpp"
 
 namespace geolin {
@@ -40,8 +39,8 @@ namespace {
 // acceleration of its body changes by δa, its twist by δv and the body is displaced by ξ
 // (frame 0); h = g_v + v_b ×* g_a gathers the terms that move with the body's twist v_b (the
 // joint columns below). g_a is the row of G_a (contact_solve's; J_c = G_a J_b). Stored by
-// columns, G[e][r] for entry e of row r, so that the joint columns are 4-wide products over the
-// rows (a point's three rows padded with a zero fourth).
+// columns, G[e][r] for entry e of row r, so that the joint columns are products of its column
+// blocks (joint_columns).
 using ConstraintColumns = double[18][8];
 void constraint_rows(const Workspace::ContactFrame &f, const Contacts &c, bool mixed,
                      const Vec6 &vb, ConstraintColumns &G) {
@@ -94,56 +93,216 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &c, bool m
       G[12 + e][r] = Gx(r, e);
     }
   }
-  if (f.rows == kContactPoint)
-    for (int e = 0; e < 18; ++e) G[e][3] = 0.0;
 }
 
-// Joint j's two columns of the contact's rows of K (step 4 below): K[r][c] += g_a·w + h·Ψ̇_j +
-// g_x·S_j and K[r][c + 1] += g_a·2Ψ̇_j + h·S_j for the rows r of the contact (six with kSix, else
-// three), as sums of G's columns times scalars, in independent chains of six multiply-adds.
-template <bool kSix>
+// Joint j's two columns of the contact's kRows rows of K (§5.3, step 4; §5.2): K[r][c] +=
+// g_a·w + h·Ψ̇_j + g_x·S_j and K[r][c + 1] += g_a·2Ψ̇_j + h·S_j, as fixed-size Eigen products of
+// G's [g_a, h, g_x] blocks (kRows x 6 each, column stride 8).
+// (G, w, Ψ̇_j, S_j) => (K's columns c, c + 1 of the contact's rows)
+template <int kRows>
 void joint_columns(const ConstraintColumns &G, const Vec6 &w, const Vec6 &Pd, const Vec6 &S,
                    double *K, std::ptrdiff_t ldk, int c) {
-  V4 s0{}, s1{}, s2{}, r0{}, r1{};
-  V2 t0{}, t1{}, t2{}, q0{}, q1{};
-  for (int e = 0; e < 6; ++e) {
-    const double pd2 = 2.0 * Pd[e];
-    V4 a, b, g;
-    load_vec(a, G[e]);
-    load_vec(b, G[6 + e]);
-    load_vec(g, G[12 + e]);
-    s0 += a * w[e], s1 += b * Pd[e], s2 += g * S[e];
-    r0 += a * pd2, r1 += b * S[e];
-    if (kSix) {
-      V2 ah, bh, gh;
-      load_vec(ah, G[e] + 4);
-      load_vec(bh, G[6 + e] + 4);
-      load_vec(gh, G[12 + e] + 4);
-      t0 += ah * w[e], t1 += bh * Pd[e], t2 += gh * S[e];
-      q0 += ah * pd2, q1 += bh * S[e];
-    }
-  }
-  const V4 ks = s0 + s1 + s2, kr = r0 + r1;
-  for (int r = 0; r < (kSix ? 4 : 3); ++r) {
+  using Rows =
+      Eigen::Map<const Eigen::Matrix<double, kRows, 6>, Eigen::Unaligned, Eigen::OuterStride<8>>;
+  const Rows ga(G[0]), h(G[6]), gx(G[12]);
+  using Col = Eigen::Matrix<double, kRows, 1>;
+  const Col ks = ga * w + h * Pd + gx * S;
+  const Col kr = ga * (2.0 * Pd) + h * S;
+  for (int r = 0; r < kRows; ++r) {
     K[r * ldk + c] += ks[r];
     K[r * ldk + c + 1] += kr[r];
   }
-  if (kSix) {
-    const V2 ksh = t0 + t1 + t2, krh = q0 + q1;
-    for (int r = 0; r < 2; ++r) {
-      K[(4 + r) * ldk + c] += ksh[r];
-      K[(4 + r) * ldk + c + 1] += krh[r];
+}
+
+// What steps 4-7 of §5.3 share: the solve's right-hand sides X (n x L.cols, stride ldx) and K
+// (m x L.cols), the innovations Y_J of J_cᵀ (n x m, stride ldm) and the gravity block.
+struct Correction {
+  const Model &model;
+  Workspace &ws;
+  const Contacts &contacts;
+  const LinearizeLayout &L;
+  double *X, *K;
+  const double *YJ;
+  std::ptrdiff_t ldm, ldx;
+  Mat3 Gg;  // (Rᵀ g)^, the z_H attitude block of −F_ext's base linear rows (moving base)
+  Vec6 v0, a_g;
+  bool moving, mixed;
+};
+
+// §5.3, step 4, first part: K = −J_c X over all columns. By the innovations form of M⁻¹
+// (articulated_solve_backward; docs/contacts.md §3, step 3), J_c X = Σ_i D_i Y_J,iᵀ X_R,i +
+// Y_J,0ᵀ I^A_0 X_R,0: the base rows through (I^A_0 Y_J,0)ᵀ, left by contact_solve in
+// ws.contact_W, and the joint rows i along each contact's path (Y_J,i is zero for contacts not
+// below i). On the z_H columns, J_c X_H is written out.
+// (X = X_R, Y_J, ws.contact_W, ws.D, G_a) => (K = −J_c X)
+void minus_jc_x(const Correction &s) {
+  const Model &model = s.model;
+  Workspace &ws = s.ws;
+  const int m = s.contacts.rows(), cols = static_cast<int>(s.ldx);
+  if (s.moving) {
+    double *minus_WT = ws.contact_G.data();  // m x 6: −(I^A_0 Y_J,0)ᵀ
+    const double *W = ws.contact_W.data();
+    for (int p = 0; p < m; ++p)
+      for (int e = 0; e < 6; ++e) minus_WT[p * 6 + e] = -W[e * s.ldm + p];
+    product_add(m, cols, 6, minus_WT, 6, s.X, s.ldx, s.K, s.ldx, /*assign=*/true);
+  } else {
+    std::fill_n(s.K, m * s.ldx, 0.0);
+  }
+  // The path's joints come in runs of consecutive rows, each a product K_k −= C X_run with
+  // C(r, j) = D_j Y_J(j, r), in chunks of at most 32 joints.
+  constexpr int kChunk = 32;
+  for (int k = 0; k < s.contacts.count; ++k) {
+    const Workspace::ContactFrame &f = ws.contacts[k];
+    for_each_path_run(model, f.body, [&](int lo, int hi) {
+      for (int c0 = lo; c0 < hi; c0 += kChunk) {
+        const int len = std::min(kChunk, hi - c0);
+        double C[6 * kChunk];
+        for (int j = 0; j < len; ++j) {
+          const double d = -ws.D[c0 + j - model.dof(0)];  // body of row c0 + j
+          const double *y = s.YJ + (c0 + j) * s.ldm + f.row0;
+          for (int r = 0; r < f.rows; ++r) C[r * len + j] = d * y[r];
+        }
+        product_add(f.rows, cols, len, C, len, s.X + c0 * s.ldx, s.ldx, s.K + f.row0 * s.ldx,
+                    s.ldx);
+      }
+    });
+  }
+  if (!s.moving) return;
+  // The z_H columns: −J_c X_H with X_H = −(Rᵀg)^ on the base's linear rows, minus the Mixed
+  // attitude columns X_E: G_a's first three columns times (Rᵀg)^, plus (J_c X)_E = −K_E.
+  for (int k = 0; k < s.contacts.count; ++k) {
+    const Workspace::ContactFrame &f = ws.contacts[k];
+    for (int r = 0; r < f.rows; ++r) {
+      double *kr = s.K + (f.row0 + r) * s.ldx;
+      for (int e = 0; e < 3; ++e) {
+        double t = 0.0;
+        for (int j = 0; j < 3; ++j) t += f.Ga(r, j) * s.Gg(j, e);
+        kr[s.L.c_H + e] = 0.0;
+        kr[s.L.c_H + 3 + e] = t - (s.L.mixed ? kr[s.L.c_E + e] : 0.0);
     }
   }
+  }
+}
+
+// §5.3, step 4, second part: K += C_z, the sparse terms of §5.2 per contact: on the base velocity
+// and z_H columns, and the two columns (s_j, ṙ_j) of each joint j on the contact's path.
+// (ws.v, ws.a, ws.S0, ws.Psi_dot, the contacts' G_a, vF, gains) => (K += C_z; f.aF)
+void add_constraint_derivatives(const Correction &s) {
+  Workspace &ws = s.ws;
+  for (int k = 0; k < s.contacts.count; ++k) {
+    Workspace::ContactFrame &f = ws.contacts[k];
+    const int b = f.body;
+    f.aF = inverse_transform_motion(f.H0F, ws.a[b] - s.a_g);
+    alignas(64) ConstraintColumns G;  // rows [g_a, h, g_x], by columns
+    constraint_rows(f, s.contacts, s.mixed, ws.v[b], G);
+    double *Kk = s.K + f.row0 * s.ldx;
+    if (s.moving)
+      // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv: g_a ((v_0 − v_b)×) + g_v = h − v_0 ×* g_a
+      // (row vectors; (u×)ᵀ = −(u×*)); ∂/∂z_H: ξ = δ, so g_x (§5.2).
+      for (int r = 0; r < f.rows; ++r) {
+        double *kr = Kk + r * s.ldx;
+        Vec6 ga, h;
+        for (int e = 0; e < 6; ++e) ga[e] = G[e][r], h[e] = G[6 + e][r];
+        const Vec6 row = h - cross_force(s.v0, ga);
+        for (int e = 0; e < 6; ++e) {
+          kr[e] += row[e];
+          kr[s.L.c_H + e] += G[12 + e][r];
+        }
+      }
+    for (int j = b; j >= 1; j = s.model.parent[j]) {
+      // §5.2: ∂/∂s_j: δa_b = a_j × S_j + Ψ̇_j × (v_b − v_j), δv_b = Ψ̇_j, ξ = S_j;
+      // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j (a_j without gravity). With h and
+      // S_j × v_j = S_j × v_λ(j) = −Ψ̇_j the columns are
+      //   g_a·(a_j × S_j − Ψ̇_j × v_j) + h·Ψ̇_j + g_x·S_j  and  2 g_a·Ψ̇_j + h·S_j.
+      const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
+      const Vec6 w = cross_motion(ws.a[j] - s.a_g, S) - cross_motion(Pd, ws.v[j]);
+      const int c0 = s.L.c_J + 3 * (j - 1);
+      if (f.rows == kContactRigid)
+        joint_columns<6>(G, w, Pd, S, Kk, s.ldx, c0);
+      else
+        joint_columns<3>(G, w, Pd, S, Kk, s.ldx, c0);
+    }
+  }
+}
+
+// §5.3, steps 5 and 6: K ← Λ K = (L Lᵀ)⁻¹ K, then the innovations X_R += Y_J K, whose forward
+// pass gives the constrained −F (z_H columns included) and M⁻¹ S: X + Y K with Y = M⁻¹ J_cᵀ, by
+// linearity (§5.1). The z_H attitude columns also take Y K_E: X_H = −(Rᵀg)^ − X_E before the
+// correction, so after it X_H + Y K_H = −(Rᵀg)^ − (X_E + Y K_E) + Y (K_H + K_E).
+// (K, ws.contact_L, ws.contact_dinv, Y_J, X = X_R) => (K = Λ K; X = X + Y K)
+void apply_correction(const Correction &s, int nblk) {
+  Workspace &ws = s.ws;
+  const int m = s.contacts.rows(), n = s.model.num_dofs(), cols = static_cast<int>(s.ldx);
+  const int cE = s.L.c_E, cH3 = s.L.c_H + 3;
+  cholesky_apply(m, cols, ws.contact_L.data(), s.ldm, ws.contact_dinv.data(), s.K, s.ldx);
+  if (s.moving) {
+    product_add(6, cols, m, s.YJ, s.ldm, s.K, s.ldx, s.X, s.ldx);
+    if (s.L.mixed)
+      for (int e0 = 0; e0 < 6; ++e0)
+        for (int p = 0; p < m; ++p)
+          for (int e = 0; e < 3; ++e)
+            s.X[e0 * s.ldx + cH3 + e] += s.YJ[e0 * s.ldm + p] * s.K[p * s.ldx + cE + e];
+  }
+  for (int k = 0; k < s.contacts.count; ++k) {
+    const Workspace::ContactFrame &f = ws.contacts[k];
+    for_each_path_run(s.model, f.body, [&](int lo, int hi) {
+      product_add(hi - lo, cols, f.rows, s.YJ + lo * s.ldm + f.row0, s.ldm, s.K + f.row0 * s.ldx,
+                  s.ldx, s.X + lo * s.ldx, s.ldx);
+      if (s.L.mixed)
+        for (int i = lo; i < hi; ++i)
+          for (int r = 0; r < f.rows; ++r)
+            for (int e = 0; e < 3; ++e)
+              s.X[i * s.ldx + cH3 + e] +=
+                  s.YJ[i * s.ldm + f.row0 + r] * s.K[(f.row0 + r) * s.ldx + cE + e];
+    });
+  }
+  articulated_solve_forward(s.model, ws, ws.rhs_blocks.data(), nblk, s.L.cols);
+  if (s.moving)
+    for (int i = 0; i < n; ++i) {
+      double *x = s.X + i * s.ldx + s.L.c_H;
+      for (int e = 0; e < 3; ++e)
+        x[3 + e] += (i < 3 ? -s.Gg(i, e) : 0.0) - (s.L.mixed ? s.X[i * s.ldx + cE + e] : 0.0);
+    }
+}
+
+// §5.3, step 7: nothing is written unless X, K and λ are finite. ∂λ/∂z = −K in X's columns (X
+// held −F) and ∂λ/∂w = K on the S columns, each output column from a column of K (either output
+// may be empty: NULL in C); A and B from X as linearize writes them.
+// (X, K, λ) => (A, B, dlambda_dz, dlambda_dw)
+bool write_results(const Correction &s, const Vec6 &v, RefMat A, RefMat B, RefMat dlambda_dz,
+                   RefMat dlambda_dw) {
+  const int m = s.contacts.rows(), n = s.model.num_dofs(), nj = s.model.n_B;
+  if (!all_finite(s.X, n * s.ldx) || !all_finite(s.K, m * s.ldx) ||
+      !s.ws.contact_lambda.head(m).allFinite())
+    return false;
+  const int s_col = s.moving ? 6 : 0, r_col = n + s.L.nv;
+  const bool dz = dlambda_dz.size() > 0, dw = dlambda_dw.size() > 0;
+  double *z = dlambda_dz.data();
+  const Eigen::Index lz = dlambda_dz.outerStride();
+  if (dz) {
+    if (s.moving) write_columns(s.K + s.L.c_H, s.ldx, m, 6, {z, lz, -1.0}, 0);
+    write_columns(s.K, s.ldx, m, s.L.nv, {z + n * lz, lz, -1.0}, 0);
+  }
+  if (dz || dw) {  // the triples: ∂λ/∂s, ∂λ/∂r and ∂λ/∂w
+    const ColumnDest triple[3] = {
+        {dz ? z + s_col * lz : nullptr, lz, -1.0},
+        {dz ? z + r_col * lz : nullptr, lz, -1.0},
+        {dw ? dlambda_dw.data() : nullptr, dlambda_dw.outerStride(), 1.0}};
+    write_columns(s.K + s.L.c_J, s.ldx, m, nj, 3, triple, 0);
+  }
+  linearize_write(s.model, s.ws, s.L, v, s.moving, A, B);
+  return true;
 }
 
 }  // namespace
 }  // namespace detail
 
+// §5.3 (docs/contacts.md), steps 1-3 here, 4-7 in the functions above.
+// (H, s, v, r, τ, contacts) => (A, B, ∂λ/∂z, ∂λ/∂w), or false with nothing written
 bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                        const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts, RefMat A,
                        RefMat B, RefMat dlambda_dz, RefMat dlambda_dw) {
-  const int nj = model.n_B, n = model.num_dofs(), m = contacts.rows();
+  const int nj = model.n_B, m = contacts.rows();
   const bool moving = !model.fixed_base, mixed = (contacts.flags & kWrenchMixed) != 0;
   const Vec6 v0 = moving ? v : Vec6::Zero();
   ws.contact_failed = -1;
@@ -159,9 +318,6 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   const std::ptrdiff_t ldm = detail::solve_stride(m);
   const double *YJ = ws.contact_Y.data();
 
-  // Steps 2-7 with the widest instruction set the solver uses (with_widest_isa): their small
-  // Eigen products.
-  return detail::with_widest_isa([&] {
     // 2. Accelerations at the constrained ν̇ (with the fictitious gravity, as RNEA's), and λ as
     // external wrenches for the RNEA derivatives at fixed λ (Local ones shift the body forces,
     // Mixed ones also keep their world directions).
@@ -192,150 +348,13 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
     double *X = ws.rhs.data();
     const Mat3 Gg = moving ? hat(H.R.transpose() * ws.gravity) : Mat3::Zero();
 
-    // 4. K = ∂c/∂z − J_c X in X's columns (the S columns: −J_c X only). By the innovations form
-    // of M⁻¹ (articulated_solve_backward), J_c X = Σ_i D_i Y_J,iᵀ X_R,i + Y_J,0ᵀ I^A_0 X_R,0:
-    // the base rows through (I^A_0 Y_J,0)ᵀ, left by contact_solve in ws.contact_W, and the joint
-    // rows i along each contact's path (Y_J,i is zero for contacts not below i).
-    double *K = ws.contact_K.data();
-    if (moving) {
-      double *minus_WT = ws.contact_G.data();  // m x 6: −(I^A_0 Y_J,0)ᵀ
-      const double *W = ws.contact_W.data();
-      for (int p = 0; p < m; ++p)
-        for (int e = 0; e < 6; ++e) minus_WT[p * 6 + e] = -W[e * ldm + p];
-      detail::product_add(m, static_cast<int>(ldx), 6, minus_WT, 6, X, ldx, K, ldx,
-                          /*assign=*/true);
-    } else {
-      std::fill_n(K, m * ldx, 0.0);
-    }
-    // The path's joints come in runs of consecutive rows, each a product K_k −= C X_run with
-    // C(r, j) = D_j Y_J(j, r), in chunks of at most 32 joints.
-    constexpr int kChunk = 32;
-    for (int k = 0; k < contacts.count; ++k) {
-      const Workspace::ContactFrame &f = ws.contacts[k];
-      detail::for_each_path_run(model, f.body, [&](int lo, int hi) {
-        for (int c0 = lo; c0 < hi; c0 += kChunk) {
-          const int len = std::min(kChunk, hi - c0);
-          double C[6 * kChunk];
-          for (int j = 0; j < len; ++j) {
-            const double d = -ws.D[c0 + j - model.dof(0)];  // body of row c0 + j
-            const double *y = YJ + (c0 + j) * ldm + f.row0;
-            for (int r = 0; r < f.rows; ++r) C[r * len + j] = d * y[r];
-          }
-          detail::product_add(f.rows, static_cast<int>(ldx), len, C, len, X + c0 * ldx, ldx,
-                              K + f.row0 * ldx, ldx);
-        }
-      });
-    }
-    if (moving)
-      // The z_H columns: −J_c X_H with X_H = −(Rᵀg)^ on the base's linear rows, minus the Mixed
-      // attitude columns X_E: G_a's first three columns times (Rᵀg)^, plus (J_c X)_E = −K_E.
-      for (int k = 0; k < contacts.count; ++k) {
-        const Workspace::ContactFrame &f = ws.contacts[k];
-        for (int r = 0; r < f.rows; ++r) {
-          double *kr = K + (f.row0 + r) * ldx;
-          for (int e = 0; e < 3; ++e) {
-            double t = 0.0;
-            for (int j = 0; j < 3; ++j) t += f.Ga(r, j) * Gg(j, e);
-            kr[L.c_H + e] = 0.0;
-            kr[L.c_H + 3 + e] = t - (L.mixed ? kr[L.c_E + e] : 0.0);
-          }
-        }
-      }
-    for (int k = 0; k < contacts.count; ++k) {
-      Workspace::ContactFrame &f = ws.contacts[k];
-      const int b = f.body;
-      const Vec6 &vb = ws.v[b];
-      f.aF = inverse_transform_motion(f.H0F, ws.a[b] - a_g);
-      alignas(64) detail::ConstraintColumns G;  // rows [g_a, h, g_x], by columns
-      detail::constraint_rows(f, contacts, mixed, vb, G);
-      double *Kk = K + f.row0 * ldx;
-      if (moving)
-        // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv: g_a ((v_0 − v_b)×) + g_v = h − v_0 ×* g_a
-        // (row vectors; (u×)ᵀ = −(u×*)); ∂/∂z_H: ξ = δ, so g_x.
-        for (int r = 0; r < f.rows; ++r) {
-          double *kr = Kk + r * ldx;
-          Vec6 ga, h;
-          for (int e = 0; e < 6; ++e) ga[e] = G[e][r], h[e] = G[6 + e][r];
-          const Vec6 row = h - cross_force(v0, ga);
-          for (int e = 0; e < 6; ++e) {
-            kr[e] += row[e];
-            kr[L.c_H + e] += G[12 + e][r];
-          }
-        }
-      for (int j = b; j >= 1; j = model.parent[j]) {
-        // ∂/∂s_j: δa_b = a_j × S_j + Ψ̇_j × (v_b − v_j), δv_b = Ψ̇_j, ξ = S_j;
-        // ∂/∂ṙ_j: δa_b = Ψ̇_j + S_j × (v_b − v_j), δv_b = S_j (a_j without gravity). With h and
-        // S_j × v_j = S_j × v_λ(j) = −Ψ̇_j the columns are
-        //   g_a·(a_j × S_j − Ψ̇_j × v_j) + h·Ψ̇_j + g_x·S_j  and  2 g_a·Ψ̇_j + h·S_j.
-        const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
-        const Vec6 w = cross_motion(ws.a[j] - a_g, S) - cross_motion(Pd, ws.v[j]);
-        const int c0 = L.c_J + 3 * (j - 1);
-        if (f.rows == kContactRigid)
-          detail::joint_columns<true>(G, w, Pd, S, Kk, ldx, c0);
-        else
-          detail::joint_columns<false>(G, w, Pd, S, Kk, ldx, c0);
-      }
-    }
-
-    // 5. K ← Λ K = (L Lᵀ)⁻¹ K, then 6. the innovations X_R += Y_J K, whose forward pass gives
-    // the constrained −F (z_H columns included) and M⁻¹ S: X + Y K with Y = M⁻¹ J_cᵀ, by
-    // linearity. The z_H attitude columns also take Y K_E: X_H = −(Rᵀg)^ − X_E before the
-    // correction, so after it X_H + Y K_H = −(Rᵀg)^ − (X_E + Y K_E) + Y (K_H + K_E).
-    detail::cholesky_apply(m, static_cast<int>(ldx), ws.contact_L.data(), ldm,
-                           ws.contact_dinv.data(), K, ldx);
-    if (moving) {
-      detail::product_add(6, static_cast<int>(ldx), m, YJ, ldm, K, ldx, X, ldx);
-      if (L.mixed)
-        for (int e0 = 0; e0 < 6; ++e0)
-          for (int p = 0; p < m; ++p)
-            for (int e = 0; e < 3; ++e)
-              X[e0 * ldx + L.c_H + 3 + e] += YJ[e0 * ldm + p] * K[p * ldx + L.c_E + e];
-    }
-    for (int k = 0; k < contacts.count; ++k) {
-      const Workspace::ContactFrame &f = ws.contacts[k];
-      detail::for_each_path_run(model, f.body, [&](int lo, int hi) {
-        detail::product_add(hi - lo, static_cast<int>(ldx), f.rows, YJ + lo * ldm + f.row0, ldm,
-                            K + f.row0 * ldx, ldx, X + lo * ldx, ldx);
-        if (L.mixed)
-          for (int i = lo; i < hi; ++i)
-            for (int r = 0; r < f.rows; ++r)
-              for (int e = 0; e < 3; ++e)
-                X[i * ldx + L.c_H + 3 + e] +=
-                    YJ[i * ldm + f.row0 + r] * K[(f.row0 + r) * ldx + L.c_E + e];
-      });
-    }
-    detail::articulated_solve_forward(model, ws, ws.rhs_blocks.data(), nblk, L.cols);
-    if (moving)
-      for (int i = 0; i < n; ++i) {
-        double *x = X + i * ldx + L.c_H;
-        for (int e = 0; e < 3; ++e)
-          x[3 + e] += (i < 3 ? -Gg(i, e) : 0.0) - (L.mixed ? X[i * ldx + L.c_E + e] : 0.0);
-      }
-
-    // 7. Nothing is written unless everything is finite.
-    if (!detail::all_finite(X, n * ldx) || !detail::all_finite(K, m * ldx) ||
-        !ws.contact_lambda.head(m).allFinite())
-      return false;
-    // ∂λ/∂z = −K in X's columns (X held −F) and ∂λ/∂w = K on the S columns, each output column
-    // from a column of K (either output may be empty: NULL in C).
-    const int s_col = moving ? 6 : 0, r_col = n + L.nv;
-    const bool dz = dlambda_dz.size() > 0, dw = dlambda_dw.size() > 0;
-    double *z = dlambda_dz.data();
-    const Eigen::Index lz = dlambda_dz.outerStride();
-    if (dz) {
-      if (moving) detail::write_columns(K + L.c_H, ldx, m, 6, {z, lz, -1.0}, 0);
-      detail::write_columns(K, ldx, m, L.nv, {z + n * lz, lz, -1.0}, 0);
-    }
-    if (dz || dw) {  // the triples: ∂λ/∂s, ∂λ/∂r and ∂λ/∂w
-      const detail::ColumnDest triple[3] = {
-          {dz ? z + s_col * lz : nullptr, lz, -1.0},
-          {dz ? z + r_col * lz : nullptr, lz, -1.0},
-          {dw ? dlambda_dw.data() : nullptr, dlambda_dw.outerStride(), 1.0}};
-      detail::write_columns(K + L.c_J, ldx, m, nj, 3, triple, 0);
-    }
-    detail::linearize_write(model, ws, L, v, moving, A, B);
-    return true;
-  });
+  // 4.-7. The correction by the contacts (§5.1), in place.
+  const detail::Correction corr{
+      model, ws, contacts, L, X, ws.contact_K.data(), YJ, ldm, ldx, Gg, v0, a_g, moving, mixed};
+  detail::minus_jc_x(corr);                  // 4. K = −J_c X
+  detail::add_constraint_derivatives(corr);  //    K += C_z
+  detail::apply_correction(corr, nblk);      // 5., 6. K = Λ K; X = X + Y K
+  return detail::write_results(corr, v, A, B, dlambda_dz, dlambda_dw);  // 7.
 }
 
 }  // namespace geolin

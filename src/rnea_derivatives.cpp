@@ -16,7 +16,6 @@
 // with the base (S_0 = 1_6) an ancestor of every joint, and ∂τ_i/∂v = S_iᵀ (B^C_i + I^C_i (v_0×)).
 #include "geometry.hpp"
 #include "passes.hpp"
-#include "solver/simd.hpp"
 
 namespace geolin {
 namespace detail {
@@ -57,61 +56,16 @@ void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat63 &B) {
   B(5, 0) += hn1, B(5, 1) -= hn0;
 }
 
-// Small dense kernels on the compilers' vector types V4 and V2 (internal.hpp).
-
-// out = M x (M: column-major, 6 rows, `cols` columns, out (= or +=) with kAdd).
-template <int kCols, bool kAdd = false>
-void mat6_times(const double *M, const double *x, double *out) {
-  V4 lo;
-  V2 hi;
-  if (kAdd) {
-    load_vec(lo, out);
-    load_vec(hi, out + 4);
-  } else {
-    lo = V4{};
-    hi = V2{};
-  }
-  for (int c = 0; c < kCols; ++c) {
-    V4 a;
-    V2 b;
-    load_vec(a, M + 6 * c);
-    load_vec(b, M + 6 * c + 4);
-    lo += a * x[c];
-    hi += b * x[c];
-  }
-  store_vec(out, lo);
-  store_vec(out + 4, hi);
-}
-
-// a += b over `count` doubles (a multiple of 2).
-template <int kCount>
-void add_to(double *a, const double *b) {
-  int k = 0;
-  for (; k + 4 <= kCount; k += 4) {
-    V4 x, y;
-    load_vec(x, a + k);
-    load_vec(y, b + k);
-    store_vec(a + k, x + y);
-  }
-  for (; k < kCount; k += 2) {
-    V2 x, y;
-    load_vec(x, a + k);
-    load_vec(y, b + k);
-    store_vec(a + k, x + y);
-  }
-}
-
-void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
-          CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds, StridedMat dID_dv,
-          StridedMat dID_dr, bool after_aba) {
-  const int nb = model.n_B;
-  const bool moving = !model.fixed_base;
-  // Forward pass (RNEA quantities plus Ψ̇, Ψ̈, B_k). After aba_pass at the same state, v_k,
-  // a_k, Ψ̇_k and h_k = M_k v_k are already in the workspace (ABA's accelerations are those of
-  // RNEA at ν̇ = FD).
+// RNEA's forward pass (RBDA Table 5.1) plus Ψ̇_j = v_λ(j) × S_j, Ψ̈_j = a_λ(j) × S_j + v_λ(j) × Ψ̇_j
+// and the body terms of the header's formulas: F_k = M_k a_k + v_k ×* h_k, I^C_k = M_k and B_k
+// (body_B). After aba_pass at the same state, v_k, a_k, Ψ̇_k and h_k = M_k v_k are already in the
+// workspace (ABA's accelerations are those of RNEA at ν̇ = FD).
+// (v0, a0, r, ṙ, ws.S0, ws.I0) => (ws.v, ws.a, ws.Psi_dot, ws.h; ws.Psi_ddot, ws.F, ws.IC, ws.BC)
+void forward_terms(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
+                   CRefVec r_dot, bool after_aba) {
   ws.v[0] = v0;
   ws.a[0] = a0;
-  for (int k = 0; k <= nb; ++k) {
+  for (int k = 0; k <= model.n_B; ++k) {
     if (k > 0) {
       const int lam = model.parent[k];
       const Vec6 &S = ws.S0[k];
@@ -126,11 +80,96 @@ void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRe
     const Mat6 &I = ws.I0[k];
     if (!after_aba) ws.h[k] = I * ws.v[k];
     const Vec6 &h = ws.h[k];
-    mat6_times<6>(I.data(), ws.a[k].data(), ws.F[k].data());
+    ws.F[k].noalias() = I * ws.a[k];  // f = I a + v ×* I v (RBDA Table 5.1)
     cross_force_to<true>(ws.v[k], h, ws.F[k]);
     ws.IC[k] = I;
     body_B(I, ws.v[k], h, ws.BC[k]);
   }
+}
+
+// RNEA's backward pass (RBDA Table 5.1) on the composites I^C_i = Σ M_k, B^C_i = Σ B_k, the
+// forces F_i and (Mixed wrenches) EC_i over i's subtree, then the rows S_iᵀ I^C_i = (I^C_i S_i)ᵀ
+// (I^C is symmetric) and S_iᵀ B^C_i (and S_iᵀ EC_i) of the header's formulas.
+// (ws.IC, ws.BC, ws.F, ws.EC_ext of each body) => (their subtree sums; ws.SI_row, ws.SB_row,
+// ws.SE_row)
+void composites_and_rows(const Model &model, Workspace &ws, bool mixed) {
+  for (int k = model.n_B; k >= 1; --k) {
+    const int lam = model.parent[k];
+    ws.IC[lam] += ws.IC[k];
+    ws.BC[lam] += ws.BC[k];
+    ws.F[lam] += ws.F[k];
+    if (mixed) ws.EC_ext[lam] += ws.EC_ext[k];
+  }
+  for (int i = 1; i <= model.n_B; ++i) {
+    ws.SI_row[i].noalias() = ws.IC[i] * ws.S0[i];
+    ws.SB_row[i].noalias() = ws.BC[i].transpose() * ws.S0[i];
+    if (mixed) ws.SE_row[i].noalias() = ws.EC_ext[i].transpose() * ws.S0[i];
+  }
+}
+
+// Column j of ∂ID/∂s and ∂ID/∂r (the header's formulas; Carpentier & Mansard 2018 in frame 0):
+// rows i in subtree(j) from S_iᵀ I^C_i and S_iᵀ B^C_i, the ancestors' rows and the base's from
+// Q = S_j ×* F_j + I^C_j Ψ̈_j + B^C_j Ψ̇_j and W = 2 I^C_j Ψ̇_j + B^C_j S_j.
+// (ws.S0, ws.Psi_dot, ws.Psi_ddot, ws.IC, ws.BC, ws.F, ws.EC_ext, the rows) => (dID_ds, dID_dr)
+void joint_column(const Model &model, const Workspace &ws, int j, bool mixed, StridedMat &dID_ds,
+                  StridedMat &dID_dr) {
+  const int cj = j - 1;  // column of s_j and r_j
+  const Vec6 &Sj = ws.S0[j], &Pd = ws.Psi_dot[j], &Pdd = ws.Psi_ddot[j];
+  // Subtree rows (B^C has a zero left half: only angular parts of Ψ̇_j and S_j enter).
+  for (int i = j; i < model.subtree_end[j]; ++i) {
+    const Vec6 &SI = ws.SI_row[i];
+    const Vec3 &SB = ws.SB_row[i];
+    double ds = SI.dot(Pdd) + SB.dot(Pd.tail<3>());  // S_iᵀ (I^C_i Ψ̈_j + B^C_i Ψ̇_j)
+    if (mixed) ds -= ws.SE_row[i].dot(Sj.tail<3>());
+    dID_ds(model.dof(i), cj) = ds;
+    dID_dr(model.dof(i), cj) = 2.0 * SI.dot(Pd) + SB.dot(Sj.tail<3>());
+  }
+  // Ancestor rows.
+  Vec6 Q;
+  Q.noalias() = ws.IC[j] * Pdd;
+  Q.noalias() += ws.BC[j] * Pd.tail<3>();
+  cross_force_to<true>(Sj, ws.F[j], Q);
+  if (mixed) Q.noalias() -= ws.EC_ext[j] * Sj.tail<3>();
+  const Vec6 Pd2 = 2.0 * Pd;
+  Vec6 W;
+  W.noalias() = ws.IC[j] * Pd2;
+  W.noalias() += ws.BC[j] * Sj.tail<3>();
+  for (int i = model.parent[j]; i >= 1; i = model.parent[i]) {
+    dID_ds(model.dof(i), cj) = ws.S0[i].dot(Q);
+    dID_dr(model.dof(i), cj) = ws.S0[i].dot(W);
+  }
+  if (!model.fixed_base) {
+    dID_ds.block<6, 1>(0, cj) = Q;
+    dID_dr.block<6, 1>(0, cj) = W;
+  }
+}
+
+// ∂ID/∂v of a moving base: ∂τ_i/∂v = S_iᵀ (B^C_i + I^C_i (v_0×)) = [0, S_iᵀ B^C_i] −
+// ((v_0 ×*) I^C_i S_i)ᵀ, using (v×)ᵀ = −(v×*): O(1) per body instead of a 6x6 product.
+// (v0, ws.SI_row, ws.SB_row, ws.IC[0], ws.BC[0]) => (dID_dv)
+void base_velocity_columns(const Model &model, const Workspace &ws, const Vec6 &v0,
+                           StridedMat &dID_dv) {
+  const Vec6 minus_v0 = -v0;
+  for (int i = 1; i <= model.n_B; ++i) {
+    auto row = dID_dv.block<1, 6>(model.dof(i), 0);
+    row.head<3>().setZero();
+    row.tail<3>() = ws.SB_row[i].transpose();
+    cross_force_to<true>(minus_v0, ws.SI_row[i], row);
+  }
+  // I^C_0 (v_0×) = −((v_0 ×*) I^C_0)ᵀ (I^C_0 symmetric): six cross products, not a 6x6 product.
+  for (int e = 0; e < 6; ++e) {
+    const Vec6 col = cross_force(v0, ws.IC[0].col(e));
+    dID_dv.block<1, 6>(e, 0) = -col.transpose();
+  }
+  dID_dv.block<6, 3>(0, 3) += ws.BC[0];
+}
+
+// (v0, a0, r, ṙ, external wrenches in ws) => (dID_ds, dID_dv, dID_dr)
+void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
+          CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds, StridedMat dID_dv,
+          StridedMat dID_dr, bool after_aba) {
+  const int nb = model.n_B;
+  forward_terms(model, ws, v0, a0, r, r_dot, after_aba);
   // External wrenches: covariant ones (Local) only shift F; Mixed ones also keep their world
   // directions, which adds −S_iᵀ EC ω_j terms (frames.cpp, load_external_wrenches).
   const bool mixed = fext.mixed();
@@ -138,68 +177,9 @@ void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRe
     for (int k = 0; k <= nb; ++k) ws.F[k] -= fext.f[k];
   if (mixed)
     for (int k = 0; k <= nb; ++k) ws.EC_ext[k] = fext.E[k];
-  // Backward pass: composites.
-  for (int k = nb; k >= 1; --k) {
-    const int lam = model.parent[k];
-    add_to<36>(ws.IC[lam].data(), ws.IC[k].data());
-    add_to<18>(ws.BC[lam].data(), ws.BC[k].data());
-    ws.F[lam] += ws.F[k];
-    if (mixed) ws.EC_ext[lam] += ws.EC_ext[k];
-  }
-  // Per body: the rows S_iᵀ I^C_i = (I^C_i S_i)ᵀ (I^C is symmetric) and S_iᵀ B^C_i.
-  for (int i = 1; i <= nb; ++i) {
-    mat6_times<6>(ws.IC[i].data(), ws.S0[i].data(), ws.SI_row[i].data());
-    ws.SB_row[i].noalias() = ws.BC[i].transpose() * ws.S0[i];
-    if (mixed) ws.SE_row[i].noalias() = ws.EC_ext[i].transpose() * ws.S0[i];
-  }
-  for (int j = 1; j <= nb; ++j) {
-    const int cj = j - 1;  // column of s_j and r_j
-    const Vec6 &Sj = ws.S0[j], &Pd = ws.Psi_dot[j], &Pdd = ws.Psi_ddot[j];
-    // Subtree rows (B^C has a zero left half: only angular parts of Ψ̇_j and S_j enter).
-    for (int i = j; i < model.subtree_end[j]; ++i) {
-      const Vec6 &SI = ws.SI_row[i];
-      const Vec3 &SB = ws.SB_row[i];
-      double ds = SI.dot(Pdd) + SB.dot(Pd.tail<3>());
-      if (mixed) ds -= ws.SE_row[i].dot(Sj.tail<3>());
-      dID_ds(model.dof(i), cj) = ds;
-      dID_dr(model.dof(i), cj) = 2.0 * SI.dot(Pd) + SB.dot(Sj.tail<3>());
-    }
-    // Ancestor rows.
-    Vec6 Q;
-    mat6_times<6>(ws.IC[j].data(), Pdd.data(), Q.data());
-    mat6_times<3, true>(ws.BC[j].data(), Pd.data() + 3, Q.data());
-    cross_force_to<true>(Sj, ws.F[j], Q);
-    if (mixed) Q.noalias() -= ws.EC_ext[j] * Sj.tail<3>();
-    const Vec6 Pd2 = 2.0 * Pd;
-    Vec6 W;
-    mat6_times<6>(ws.IC[j].data(), Pd2.data(), W.data());
-    mat6_times<3, true>(ws.BC[j].data(), Sj.data() + 3, W.data());
-    for (int i = model.parent[j]; i >= 1; i = model.parent[i]) {
-      dID_ds(model.dof(i), cj) = ws.S0[i].dot(Q);
-      dID_dr(model.dof(i), cj) = ws.S0[i].dot(W);
-    }
-    if (moving) {
-      dID_ds.block<6, 1>(0, cj) = Q;
-      dID_dr.block<6, 1>(0, cj) = W;
-    }
-  }
-  if (moving) {
-    // ∂τ_i/∂v = S_iᵀ (B^C_i + I^C_i (v_0×)) = [0, S_iᵀ B^C_i] − ((v_0 ×*) I^C_i S_i)ᵀ, using
-    // (v×)ᵀ = −(v×*): O(1) per body instead of a 6x6 product.
-    const Vec6 minus_v0 = -v0;
-    for (int i = 1; i <= nb; ++i) {
-      auto row = dID_dv.block<1, 6>(model.dof(i), 0);
-      row.head<3>().setZero();
-      row.tail<3>() = ws.SB_row[i].transpose();
-      cross_force_to<true>(minus_v0, ws.SI_row[i], row);
-    }
-    // I^C_0 (v_0×) = −((v_0 ×*) I^C_0)ᵀ (I^C_0 symmetric): six cross products, not a 6x6 product.
-    for (int e = 0; e < 6; ++e) {
-      const Vec6 col = cross_force(v0, ws.IC[0].col(e));
-      dID_dv.block<1, 6>(e, 0) = -col.transpose();
-    }
-    dID_dv.block<6, 3>(0, 3) += ws.BC[0];
-  }
+  composites_and_rows(model, ws, mixed);
+  for (int j = 1; j <= nb; ++j) joint_column(model, ws, j, mixed, dID_ds, dID_dr);
+  if (!model.fixed_base) base_velocity_columns(model, ws, v0, dID_dv);
   if (model.joint_damping)  // τ = ID + D r
     for (int i = 1; i <= nb; ++i) dID_dr(model.dof(i), i - 1) += model.damping[i];
 }
@@ -209,8 +189,7 @@ void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRe
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds,
                            StridedMat dID_dv, StridedMat dID_dr, bool after_aba) {
-  with_widest_isa(
-      [&] { pass(model, ws, v0, a0, r, r_dot, fext, dID_ds, dID_dv, dID_dr, after_aba); });
+  pass(model, ws, v0, a0, r, r_dot, fext, dID_ds, dID_dv, dID_dr, after_aba);
 }
 
 }  // namespace detail

@@ -1,5 +1,5 @@
 // The solver's instruction-set switch for tests that compare its copies (baseline, AVX2+FMA,
-// AVX-512; src/articulated_solve.cpp).
+// AVX-512; src/solver/articulated_solve.cpp).
 #pragma once
 
 #include <vector>

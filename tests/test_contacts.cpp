@@ -240,7 +240,7 @@ TEST(ContactLinearize, MatchesGeometricFiniteDifferences) {
 
 TEST(ContactLinearize, EveryInstructionSetGivesTheSameResult) {
   // contact_solve and contact_linearize run their small products compiled for AVX2+FMA where
-  // the solver's loops do (with_widest_isa); the baseline build must agree to round-off.
+  // the solver's loops do; the baseline build must agree to round-off.
   const std::vector<const char *> isas = wider_isas();
   if (isas.empty()) GTEST_SKIP() << "this processor has only the baseline instruction set";
   const RestoreAutomaticIsa restore;

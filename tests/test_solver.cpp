@@ -1,8 +1,8 @@
-// The solver's building blocks that the contact functions rely on (src/articulated_solve.cpp,
-// src/solve_kernels.inc), checked against plain dense arithmetic on every instruction set the
-// processor has: the articulated solve's backward and forward passes run apart (the innovations
-// that contact_dynamics and contact_linearize use), the register-blocked products and the
-// Cholesky substitution.
+// The solver's building blocks that the contact functions rely on
+// (src/solver/articulated_solve.cpp, src/solver/solve_kernels.inc), checked against plain dense
+// arithmetic on every instruction set the processor has: the articulated solve's backward and
+// forward passes run apart (the innovations that contact_dynamics and contact_linearize use), the
+// register-blocked products and the Cholesky substitution.
 #include <gtest/gtest.h>
 
 #include <random>
