@@ -101,7 +101,8 @@ std::vector<Entry> read_manifest() {
   return entries;
 }
 
-const char *status_name(Status s) {
+// The status as MANIFEST.tsv spells it.
+const char *manifest_status_name(Status s) {
   switch (s) {
     case Status::Ok:
       return "ok";
@@ -163,12 +164,13 @@ TEST(HostileCorpus, EveryFileGetsItsDocumentedStatusAndMessage) {
     EXPECT_EQ(err, "") << "the loader printed on stderr";
     EXPECT_EQ(other, "") << "an exception other than geolin::Error escaped";
     if (e.expected == "ok") {
-      EXPECT_TRUE(loaded) << "refused with status " << status_name(status) << ": " << message;
+      EXPECT_TRUE(loaded) << "refused with status " << manifest_status_name(status) << ": "
+                          << message;
       continue;
     }
     EXPECT_FALSE(loaded) << "loaded, expected " << e.expected;
     if (loaded) continue;
-    EXPECT_EQ(status_name(status), e.expected) << message;
+    EXPECT_EQ(manifest_status_name(status), e.expected) << message;
     EXPECT_NE(message.find(e.substring), std::string::npos)
         << "'" << e.substring << "' not in: " << message;
     EXPECT_NE(message.find(path), std::string::npos) << "the path is not in: " << message;
