@@ -70,9 +70,9 @@ void cholesky_solve(const double *L, const double *dinv, int m, std::ptrdiff_t l
   }
 }
 
-Transform contact_reference(const Contacts &c, int k) {
+Transform contact_reference(const Contacts &contacts, int k) {
   Transform T;
-  const double *h = c.refs + 16 * k;
+  const double *h = contacts.refs + 16 * k;
   for (int j = 0; j < 3; ++j) {
     for (int i = 0; i < 3; ++i) T.R(i, j) = h[i + 4 * j];
     T.o(j) = h[12 + j];
@@ -88,48 +88,48 @@ namespace {
 // γ − J_c ν̇_free = −c(ν̇_free) (§1).
 // (ws.v, ws.a of aba_pass, frame poses, c's gains and references) => (ws.contacts[k],
 // ws.contact_gamma rows of k)
-void contact_rows(const Model &model, Workspace &ws, const Transform &Hb, const Contacts &c, int k,
-                  int row0, const Vec6 &a_g) {
-  const bool mixed = (c.flags & kWrenchMixed) != 0;
-    Workspace::ContactFrame &f = ws.contacts[k];
-    f.frame = c.frames[k];
-    f.body = model.frames[f.frame].body;
-    f.rows = c.types[k];
-    f.row0 = row0;
-    f.H0F = frame_pose0(model, ws, f.frame);
-    const Transform HF = Hb * f.H0F;
-    f.R_F = HF.R;
-    // G_a = ^F X_0 = [[R_0ᵀ, −R_0ᵀ p̂], [0, R_0ᵀ]] for ^0 H_F = (R_0, p); in λ's axes (Mixed:
-    // turned by R_F = R_b R_0) the same with the base's attitude R_b in place of R_0ᵀ.
-    const Vec3 &p = f.H0F.o;
-    const Mat3 Q = mixed ? Mat3(Hb.R) : Mat3(f.H0F.R.transpose());
-    f.Ga.topLeftCorner<3, 3>() = Q;
-    f.Ga.topRightCorner<3, 3>().noalias() = -Q * hat(p);
-    f.Ga.bottomLeftCorner<3, 3>().setZero();
-    f.Ga.bottomRightCorner<3, 3>() = Q;
-    f.vF = inverse_transform_motion(f.H0F, ws.v[f.body]);
-    // ^F a_F = ^F X_0 (a_b − a_g) = J_F ν̇_free + J̇_F ν: aba_pass's a_b holds the base's gravity.
-    f.aF = inverse_transform_motion(f.H0F, ws.a[f.body] - a_g);
-    Vec6 err = Vec6::Zero();  // the constraint error c at ν̇_free, in F's axes
-    if (f.rows == kContactRigid) {
-      // d/dt(^F v_F) = −Kd ^F v_F − Kp log(H_ref⁻¹ H_F)
-      Vec6 target = -c.Kd * f.vF;
-      if (c.Kp != 0.0) {
-        const Vec6 l = log_se3(contact_reference(c, k).inverse() * HF);
-        target -= c.Kp * l;
-        f.Jr_inv = right_jacobian_se3(l).inverse();
-      }
-      err = f.aF - target;
-    } else {
-      // p̈_F = R_F (^F a_lin + ω × v_lin) = −Kd ṗ_F − Kp (p_F − p_ref), in F's axes.
-      const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
-      Vec3 target = -c.Kd * (f.R_F * vl);
-      if (c.Kp != 0.0) target -= c.Kp * (HF.o - contact_reference(c, k).o);
-      err.head<3>() = f.aF.head<3>() + w.cross(vl) - f.R_F.transpose() * target;
+void contact_rows(const Model &model, Workspace &ws, const Transform &Hb, const Contacts &contacts,
+                  int k, int row0, const Vec6 &a_g) {
+  const bool mixed = (contacts.flags & kWrenchMixed) != 0;
+  Workspace::ContactFrame &f = ws.contacts[k];
+  f.frame = contacts.frames[k];
+  f.body = model.frames[f.frame].body;
+  f.rows = contacts.types[k];
+  f.row0 = row0;
+  f.H0F = frame_pose0(model, ws, f.frame);
+  const Transform HF = Hb * f.H0F;
+  f.R_F = HF.R;
+  // G_a = ^F X_0 = [[R_0ᵀ, −R_0ᵀ p̂], [0, R_0ᵀ]] for ^0 H_F = (R_0, p); in λ's axes (Mixed:
+  // turned by R_F = R_b R_0) the same with the base's attitude R_b in place of R_0ᵀ.
+  const Vec3 &p = f.H0F.o;
+  const Mat3 Q = mixed ? Mat3(Hb.R) : Mat3(f.H0F.R.transpose());
+  f.Ga.topLeftCorner<3, 3>() = Q;
+  f.Ga.topRightCorner<3, 3>().noalias() = -Q * hat(p);
+  f.Ga.bottomLeftCorner<3, 3>().setZero();
+  f.Ga.bottomRightCorner<3, 3>() = Q;
+  f.vF = inverse_transform_motion(f.H0F, ws.v[f.body]);
+  // ^F a_F = ^F X_0 (a_b − a_g) = J_F ν̇_free + J̇_F ν: aba_pass's a_b holds the base's gravity.
+  f.aF = inverse_transform_motion(f.H0F, ws.a[f.body] - a_g);
+  Vec6 err = Vec6::Zero();  // the constraint error c at ν̇_free, in F's axes
+  if (f.rows == kContactRigid) {
+    // d/dt(^F v_F) = −Kd ^F v_F − Kp log(H_ref⁻¹ H_F)
+    Vec6 target = -contacts.Kd * f.vF;
+    if (contacts.Kp != 0.0) {
+      const Vec6 l = log_se3(contact_reference(contacts, k).inverse() * HF);
+      target -= contacts.Kp * l;
+      f.Jr_inv = right_jacobian_se3(l).inverse();
     }
-    if (mixed)
-      for (int b = 0; b < f.rows; b += 3) err.segment<3>(b) = f.R_F * err.segment<3>(b);
-    ws.contact_gamma.segment(row0, f.rows) = -err.head(f.rows);
+    err = f.aF - target;
+  } else {
+    // p̈_F = R_F (^F a_lin + ω × v_lin) = −Kd ṗ_F − Kp (p_F − p_ref), in F's axes.
+    const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
+    Vec3 target = -contacts.Kd * (f.R_F * vl);
+    if (contacts.Kp != 0.0) target -= contacts.Kp * (HF.o - contact_reference(contacts, k).o);
+    err.head<3>() = f.aF.head<3>() + w.cross(vl) - f.R_F.transpose() * target;
+  }
+  if (mixed)
+    for (int b = 0; b < f.rows; b += 3) err.segment<3>(b) = f.R_F * err.segment<3>(b);
+  ws.contact_gamma.segment(row0, f.rows) = -err.head(f.rows);
 }
 
 // §3, step 3: the innovations of the contact's columns of J_cᵀ (articulated_solve_backward's,
@@ -140,23 +140,23 @@ void contact_rows(const Model &model, Workspace &ws, const Transform &Hb, const 
 // (f.Ga, ws.S0, ws.U, ws.D_inv, (I^A_0)⁻¹) => (X: rows of the path and the base, W = I^A_0 a_0)
 void contact_innovations(const Model &model, const Workspace &ws, const Workspace::ContactFrame &f,
                          const Mat6 &base_inverse, double *X, double *W, std::ptrdiff_t ldm) {
-    Mat6 F = f.Ga.transpose();  // its first f.rows columns
-    for (int i = f.body; i >= 1; i = model.parent[i]) {
+  Mat6 F = f.Ga.transpose();  // its first f.rows columns
+  for (int i = f.body; i >= 1; i = model.parent[i]) {
     double *x = X + model.dof(i) * ldm + f.row0;
-      for (int r = 0; r < f.rows; ++r) {
-        const double xr = ws.D_inv[i] * ws.S0[i].dot(F.col(r));
-        x[r] = xr;
-        F.col(r) -= ws.U[i] * xr;
-      }
+    for (int r = 0; r < f.rows; ++r) {
+      const double xr = ws.D_inv[i] * ws.S0[i].dot(F.col(r));
+      x[r] = xr;
+      F.col(r) -= ws.U[i] * xr;
     }
+  }
   if (model.fixed_base) return;
-      for (int r = 0; r < f.rows; ++r) {
-        const Vec6 a = base_inverse * F.col(r);
-        for (int e = 0; e < 6; ++e) {
+  for (int r = 0; r < f.rows; ++r) {
+    const Vec6 a = base_inverse * F.col(r);
+    for (int e = 0; e < 6; ++e) {
       X[e * ldm + f.row0 + r] = a[e];
       W[e * ldm + f.row0 + r] = F(e, r);  // I^A_0 a_0
-        }
-      }
+    }
+  }
 }
 
 // §3, step 4: the lower triangle of Λ⁻¹ = J_c M⁻¹ J_cᵀ = Σ_i D_i x_iᵀ x_i + a_0ᵀ I^A_0 a_0 from
@@ -164,9 +164,9 @@ void contact_innovations(const Model &model, const Workspace &ws, const Workspac
 // contacts held in i's subtree, so each contact pairs, along its path, with the contacts below
 // the path's bodies.
 // (X, W, ws.D, ws.contacts) => (L = Λ⁻¹, lower triangle, row-major, stride ldm)
-void inverse_operational_inertia(const Model &model, Workspace &ws, const Contacts &c,
+void inverse_operational_inertia(const Model &model, Workspace &ws, const Contacts &contacts,
                                  const double *X, const double *W, double *L, int ldm) {
-  const int m = c.rows();
+  const int m = contacts.rows();
   if (!model.fixed_base) {
     double *G = ws.contact_G.data();  // a_0ᵀ, m x 6 row-major scratch
     for (int p = 0; p < m; ++p)
@@ -175,7 +175,7 @@ void inverse_operational_inertia(const Model &model, Workspace &ws, const Contac
   } else {
     for (int p = 0; p < m; ++p) std::fill_n(L + p * ldm, p + 1, 0.0);
   }
-  for (int l = 0; l < c.count; ++l) {
+  for (int l = 0; l < contacts.count; ++l) {
     const Workspace::ContactFrame &fl = ws.contacts[l];
     for (int i = fl.body; i >= 1; i = model.parent[i]) {
       const double d = ws.D[i], *x = X + model.dof(i) * ldm;
@@ -195,17 +195,18 @@ void inverse_operational_inertia(const Model &model, Workspace &ws, const Contac
 // §3, step 6: λ = Λ (γ − J_c ν̇_free) = −Λ c(ν̇_free) by two triangular solves, and
 // ν̇ = ν̇_free + Y λ with Y λ = M⁻¹ (J_cᵀ λ): the forward pass of the one column Σ_p λ_p (column
 // p), whose innovations are X λ (RBDA Table 7.1's third pass without velocity terms), non-zero
-// only on the base and the contacts' paths (in ws.u, ABA's scratch); ws.f holds its a_i.
-// (L, dinv, ws.contact_gamma, X, ws.U, ws.D_inv) => (ws.contact_lambda, ws.nu_dot += Y λ)
-void forces_and_acceleration(const Model &model, Workspace &ws, const Contacts &c, const double *X,
-                             int ldm) {
-  const int n = model.num_dofs(), m = c.rows();
+// only on the base and the contacts' paths.
+// (L, dinv, ws.contact_gamma, X, ws.U, ws.D_inv) => (ws.contact_lambda, ws.contact_x,
+// ws.contact_a, ws.nu_dot += Y λ)
+void forces_and_acceleration(const Model &model, Workspace &ws, const Contacts &contacts,
+                             const double *X, int ldm) {
+  const int n = model.num_dofs(), m = contacts.rows();
   double *lambda = ws.contact_lambda.data();
   std::copy_n(ws.contact_gamma.data(), m, lambda);
   cholesky_solve(ws.contact_L.data(), ws.contact_dinv.data(), m, ldm, lambda);
-  double *u = ws.u.data();
-  std::fill(ws.u.begin(), ws.u.end(), 0.0);
-  for (int k = 0; k < c.count; ++k) {
+  double *u = ws.contact_x.data();
+  std::fill(ws.contact_x.begin(), ws.contact_x.end(), 0.0);
+  for (int k = 0; k < contacts.count; ++k) {
     const Workspace::ContactFrame &f = ws.contacts[k];
     for (int i = f.body; i >= 1; i = model.parent[i]) {
       const double *x = X + model.dof(i) * ldm + f.row0;
@@ -217,28 +218,29 @@ void forces_and_acceleration(const Model &model, Workspace &ws, const Contacts &
     for (int e = 0; e < 6; ++e)
       for (int p = 0; p < m; ++p) a0[e] += X[e * ldm + p] * lambda[p];
   ws.nu_dot.head(n - model.n_B) += a0.head(n - model.n_B);
-  ws.f[0] = a0;
+  ws.contact_a[0] = a0;
   for (int i = 1; i <= model.n_B; ++i) {
-    const Vec6 &al = ws.f[model.parent[i]];
+    const Vec6 &al = ws.contact_a[model.parent[i]];
     const double x = u[i] - ws.D_inv[i] * ws.U[i].dot(al);  // RBDA Table 7.1, third pass
     ws.nu_dot[model.dof(i)] += x;
-    ws.f[i] = al + ws.S0[i] * x;
+    ws.contact_a[i] = al + ws.S0[i] * x;
   }
 }
 
 // §3, steps 2-6 after aba_pass (step 1).
-// (aba_pass's factorization and accelerations, c) => (ws.contacts, ws.contact_Y = X_J,
+// (aba_pass's factorization and accelerations, contacts) => (ws.contacts, ws.contact_Y = X_J,
 // ws.contact_W, ws.contact_L, ws.contact_dinv, ws.contact_lambda, ws.nu_dot; or ws.contact_failed*)
-bool solve_contacts(const Model &model, Workspace &ws, const Transform &H, const Contacts &c) {
-  const int n = model.num_dofs(), m = c.rows();
+bool solve_contacts(const Model &model, Workspace &ws, const Transform &H,
+                    const Contacts &contacts) {
+  const int n = model.num_dofs(), m = contacts.rows();
   const bool moving = !model.fixed_base;
   const Transform &Hb = moving ? H : model.H_A_0;
   // The workspace holds at most n rows (more are always dependent) and its contact capacity.
-  if (c.count > static_cast<int>(ws.contacts.size()) || m > ws.contact_gamma.size())
+  if (contacts.count > static_cast<int>(ws.contacts.size()) || m > ws.contact_gamma.size())
     throw Error(Status::InvalidArgument,
                 fmt::format("contacts: {} contacts with {} rows exceed the workspace's {} contacts "
                             "and {} rows (at most n = {})",
-                            c.count, m, ws.contacts.size(), ws.contact_gamma.size(), n));
+                            contacts.count, m, ws.contacts.size(), ws.contact_gamma.size(), n));
   const int ldm = solve_stride(m);
   double *X = ws.contact_Y.data();  // n x m, row-major, stride ldm: the innovations of J_cᵀ
   std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldm, 0.0);
@@ -247,31 +249,32 @@ bool solve_contacts(const Model &model, Workspace &ws, const Transform &H, const
   double *W = ws.contact_W.data();  // 6 x m: I^A_0 times the base rows of the innovations
   const Mat6 &base_inverse = moving ? articulated_base_inverse(ws) : ws.IA0_inv;
   int row0 = 0;
-  for (int k = 0; k < c.count; ++k) {
-    contact_rows(model, ws, Hb, c, k, row0, a_g);                             // step 2
+  for (int k = 0; k < contacts.count; ++k) {
+    contact_rows(model, ws, Hb, contacts, k, row0, a_g);                      // step 2
     contact_innovations(model, ws, ws.contacts[k], base_inverse, X, W, ldm);  // step 3
     row0 += ws.contacts[k].rows;
   }
   double *L = ws.contact_L.data();
-  inverse_operational_inertia(model, ws, c, X, W, L, ldm);  // step 4
-  double ratio = 0.0;                                       // step 5, with §4's pivot test
+  inverse_operational_inertia(model, ws, contacts, X, W, L, ldm);  // step 4
+  double ratio = 0.0;                                              // step 5, with §4's pivot test
   const int bad = cholesky_in_place(L, m, ldm, ws.contact_dinv.data(), &ratio);
   if (bad >= 0) {
     int k = 0;
-    while (k + 1 < c.count && ws.contacts[k + 1].row0 <= bad) ++k;
+    while (k + 1 < contacts.count && ws.contacts[k + 1].row0 <= bad) ++k;
     ws.contact_failed = k;
     ws.contact_failed_row = bad - ws.contacts[k].row0;
     ws.contact_failed_ratio = ratio;
     return false;
   }
-  forces_and_acceleration(model, ws, c, X, ldm);  // step 6
+  forces_and_acceleration(model, ws, contacts, X, ldm);  // step 6
   return true;
 }
 
 }  // namespace
 
-bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c) {
-  return solve_contacts(model, ws, H, c);
+bool contact_solve(const Model &model, Workspace &ws, const Transform &H,
+                   const Contacts &contacts) {
+  return solve_contacts(model, ws, H, contacts);
 }
 
 }  // namespace detail

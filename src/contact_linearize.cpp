@@ -42,13 +42,13 @@ namespace {
 // columns, G[e][r] for entry e of row r, so that the joint columns are products of its column
 // blocks (joint_columns).
 using ConstraintColumns = double[18][8];
-void constraint_rows(const Workspace::ContactFrame &f, const Contacts &c, bool mixed,
+void constraint_rows(const Workspace::ContactFrame &f, const Contacts &contacts, bool mixed,
                      const Vec6 &vb, ConstraintColumns &G) {
   Mat6 Gv, Gx;  // their first f.rows rows
   if (f.rows == kContactRigid) {
     // c = ^F a_F + Kd ^F v_F + Kp log(H_ref⁻¹ H_F), with δ log = J_r⁻¹ ξ_F.
-    Gv = c.Kd * f.Ga;
-    if (c.Kp != 0.0) {
+    Gv = contacts.Kd * f.Ga;
+    if (contacts.Kp != 0.0) {
       // ^F X_0 = [[R_0ᵀ, −R_0ᵀ p̂], [0, R_0ᵀ]]: G_a itself for Local axes.
       Mat6 X_F0 = f.Ga;
       if (mixed) {
@@ -57,7 +57,7 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &c, bool m
         X_F0.topRightCorner<3, 3>().noalias() = -R0t * hat(f.H0F.o);
         X_F0.bottomRightCorner<3, 3>() = R0t;
       }
-      Gx = c.Kp * (f.Jr_inv * X_F0);
+      Gx = contacts.Kp * (f.Jr_inv * X_F0);
       if (mixed) {
         Gx.topRows<3>() = f.R_F * Gx.topRows<3>().eval();
         Gx.bottomRows<3>() = f.R_F * Gx.bottomRows<3>().eval();
@@ -76,13 +76,13 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &c, bool m
     const Vec3 cF = f.aF.head<3>() + w.cross(vl);
     const Mat3 Rm = mixed ? f.R_F : Mat3::Identity();
     const Mat3 Q = f.Ga.topLeftCorner<3, 3>(), Qp = f.Ga.topRightCorner<3, 3>();
-    const Mat3 Wv = hat(Rm * w) + c.Kd * Mat3::Identity();
+    const Mat3 Wv = hat(Rm * w) + contacts.Kd * Mat3::Identity();
     Gv.topLeftCorner<3, 3>().noalias() = Wv * Q;
     Gv.topRightCorner<3, 3>().noalias() = Wv * Qp;
     Gv.topRightCorner<3, 3>().noalias() -= hat(Rm * vl) * Q;
-    Gx.topLeftCorner<3, 3>() = c.Kp * Q;
-    Gx.topRightCorner<3, 3>() = c.Kp * Qp;
-    Gx.topRightCorner<3, 3>().noalias() -= hat(Rm * (cF + c.Kd * vl)) * Q;
+    Gx.topLeftCorner<3, 3>() = contacts.Kp * Q;
+    Gx.topRightCorner<3, 3>() = contacts.Kp * Qp;
+    Gx.topRightCorner<3, 3>().noalias() -= hat(Rm * (cF + contacts.Kd * vl)) * Q;
   }
   for (int r = 0; r < f.rows; ++r) {
     const Vec6 ga = f.Ga.row(r).transpose();
@@ -179,8 +179,8 @@ void minus_jc_x(const Correction &s) {
         for (int j = 0; j < 3; ++j) t += f.Ga(r, j) * s.Gg(j, e);
         kr[s.L.c_H + e] = 0.0;
         kr[s.L.c_H + 3 + e] = t - (s.L.mixed ? kr[s.L.c_E + e] : 0.0);
+      }
     }
-  }
   }
 }
 
@@ -318,35 +318,35 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   const std::ptrdiff_t ldm = detail::solve_stride(m);
   const double *YJ = ws.contact_Y.data();
 
-    // 2. Accelerations at the constrained ν̇ (with the fictitious gravity, as RNEA's), and λ as
-    // external wrenches for the RNEA derivatives at fixed λ (Local ones shift the body forces,
-    // Mixed ones also keep their world directions).
-    Vec6 a0 = a_g;
-    if (moving) a0 += ws.nu_dot.head<6>();
-    ws.a[0] = a0;
-    for (int i = 1; i <= nj; ++i)
-      ws.a[i] = ws.a[model.parent[i]] + ws.c[i] + ws.S0[i] * ws.nu_dot[model.dof(i)];
-    for (int k = 0; k < contacts.count; ++k) {
-      const Workspace::ContactFrame &f = ws.contacts[k];
-      ws.contact_frames[k] = f.frame;
-      auto w = ws.contact_wrenches.segment<6>(6 * k);
-      w.setZero();
-      w.head(f.rows) = ws.contact_lambda.segment(f.row0, f.rows);
-    }
-    const ExternalWrenches ext{contacts.count, ws.contact_frames.data(), ws.contact_wrenches.data(),
-                               contacts.flags};
-    const detail::BodyWrenches fext = detail::load_external_wrenches(model, ws, H, &ext);
-    const detail::LinearizeLayout L =
-        detail::linearize_layout(model, 0, moving && mixed, /*base_pose_cols=*/true);
+  // 2. Accelerations at the constrained ν̇ (with the fictitious gravity, as RNEA's), and λ as
+  // external wrenches for the RNEA derivatives at fixed λ (Local ones shift the body forces,
+  // Mixed ones also keep their world directions).
+  Vec6 a0 = a_g;
+  if (moving) a0 += ws.nu_dot.head<6>();
+  ws.a[0] = a0;
+  for (int i = 1; i <= nj; ++i)
+    ws.a[i] = ws.a[model.parent[i]] + ws.c[i] + ws.S0[i] * ws.nu_dot[model.dof(i)];
+  for (int k = 0; k < contacts.count; ++k) {
+    const Workspace::ContactFrame &f = ws.contacts[k];
+    ws.contact_frames[k] = f.frame;
+    auto w = ws.contact_wrenches.segment<6>(6 * k);
+    w.setZero();
+    w.head(f.rows) = ws.contact_lambda.segment(f.row0, f.rows);
+  }
+  const ExternalWrenches ext{contacts.count, ws.contact_frames.data(), ws.contact_wrenches.data(),
+                             contacts.flags};
+  const detail::BodyWrenches fext = detail::load_external_wrenches(model, ws, H, &ext);
+  const detail::LinearizeLayout L =
+      detail::linearize_layout(model, 0, moving && mixed, /*base_pose_cols=*/true);
 
-    // 3. The unconstrained derivatives at fixed λ, X = M⁻¹ R (X holds −F_ext, and M⁻¹ S), up to
-    // their innovations X_R: the correction Y K is added to those before the forward pass. The z_H
-    // columns are 6 more columns with a zero right-hand side, which carry that correction; −F_H
-    // (the gravity block and the Mixed wrenches' attitude term) is added after the solve.
-    const std::ptrdiff_t ldx = L.ldx;
-    const int nblk = detail::linearize_solve(model, ws, H, v0, a0, r, fext, nullptr, L, true);
-    double *X = ws.rhs.data();
-    const Mat3 Gg = moving ? hat(H.R.transpose() * ws.gravity) : Mat3::Zero();
+  // 3. The unconstrained derivatives at fixed λ, X = M⁻¹ R (X holds −F_ext, and M⁻¹ S), up to
+  // their innovations X_R: the correction Y K is added to those before the forward pass. The z_H
+  // columns are 6 more columns with a zero right-hand side, which carry that correction; −F_H
+  // (the gravity block and the Mixed wrenches' attitude term) is added after the solve.
+  const std::ptrdiff_t ldx = L.ldx;
+  const int nblk = detail::linearize_solve(model, ws, H, v0, a0, r, fext, nullptr, L, true);
+  double *X = ws.rhs.data();
+  const Mat3 Gg = moving ? hat(H.R.transpose() * ws.gravity) : Mat3::Zero();
 
   // 4.-7. The correction by the contacts (§5.1), in place.
   const detail::Correction corr{

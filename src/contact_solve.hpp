@@ -13,13 +13,13 @@ namespace geolin::detail {
 /// in ws.contact_Y (n rows of stride solve_stride(m); articulated_solve_backward), with I^A_0
 /// times their base rows in ws.contact_W (6 rows, same stride; moving base).
 /// Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
-bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &c);
+bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &contacts);
 
 /// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place and its
 /// inverse diagonal dinv.
 void cholesky_solve(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *x);
 
 /// The reference pose H_ref of contact k (refs, 16 doubles per contact, column-major).
-Transform contact_reference(const Contacts &c, int k);
+Transform contact_reference(const Contacts &contacts, int k);
 
 }  // namespace geolin::detail

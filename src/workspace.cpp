@@ -115,6 +115,7 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     bytes = add(bytes, mul(d.max_contacts, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
     const std::size_t cc = static_cast<std::size_t>(d.contact_cols);
     bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 6 * ldm + 5 * m));
+    bytes = add(bytes, mul(nb, D + sizeof(Vec6)));  // contact_x, contact_a
   }
   return bytes;
 }
@@ -196,6 +197,8 @@ Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     contact_dinv.setZero(m);
     contact_lambda_plus.setZero(m);
     contact_lambda_minus.setZero(m);
+    contact_x.assign(nb, 0.0);
+    contact_a.assign(nb, Vec6::Zero());
   }
 }
 

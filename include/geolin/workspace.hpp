@@ -122,17 +122,27 @@ struct Workspace {
   std::vector<Vec6> S0;       // S_i expressed in frame 0
   std::vector<Mat6> I0;       // M_i expressed in frame 0
 
-  // Recursion buffers (frame 0), size n_B + 1.
-  std::vector<Vec6> v, a, f, F, Psi_dot, Psi_ddot, c, p, U, h;
-  std::vector<Mat6> IC;                         // composite inertias I^C_i
+  // Recursion buffers (frame 0), size n_B + 1; the symbols of docs/dynamics.md (D5)-(D13).
+  std::vector<Vec6> v;         // body twists v_i (RNEA, ABA, RNEA derivatives)
+  std::vector<Vec6> a;         // body accelerations a_i, gravity included (RNEA, ABA)
+  std::vector<Vec6> f;         // body forces f_i = M_i a_i + v_i ×* M_i v_i (RNEA)
+  std::vector<Vec6> F;         // subtree sums F_i of f_i − f^x_i (RNEA, RNEA derivatives)
+  std::vector<Vec6> Psi_dot;   // Ψ̇_i = v_λ(i) × S_i (ABA, RNEA derivatives)
+  std::vector<Vec6> Psi_ddot;  // Ψ̈_i = a_λ(i) × S_i + v_λ(i) × Ψ̇_i (RNEA derivatives)
+  std::vector<Vec6> c;         // velocity-product accelerations c_i = Ψ̇_i r_i (ABA)
+  std::vector<Vec6> p;         // articulated bias forces p_i (ABA)
+  std::vector<Vec6> U;         // U_i = I^A_i S_i (ABA, the solver)
+  std::vector<Vec6> h;         // momenta h_i = M_i v_i (ABA, RNEA derivatives)
+  std::vector<Mat6> IC;        // composite inertias I^C_i
   std::vector<Eigen::Matrix<double, 6, 3>> BC;  // composite B_i, right half (its left is 0)
   std::vector<Mat6> IA;                         // articulated inertias I^A_i (ABA, M^-1)
   Eigen::LLT<Mat6> IA0_llt;  // Cholesky factor of I^A_0 (moving base), by aba_pass
   Mat6 IA0_inv;              // (I^A_0)⁻¹ from it, formed by the first solve that needs it
   bool IA0_inv_valid = false;
-  std::vector<Vec6> SI_row;         // S_iᵀ I^C_i (transposed)
-  std::vector<Vec3> SB_row;         // S_iᵀ B^C_i, its last 3 entries (the first are 0)
-  std::vector<double> D, D_inv, u;  // D_i = S_iᵀ I^A_i S_i and its inverse
+  std::vector<Vec6> SI_row;      // S_iᵀ I^C_i (transposed)
+  std::vector<Vec3> SB_row;      // S_iᵀ B^C_i, its last 3 entries (the first are 0)
+  std::vector<double> D, D_inv;  // D_i = S_iᵀ I^A_i S_i and its inverse (ABA, the solver)
+  std::vector<double> u;         // u_i = τ_i − S_iᵀ p_i (ABA)
 
   // The storage of the external wrenches of one evaluation (frames.cpp,
   // load_external_wrenches, which hands the passes views of it), frame 0, per body.
@@ -203,6 +213,9 @@ struct Workspace {
   LineAlignedBuffer contact_W;         // 6 x max_rows: I^A_0 times the base rows of contact_Y
   VecX contact_gamma, contact_lambda;  // max_rows: −c(ν̇_free), then λ
   VecX contact_dinv;                   // max_rows: 1 / L_kk of Λ⁻¹'s Cholesky factor
+  // M⁻¹ J_cᵀ λ by ABA's third pass (contact_dynamics.cpp), n_B + 1 each:
+  std::vector<double> contact_x;  // its innovations x_i = Σ_p X_ip λ_p (joint rows)
+  std::vector<Vec6> contact_a;    // its accelerations a_i
   VecX contact_lambda_plus, contact_lambda_minus;  // max_rows (finite differences)
 };
 
