@@ -10,18 +10,6 @@
 namespace geolin {
 namespace detail {
 
-Mat6 articulated_inertia_step(Workspace &ws, int i) {
-  const Vec6 &S = ws.S0[i];
-  ws.U[i].noalias() = ws.IA[i] * S;  // U_i = I^A_i S_i  (docs/dynamics.md (D10))
-  const double D = S.dot(ws.U[i]);   // D_i = S_iᵀ U_i
-  check_joint_pivot(ws, i, D, S, ws.IA[i]);
-  ws.D[i] = D;
-  ws.D_inv[i] = 1.0 / D;
-  Mat6 Ia = ws.IA[i];  // I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ  (D11; RBDA Table 7.1)
-  Ia.noalias() -= ws.D_inv[i] * ws.U[i] * ws.U[i].transpose();
-  return Ia;
-}
-
 namespace {
 
 // First pass (RBDA Table 7.1, in frame 0): velocities v_i, velocity-product accelerations

@@ -56,7 +56,8 @@ int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const
                         /*after_aba=*/true);
   for (int i = 1; i <= nj; ++i) R(model.dof(i), L.c_J + 3 * (i - 1) + 2) = 1.0;
   for (int w = 0; w < L.nf; ++w) {
-    // J_Fᵀ = [X; S_iᵀ X (i on the path to the frame's body)], X the wrench's force transform.
+    // J_Fᵀ = [X; S_iᵀ X (i on the path to the frame's body)], X the wrench's force transform:
+    // the generalized force of a wrench, docs/dynamics.md (D22).
     const Mat6 Xf = force_transform(wrench_frame0(model, ws, H, ext->frames[w], ext->flags));
     auto G = R.middleCols(L.c_w + 6 * w, 6);
     if (moving) G.topRows<6>() = Xf;

@@ -18,7 +18,8 @@ void vector_field(const Model &model, Workspace &ws, const Transform &H, CRefVec
   out.tail(n) = ws.nu_dot;
 }
 
-// Moves the state to x exp(e ε_k), coordinate k of z = [z_H; z_s; z_v; z_r] (docs/dynamics.md §5):
+// Moves the state to x exp(e ε_k), coordinate k of z = [z_H; z_s; z_v; z_r] (docs/dynamics.md §5,
+// the right perturbation (D15)):
 // a right perturbation H exp(e ε_k) of the base pose (Hp holds H), additions elsewhere (vp holds
 // v, ws.s_pert and ws.r_pert hold s and r; the caller restores them).
 void perturb(const Model &model, Workspace &ws, int k, double e, Transform &Hp, Vec6 &vp) {
@@ -45,7 +46,7 @@ template <class Field, class Column>
 void central_differences(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                          const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A, RefMat B,
                          Field &&field, Column &&column) {
-  const double inv2e = 1.0 / (2.0 * eps);
+  const double inv2e = 1.0 / (2.0 * eps);  // docs/dynamics.md (D20)
   ws.s_pert = s;
   ws.r_pert = r;
   ws.tau_pert = tau;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "geolin/algorithms.hpp"
+#include "numeric_checks.hpp"
 
 namespace geolin::detail {
 
@@ -42,7 +43,17 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
 /// by aba_pass and articulated_inertias: (ws.IA[i]) => (ws.U[i] = I^A_i S_i, ws.D[i] = S_iᵀ U_i,
 /// pivot checked into ws.singular, ws.D_inv[i]); returns I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ, which
 /// the caller adds to I^A_λ(i).
-Mat6 articulated_inertia_step(Workspace &ws, int i);
+GEOLIN_ALWAYS_INLINE Mat6 articulated_inertia_step(Workspace &ws, int i) {
+  const Vec6 &S = ws.S0[i];
+  ws.U[i].noalias() = ws.IA[i] * S;  // U_i = I^A_i S_i  (docs/dynamics.md (D10))
+  const double D = S.dot(ws.U[i]);   // D_i = S_iᵀ U_i
+  check_joint_pivot(ws, i, D, S, ws.IA[i]);
+  ws.D[i] = D;
+  ws.D_inv[i] = 1.0 / D;
+  Mat6 Ia = ws.IA[i];  // I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ  (D11; RBDA Table 7.1)
+  Ia.noalias() -= ws.D_inv[i] * ws.U[i] * ws.U[i].transpose();
+  return Ia;
+}
 
 /// The velocity-free articulated-body factorization of M after kinematics (RBDA Table 7.1):
 /// () => (ws.IA, ws.U, ws.D, ws.D_inv and, for a moving base, ws.IA0_llt; ws.singular).

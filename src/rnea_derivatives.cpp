@@ -119,12 +119,13 @@ void joint_column(const Model &model, const Workspace &ws, int j, bool mixed, St
   for (int i = j; i < model.subtree_end[j]; ++i) {
     const Vec6 &SI = ws.SI_row[i];
     const Vec3 &SB = ws.SB_row[i];
-    double ds = SI.dot(Pdd) + SB.dot(Pd.tail<3>());  // S_iᵀ (I^C_i Ψ̈_j + B^C_i Ψ̇_j)
+    // docs/dynamics.md (D27): S_iᵀ (I^C_i Ψ̈_j + B^C_i Ψ̇_j)
+    double ds = SI.dot(Pdd) + SB.dot(Pd.tail<3>());
     if (mixed) ds -= ws.SE_row[i].dot(Sj.tail<3>());
     dID_ds(model.dof(i), cj) = ds;
     dID_dr(model.dof(i), cj) = 2.0 * SI.dot(Pd) + SB.dot(Sj.tail<3>());
   }
-  // Ancestor rows.
+  // Ancestor rows: docs/dynamics.md (D28).
   Vec6 Q;
   Q.noalias() = ws.IC[j] * Pdd;
   Q.noalias() += ws.BC[j] * Pd.tail<3>();
@@ -144,7 +145,8 @@ void joint_column(const Model &model, const Workspace &ws, int j, bool mixed, St
   }
 }
 
-// ∂ID/∂v of a moving base: ∂τ_i/∂v = S_iᵀ (B^C_i + I^C_i (v_0×)) = [0, S_iᵀ B^C_i] −
+// ∂ID/∂v of a moving base (docs/dynamics.md (D29)): ∂τ_i/∂v = S_iᵀ (B^C_i + I^C_i (v_0×)) = [0,
+// S_iᵀ B^C_i] −
 // ((v_0 ×*) I^C_i S_i)ᵀ, using (v×)ᵀ = −(v×*): O(1) per body instead of a 6x6 product.
 // (v0, ws.SI_row, ws.SB_row, ws.IC[0], ws.BC[0]) => (dID_dv)
 void base_velocity_columns(const Model &model, const Workspace &ws, const Vec6 &v0,

@@ -35,7 +35,7 @@ void scaled_field(const Model &model, Workspace &ws, double h, const Transform &
   out.tail(n) = h * ws.nu_dot;
 }
 
-// k ← dexp⁻¹_{−Θ} k on the SE(3) block, to second order in Θ.
+// k ← dexp⁻¹_{−Θ} k on the SE(3) block, to second order in Θ: docs/dynamics.md (D25).
 void dexp_inverse(const Model &model, CRefVec theta, RefVec k) {
   if (model.fixed_base) return;
   const Vec6 th = theta.head<6>();
@@ -57,7 +57,7 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
     r_next = r + h * ws.nu_dot.segment(o, nj);
     s_next = s + h * r_next;
     if (moving) {
-      H_next = H * exp_se3(h * v_plus);
+      H_next = H * exp_se3(h * v_plus);  // docs/dynamics.md (D24)
       v_next = v_plus;
     }
     return;
@@ -97,7 +97,8 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
 //      6x6 block (−v×) set to zero (docs/dynamics.md §4), and ∂λ/∂τ = B.
 namespace {
 
-// Z = P(θ) [1 0] + J(θ) Dθ with P = blockdiag(Ad_{exp(−θ_H)}, 1), J = blockdiag(J_r(θ_H), 1).
+// Z = P(θ) [1 0] + J(θ) Dθ with P = blockdiag(Ad_{exp(−θ_H)}, 1), J = blockdiag(J_r(θ_H), 1):
+// docs/dynamics.md (D26).
 void retraction_jacobian(const Model &model, CRefVec theta, const MatX &D_theta, MatX &Z) {
   const int N = model.state_dim();
   Z = D_theta;

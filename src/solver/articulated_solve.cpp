@@ -410,6 +410,7 @@ const Mat6 &articulated_base_inverse(Workspace &ws) {
   return ws.IA0_inv;
 }
 
+// docs/dynamics.md (D14): backward pass, base step, forward pass on every column.
 void articulated_solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks,
                        int cols) {
   solve(model, ws, blocks, num_blocks, cols, kBackwardPass | kForwardPass);
