@@ -59,39 +59,6 @@ void append_utf8(std::string &out, unsigned long cp) {
   }
 }
 
-// Attribute values of the canonical document: the characters that would end or change the
-// value are escaped; tab, LF and CR as character references, so that they survive attribute-
-// value normalization.
-void append_escaped(std::string &out, std::string_view value) {
-  for (char c : value) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\t':
-        out += "&#9;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      case '\r':
-        out += "&#13;";
-        break;
-      default:
-        out += c;
-    }
-  }
-}
-
 // The code point of a character reference "&#...;" from its text after '#' ("233" or "xE9";
 // XML allows only the lowercase 'x'), or kNotACharacter if it is not a reference to an XML
 // character (production CharRef).
@@ -131,6 +98,39 @@ std::string collapse_whitespace(std::string_view value) {
 }
 
 }  // namespace
+
+// Attribute values of the canonical document: the characters that would end or change the
+// value are escaped; tab, LF and CR as character references, so that they survive attribute-
+// value normalization.
+void append_escaped(std::string &out, std::string_view value) {
+  for (char c : value) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\t':
+        out += "&#9;";
+        break;
+      case '\n':
+        out += "&#10;";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      default:
+        out += c;
+    }
+  }
+}
 
 std::size_t invalid_utf8(std::string_view s) {
   const std::size_t n = s.size();

@@ -98,6 +98,10 @@ class Document {
   int root_ = -1;
 };
 
+/// Appends `value` escaped for an XML attribute value or text (&amp; &lt; &gt; &quot;; tab, LF
+/// and CR as character references, so that they survive attribute-value normalization).
+void append_escaped(std::string &out, std::string_view value);
+
 /// "line L, column C" of byte `offset` of `text`.
 std::string location(std::string_view text, std::size_t offset);
 

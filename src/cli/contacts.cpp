@@ -250,6 +250,15 @@ int workspace_capacity(const Model &model, const ContactSet &contacts) {
 void check_singular(const Model &model, const Workspace &ws, const std::string &function,
                     const std::string &output) {
   const int b = ws.singular;
+  if (b >= 0 && !std::isfinite(ws.singular_ratio))  // a pivot that is not finite: overflow
+    throw Error(Status::Numeric,
+                fmt::format("{}: the computation overflowed (is not finite) at {} although every "
+                            "input is finite: positions or velocities too large; '{}' was not "
+                            "computed",
+                            function,
+                            b > 0 ? fmt::format("joint '{}'", model.joint_name[b])
+                                  : fmt::format("the base '{}'", model.body_name[0]),
+                            output));
   if (b > 0) {
     throw Error(Status::Numeric,
                 fmt::format("{}: the mass matrix is numerically singular at this state: the "

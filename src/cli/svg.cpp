@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../xml.hpp"
 #include "cli.hpp"
 
 namespace geolin::cli {
@@ -18,26 +19,10 @@ constexpr double kWidth = 1010, kHeight = 540;
 constexpr double kLeft = 90, kRight = 720, kTop = 72, kBottom = 468;
 constexpr double kLegendX = 735;
 
+// SVG text and attributes, escaped by the loader's one XML escaper.
 std::string xml_escape(const std::string &s) {
   std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
+  xml::append_escaped(out, s);
   return out;
 }
 

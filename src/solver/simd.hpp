@@ -11,7 +11,7 @@
 
 /// x86-64 builds with GCC or Clang carry loops compiled for AVX2+FMA and AVX-512 besides the
 /// baseline, chosen at run time by the processor (the solver's loops in articulated_solve.cpp;
-/// docs/performance_kernels.md). The kernels use GCC's and Clang's vector extensions: no other
+/// docs/performance.md §8). The kernels use GCC's and Clang's vector extensions: no other
 /// compiler is supported (the build's flags are theirs too).
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GEOLIN_NO_DISPATCH)
 #define GEOLIN_AVX2_KERNELS 1
