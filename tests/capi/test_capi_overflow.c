@@ -19,6 +19,7 @@ static const double kH[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.1, -0.2, 1.0
 static const double kV[6] = {0.1, -0.2, 0.3, 0.2, -0.1, 0.4};
 static const double kR[NJ] = {0.3, -0.2, 0.5};
 static const double kTau[NJ] = {0.1, 0.2, -0.3};
+static const double kNuDot[N] = {0.1, -0.2, 0.3, 0.2, -0.1, 0.4, 0.1, 0.2, -0.3};
 
 static double g_out[6][NN * NCOLS];
 
@@ -58,7 +59,7 @@ static void test_state_overflow(geolin_workspace *ws, double x, int frame) {
                   "forward_dynamics");
   expect_overflow(geolin_forward_dynamics_ext(ws, kH, s, kV, kR, kTau, 0, NULL, NULL, 0u, g_out[0]),
                   what, "forward_dynamics_ext");
-  expect_overflow(geolin_inverse_dynamics(ws, kH, s, kV, kR, kTau, g_out[0]), what,
+  expect_overflow(geolin_inverse_dynamics(ws, kH, s, kV, kR, kNuDot, g_out[0]), what,
                   "inverse_dynamics");
   expect_overflow(geolin_mass_matrix(ws, s, g_out[0]), what, "mass_matrix");
   expect_overflow(geolin_mass_matrix_inverse(ws, s, g_out[0]), what, "mass_matrix_inverse");
