@@ -31,7 +31,10 @@ struct Frame {
 /// the triangle inequality I1 + I2 >= I3. By default a violation is refused only when it is
 /// significant at the model's scale (urdf.cpp, kTriangleSlack): many CAD-exported URDFs break it
 /// on small links (e.g. the public anymal, hyq, icub and talos_reduced URDFs) while their mass
-/// matrix is still positive definite. Positive semidefiniteness is always enforced.
+/// matrix is still positive definite. Positive semidefiniteness is always enforced,
+/// to a tolerance relative to the link's own inertia: 1e-4 times the sum of its principal moments
+/// plus its mass times (1 µm)² (urdf.cpp), so a tiny negative moment of an insect-scale link is
+/// refused as well as that of an ordinary one.
 enum LoadFlags : unsigned { kFixedBase = 1u, kJointDamping = 2u, kStrictInertia = 4u };
 
 struct Model {
