@@ -148,8 +148,8 @@ CheckOptions parse_check_options(const std::vector<std::string> &argv) {
   o.tol = args.get_double("--tol", 1e-5);
   o.fd_name = args.get("--fd", "richardson");
   o.method = parse_fd_method(o.fd_name);
-  // Default steps measured on the bundled and the shared models (docs/performance.md §6): a central difference
-  // is best near 1e-5 (truncation eps^2 against round-off 1/eps); Richardson's O(eps^4)
+  // Default steps measured on the bundled and the shared models (docs/performance.md §6): a central
+  // difference is best near 1e-5 (truncation eps^2 against round-off 1/eps); Richardson's O(eps^4)
   // truncation allows 2e-4, which divides the round-off by 10 (on iCub, 200 states: worst 8e-6).
   o.eps = args.get_double("--eps", o.method == FdMethod::Richardson ? 2e-4 : 1e-5);
   const long seed = args.get_int("--seed", 1);
