@@ -1,5 +1,6 @@
 // RNEAmb: inverse dynamics of a moving-base tree (RBDA Table 5.1, floating-base form of §9.3;
-// Bos et al. 2022, eq. (5)): the left side of docs/dynamics.md (D3) by the recursion (D5)-(D7). Gravity enters as a fictitious base acceleration.
+// Bos et al. 2022, eq. (5)): the left side of docs/dynamics.md (D3) by the recursion (D5)-(D7).
+// Gravity enters as a fictitious base acceleration.
 #include "geometry.hpp"
 #include "passes.hpp"
 
