@@ -121,7 +121,8 @@ void contact_rows(const Model &model, Workspace &ws, const Transform &Hb, const 
     }
     err = f.aF - target;
   } else {
-    // p̈_F = R_F (^F a_lin + ω × v_lin) = −Kd ṗ_F − Kp (p_F − p_ref), in F's axes.
+    // p̈_F = R_F (^F a_lin + ω × v_lin) = −Kd ṗ_F − Kp (p_F − p_ref), in F's axes: the rows
+    // of docs/contacts.md (C1), (C2).
     const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
     Vec3 target = -contacts.Kd * (f.R_F * vl);
     if (contacts.Kp != 0.0) target -= contacts.Kp * (HF.o - contact_reference(contacts, k).o);
@@ -140,7 +141,7 @@ void contact_rows(const Model &model, Workspace &ws, const Transform &Hb, const 
 // (f.Ga, ws.S0, ws.U, ws.D_inv, (I^A_0)⁻¹) => (X: rows of the path and the base, W = I^A_0 a_0)
 void contact_innovations(const Model &model, const Workspace &ws, const Workspace::ContactFrame &f,
                          const Mat6 &base_inverse, double *X, double *W, std::ptrdiff_t ldm) {
-  Mat6 F = f.Ga.transpose();  // its first f.rows columns
+  Mat6 F = f.Ga.transpose();  // its first f.rows columns; docs/contacts.md (C4)
   for (int i = f.body; i >= 1; i = model.parent[i]) {
     double *x = X + model.dof(i) * ldm + f.row0;
     for (int r = 0; r < f.rows; ++r) {
@@ -171,7 +172,8 @@ void inverse_operational_inertia(const Model &model, Workspace &ws, const Contac
     double *G = ws.contact_G.data();  // a_0ᵀ, m x 6 row-major scratch
     for (int p = 0; p < m; ++p)
       for (int e = 0; e < 6; ++e) G[p * 6 + e] = X[e * ldm + p];
-    product_add(m, ldm, 6, G, 6, W, ldm, L, ldm, /*assign=*/true);  // a_0ᵀ (I^A_0 a_0)
+    // a_0ᵀ (I^A_0 a_0): the base term of Λ⁻¹ by docs/contacts.md (C3), (C5)
+    product_add(m, ldm, 6, G, 6, W, ldm, L, ldm, /*assign=*/true);
   } else {
     for (int p = 0; p < m; ++p) std::fill_n(L + p * ldm, p + 1, 0.0);
   }
@@ -203,7 +205,7 @@ void forces_and_acceleration(const Model &model, Workspace &ws, const Contacts &
   const int n = model.num_dofs(), m = contacts.rows();
   double *lambda = ws.contact_lambda.data();
   std::copy_n(ws.contact_gamma.data(), m, lambda);
-  cholesky_solve(ws.contact_L.data(), ws.contact_dinv.data(), m, ldm, lambda);
+  cholesky_solve(ws.contact_L.data(), ws.contact_dinv.data(), m, ldm, lambda);  // (C6)
   double *u = ws.contact_x.data();
   std::fill(ws.contact_x.begin(), ws.contact_x.end(), 0.0);
   for (int k = 0; k < contacts.count; ++k) {

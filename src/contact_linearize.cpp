@@ -234,6 +234,7 @@ void apply_correction(const Correction &s, int nblk) {
   Workspace &ws = s.ws;
   const int m = s.contacts.rows(), n = s.model.num_dofs(), cols = static_cast<int>(s.ldx);
   const int cE = s.L.c_E, cH3 = s.L.c_H + 3;
+  // ∂λ = −Λ (C_z + J_c F_ext) and F = F_ext + Y ∂λ: docs/contacts.md (C7), (C8)
   cholesky_apply(m, cols, ws.contact_L.data(), s.ldm, ws.contact_dinv.data(), s.K, s.ldx);
   if (s.moving) {
     product_add(6, cols, m, s.YJ, s.ldm, s.K, s.ldx, s.X, s.ldx);
