@@ -120,86 +120,104 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
   return bytes;
 }
 
+namespace {
+
+// The O(n_B) recursion buffers of every pass (docs/dynamics.md (D5)-(D14)).
+void size_recursions(Workspace &ws, const Model &model) {
+  const int nb = model.num_bodies();
+  ws.H0.resize(nb);
+  ws.S0.assign(nb, Vec6::Zero());
+  ws.I0.assign(nb, Mat6::Zero());
+  for (auto *vec :
+       {&ws.v, &ws.a, &ws.f, &ws.F, &ws.Psi_dot, &ws.Psi_ddot, &ws.c, &ws.p, &ws.U, &ws.h})
+    vec->assign(nb, Vec6::Zero());
+  ws.IC.assign(nb, Mat6::Zero());
+  ws.IA.assign(nb, Mat6::Zero());
+  ws.SI_row.assign(nb, Vec6::Zero());
+  ws.SB_row.assign(nb, Vec3::Zero());
+  ws.BC.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
+  ws.D.assign(nb, 0.0);
+  ws.D_inv.assign(nb, 0.0);
+  ws.u.assign(nb, 0.0);
+  ws.f_ext.assign(nb, Vec6::Zero());
+  ws.E_ext.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
+  ws.EC_ext.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
+  ws.SE_row.assign(nb, Vec3::Zero());
+}
+
+// The solver's panels and plans (src/solver/articulated_solve.cpp), for the features that use it;
+// the plans are reserved here so that a new block layout never allocates.
+void size_solver(Workspace &ws, const Model &model) {
+  const int nb = model.num_bodies();
+  ws.touched.assign(nb, 0);
+  ws.limb_root.assign(nb, 0);
+  ws.panel_slot.assign(nb, 0);
+  panel_slots(model, &ws.limb_root, &ws.panel_slot);
+  ws.max_rhs = ws.dims.rhs_cols;
+  const std::size_t cols = static_cast<std::size_t>(ws.max_rhs);
+  const std::size_t panel = static_cast<std::size_t>(6 * ws.dims.panel_slots) * cols;
+  ws.rhs.assign(static_cast<std::size_t>(model.num_dofs()) * cols);
+  ws.P_panel.assign(panel);
+  ws.A_panel.assign(panel);
+  ws.rhs_blocks.resize(ws.dims.rhs_blocks);
+  if (cols == 0) return;
+  for (Workspace::SolvePlan &plan : ws.plans) {
+    plan.blocks.reserve(ws.rhs_blocks.size());
+    plan.ranges.reserve(ws.dims.plan_ranges);
+    plan.offsets.assign(3 * nb + 1, 0);
+    plan.link.assign(nb, 0);
+  }
+}
+
+// The vectors of the finite differences and the steps, and step_linearize's stage matrices.
+void size_steps(Workspace &ws, const Model &model) {
+  const int nj = model.num_joints(), n = model.num_dofs(), N = model.state_dim();
+  ws.nu_dot.setZero(n);
+  ws.s_pert.setZero(nj);
+  ws.r_pert.setZero(nj);
+  ws.tau_pert.setZero(nj);
+  ws.lambda_plus.setZero(N);
+  ws.lambda_minus.setZero(N);
+  ws.stage_k.setZero(N, 4);
+  ws.theta.setZero(N);
+  ws.stage_s.setZero(nj);
+  ws.stage_r.setZero(nj);
+  if (!ws.has(kWorkspaceStepLinearize)) return;
+  ws.A_stage.setZero(N, N);
+  ws.B_stage.setZero(N, nj);
+  for (MatX *m : {&ws.D_k, &ws.D_theta, &ws.D_Theta, &ws.Z}) m->setZero(N, N + nj);
+  ws.tmp6.setZero(6, N + nj);
+}
+
+// The contact buffers (contact_dynamics.cpp, contact_linearize.cpp), capped at what one call
+// can use (workspace_dims).
+void size_contacts(Workspace &ws, const Model &model) {
+  if (!ws.has(kWorkspaceContacts)) return;
+  const std::size_t m = ws.dims.max_rows, ldm = detail::solve_stride(m);
+  const std::size_t cc = static_cast<std::size_t>(ws.dims.contact_cols);
+  ws.contacts.resize(ws.dims.max_contacts);
+  ws.contact_frames.assign(ws.dims.max_contacts, 0);
+  ws.contact_wrenches.setZero(6 * static_cast<Eigen::Index>(ws.dims.max_contacts));
+  ws.contact_G.assign(6 * m);
+  ws.contact_Y.assign(static_cast<std::size_t>(model.num_dofs()) * ldm);
+  ws.contact_L.assign(m * ldm);
+  ws.contact_K.assign(m * cc);
+  ws.contact_W.assign(6 * ldm);
+  for (VecX *x : {&ws.contact_gamma, &ws.contact_lambda, &ws.contact_dinv, &ws.contact_lambda_plus,
+                  &ws.contact_lambda_minus})
+    x->setZero(static_cast<Eigen::Index>(m));
+  ws.contact_x.assign(model.num_bodies(), 0.0);
+  ws.contact_a.assign(model.num_bodies(), Vec6::Zero());
+}
+
+}  // namespace
+
 Workspace::Workspace(const Model &model, unsigned features, int max_wrenches)
     : dims(workspace_dims(model, features, max_wrenches)) {
-  const int nb = model.num_bodies();
-  const int nj = model.num_joints();
-  const int n = model.num_dofs();
-  const int N = model.state_dim();
-  H0.resize(nb);
-  S0.assign(nb, Vec6::Zero());
-  I0.assign(nb, Mat6::Zero());
-  for (auto *vec : {&v, &a, &f, &F, &Psi_dot, &Psi_ddot, &c, &p, &U, &h})
-    vec->assign(nb, Vec6::Zero());
-  IC.assign(nb, Mat6::Zero());
-  IA.assign(nb, Mat6::Zero());
-  SI_row.assign(nb, Vec6::Zero());
-  SB_row.assign(nb, Vec3::Zero());
-  BC.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
-  D.assign(nb, 0.0);
-  D_inv.assign(nb, 0.0);
-  u.assign(nb, 0.0);
-  f_ext.assign(nb, Vec6::Zero());
-  E_ext.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
-  EC_ext.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
-  SE_row.assign(nb, Vec3::Zero());
-  touched.assign(nb, 0);
-  limb_root.assign(nb, 0);
-  panel_slot.assign(nb, 0);
-  panel_slots(model, &limb_root, &panel_slot);
-
-  // The solver (articulated_solve.cpp), for the features that use it.
-  max_rhs = dims.rhs_cols;
-  const std::size_t cols = static_cast<std::size_t>(max_rhs);
-  rhs.assign(static_cast<std::size_t>(n) * cols);
-  P_panel.assign(static_cast<std::size_t>(6 * dims.panel_slots) * cols);
-  A_panel.assign(static_cast<std::size_t>(6 * dims.panel_slots) * cols);
-  rhs_blocks.resize(dims.rhs_blocks);
-  if (cols > 0) {
-    // Reserved here so that a new block layout never allocates.
-    for (SolvePlan &plan : plans) {
-      plan.blocks.reserve(rhs_blocks.size());
-      plan.ranges.reserve(dims.plan_ranges);
-      plan.offsets.assign(3 * nb + 1, 0);
-      plan.link.assign(nb, 0);
-    }
-  }
-
-  nu_dot.setZero(n);
-  s_pert.setZero(nj);
-  r_pert.setZero(nj);
-  tau_pert.setZero(nj);
-  lambda_plus.setZero(N);
-  lambda_minus.setZero(N);
-  stage_k.setZero(N, 4);
-  theta.setZero(N);
-  stage_s.setZero(nj);
-  stage_r.setZero(nj);
-  if (has(kWorkspaceStepLinearize)) {
-    A_stage.setZero(N, N);
-    B_stage.setZero(N, nj);
-    for (MatX *m : {&D_k, &D_theta, &D_Theta, &Z}) m->setZero(N, N + nj);
-    tmp6.setZero(6, N + nj);
-  }
-  if (has(kWorkspaceContacts)) {
-    const std::size_t m = dims.max_rows, ldm = detail::solve_stride(m);
-    contacts.resize(dims.max_contacts);
-    contact_frames.assign(dims.max_contacts, 0);
-    contact_wrenches.setZero(6 * static_cast<Eigen::Index>(dims.max_contacts));
-    contact_G.assign(6 * m);
-    contact_Y.assign(static_cast<std::size_t>(n) * ldm);
-    contact_L.assign(m * ldm);
-    const std::size_t cc = static_cast<std::size_t>(dims.contact_cols);
-    contact_K.assign(m * cc);
-    contact_W.assign(6 * ldm);
-    contact_gamma.setZero(m);
-    contact_lambda.setZero(m);
-    contact_dinv.setZero(m);
-    contact_lambda_plus.setZero(m);
-    contact_lambda_minus.setZero(m);
-    contact_x.assign(nb, 0.0);
-    contact_a.assign(nb, Vec6::Zero());
-  }
+  size_recursions(*this, model);
+  size_solver(*this, model);
+  size_steps(*this, model);
+  size_contacts(*this, model);
 }
 
 }  // namespace geolin

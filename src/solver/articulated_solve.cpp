@@ -310,94 +310,129 @@ namespace {
 // The passes to run: the backward pass with the base step, the forward pass, or both.
 constexpr int kBackwardPass = 1, kForwardPass = 2;
 
-void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks, int cols,
-           int passes) {
-  const int nb = model.n_B;
-  const int ld = solve_stride(cols);  // row stride of X (compact in ws.rhs) and of the panels
-  const std::ptrdiff_t ldx = ld;
-  const bool moving = !model.fixed_base;
-  double *X = ws.rhs.data();
-  auto panel = [&](LineAlignedBuffer &Pn, int body) {
+// What the passes of one solve share: the plan for the block layout, the kernels of the chosen
+// instruction set, X (compact in ws.rhs) and the row stride of X and the panels.
+struct SolveContext {
+  const Model &model;
+  Workspace &ws;
+  const SolvePlan &plan;
+  const SolveKernels &k;
+  double *X;
+  int ld;
+  std::ptrdiff_t ldx;
+  bool moving;
+  double *panel(LineAlignedBuffer &Pn, int body) const {
     return Pn.data() + 6 * ws.panel_slot[body] * ldx;
-  };
+  }
+  const Range *ranges() const { return plan.ranges.data(); }
+};
+
+// The plan for this block layout: the last one, the one before, or the older rebuilt.
+const SolvePlan &current_plan(const Model &model, Workspace &ws, const RhsBlock *blocks,
+                              int num_blocks, int cols) {
   if (!same_layout(ws.plans[ws.last_plan], blocks, num_blocks, cols)) {
-    ws.last_plan = 1 - ws.last_plan;  // the other plan, or the older one rebuilt
+    ws.last_plan = 1 - ws.last_plan;
     if (!same_layout(ws.plans[ws.last_plan], blocks, num_blocks, cols))
       make_plan(model, ws, ws.plans[ws.last_plan], blocks, num_blocks, cols);
   }
-  const SolvePlan &plan = ws.plans[ws.last_plan];
-  const Range *ranges = plan.ranges.data();
-  const int *offsets = plan.offsets.data();
-  const SolveKernels &k = solve_kernels();
-  double *A0 = panel(ws.A_panel, 0);
-  if (passes & kBackwardPass) {
-    std::fill(ws.touched.begin(), ws.touched.end(), 0);
-    auto write_mode = [&](int body) {  // how body's step writes into its parent's P block
-      const int lam = model.parent[body];
-      return (lam == 0 && !moving) ? 2 : (ws.touched[lam] ? 1 : 0);
-    };
-    for (int i = nb; i >= 1; --i) {
-      const int lam = model.parent[i];
-      const bool link = lam >= 1 && (plan.link[lam] & kLinkBackward);
-      const int top = link ? lam : i;  // the body whose step writes into P_λ(top)
-      const int mode = write_mode(top);
-      double *P = panel(ws.P_panel, i), *Pl = panel(ws.P_panel, model.parent[top]);
-      const int *o = offsets + 3 * top;
-      if (mode == 0)  // first write into P_λ: zero its range outside top's (which it contains)
-        for (int r = o[1]; r < o[2]; ++r) fill_zero(Pl, ldx, ranges[r].lo, ranges[r].hi);
-      double *u = X + model.dof(i) * ldx;  // becomes D⁻¹ u_i
-      if (link) {
-        const BackwardPairKernel kernel = k.backward_pair[ws.touched[i] != 0][mode];
-        double *ul = X + model.dof(lam) * ldx;
-        for (int r = o[0]; r < o[1]; ++r)
-          kernel(ranges[r].lo, ranges[r].hi, ldx, u, ul, P, Pl, ws.S0[i].data(), ws.U[i].data(),
-                 ws.D_inv[i], ws.S0[lam].data(), ws.U[lam].data(), ws.D_inv[lam]);
-        --i;  // lam done
-      } else {
-        const BackwardKernel kernel = k.backward[ws.touched[i] != 0][mode];
-        for (int r = o[0]; r < o[1]; ++r)
-          kernel(ranges[r].lo, ranges[r].hi, ldx, u, P, Pl, ws.S0[i].data(), ws.U[i].data(),
-                 ws.D_inv[i]);
-      }
-      if (mode != 2) ws.touched[model.parent[top]] = 1;
-    }
+  return ws.plans[ws.last_plan];
+}
 
-    if (moving) {
-      const Mat6 &inv = articulated_base_inverse(ws);
-      if (!ws.touched[0]) fill_zero(ws.P_panel.data(), ldx, 0, ld);  // no joints
-      k.base(ld, ldx, ldx, X, ws.P_panel.data(), A0, inv.data());
-    }
-  }  // backward pass
-  if (!(passes & kForwardPass)) return;
-  // A forward pass alone starts from the base rows of X, which the caller may have changed.
-  if (moving && !(passes & kBackwardPass))
-    for (int r = 0; r < 6; ++r) std::copy(X + r * ldx, X + r * ldx + ld, A0 + r * ldx);
-
-  if (!moving) fill_zero(A0, ldx, 0, ld);
-  for (int i = 1; i <= nb; ++i) {
+// Backward pass, tip to base: u_i = R_i − S_iᵀ P_i into X's row i as D_i⁻¹ u_i, and
+// P_λ(i) += P_i + U_i D_i⁻¹ u_i (docs/dynamics.md (D14)), a chain link (body and its only
+// child) in one step where the plan says so; then the base step a_0 = (I^A_0)⁻¹ (R_0 − P_0).
+// (X = R, the factorization) => (X = innovations, ws.P_panel, ws.A_panel's base block)
+void backward_pass(const SolveContext &s) {
+  const Model &model = s.model;
+  Workspace &ws = s.ws;
+  const Range *ranges = s.ranges();
+  std::fill(ws.touched.begin(), ws.touched.end(), 0);
+  auto write_mode = [&](int body) {  // how body's step writes into its parent's P block
+    const int lam = model.parent[body];
+    return (lam == 0 && !s.moving) ? 2 : (ws.touched[lam] ? 1 : 0);
+  };
+  for (int i = model.n_B; i >= 1; --i) {
     const int lam = model.parent[i];
+    const bool link = lam >= 1 && (s.plan.link[lam] & kLinkBackward);
+    const int top = link ? lam : i;  // the body whose step writes into P_λ(top)
+    const int mode = write_mode(top);
+    double *P = s.panel(ws.P_panel, i), *Pl = s.panel(ws.P_panel, model.parent[top]);
+    const int *o = s.plan.offsets.data() + 3 * top;
+    if (mode == 0)  // first write into P_λ: zero its range outside top's (which it contains)
+      for (int r = o[1]; r < o[2]; ++r) fill_zero(Pl, s.ldx, ranges[r].lo, ranges[r].hi);
+    double *u = s.X + model.dof(i) * s.ldx;  // becomes D⁻¹ u_i
+    if (link) {
+      const BackwardPairKernel kernel = s.k.backward_pair[ws.touched[i] != 0][mode];
+      double *ul = s.X + model.dof(lam) * s.ldx;
+      for (int r = o[0]; r < o[1]; ++r)
+        kernel(ranges[r].lo, ranges[r].hi, s.ldx, u, ul, P, Pl, ws.S0[i].data(), ws.U[i].data(),
+               ws.D_inv[i], ws.S0[lam].data(), ws.U[lam].data(), ws.D_inv[lam]);
+      --i;  // lam done
+    } else {
+      const BackwardKernel kernel = s.k.backward[ws.touched[i] != 0][mode];
+      for (int r = o[0]; r < o[1]; ++r)
+        kernel(ranges[r].lo, ranges[r].hi, s.ldx, u, P, Pl, ws.S0[i].data(), ws.U[i].data(),
+               ws.D_inv[i]);
+    }
+    if (mode != 2) ws.touched[model.parent[top]] = 1;
+  }
+  if (s.moving) {
+    const Mat6 &inv = articulated_base_inverse(ws);
+    if (!ws.touched[0]) fill_zero(ws.P_panel.data(), s.ldx, 0, s.ld);  // no joints
+    s.k.base(s.ld, s.ldx, s.ldx, s.X, ws.P_panel.data(), s.panel(ws.A_panel, 0), inv.data());
+  }
+}
+
+// Forward pass, base to tip: x_i = D_i⁻¹ u_i − (D_i⁻¹ U_i)ᵀ a_λ(i), a_i = a_λ(i) + S_i x_i
+// (docs/dynamics.md (D14)), a chain link in one step where the plan says so; a leaf keeps no
+// a_i. (X = innovations, ws.A_panel's base block) => (X = M⁻¹ R, ws.A_panel)
+void forward_pass(const SolveContext &s) {
+  const Model &model = s.model;
+  Workspace &ws = s.ws;
+  const Range *ranges = s.ranges();
+  const int *offsets = s.plan.offsets.data();
+  for (int i = 1; i <= model.n_B; ++i) {
     const Vec6 DU = ws.D_inv[i] * ws.U[i];
-    double *x = X + model.dof(i) * ldx;
-    const double *Al = panel(ws.A_panel, lam);
-    if (plan.link[i] & kLinkForward) {
+    double *x = s.X + model.dof(i) * s.ldx;
+    const double *Al = s.panel(ws.A_panel, model.parent[i]);
+    if (s.plan.link[i] & kLinkForward) {
       const int c = i + 1;
       const Vec6 DUc = ws.D_inv[c] * ws.U[c];
-      const bool parent_c = !model.children[c].empty();
-      const ForwardPairKernel forward = k.forward_pair[parent_c ? 1 : 0];
+      const ForwardPairKernel forward = s.k.forward_pair[model.children[c].empty() ? 0 : 1];
       // A leaf writes no a_c; its panel stands in as a valid, unused pointer.
-      double *xc = X + model.dof(c) * ldx, *Ac = panel(ws.A_panel, c);
+      double *xc = s.X + model.dof(c) * s.ldx, *Ac = s.panel(ws.A_panel, c);
       for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
-        forward(ranges[r].lo, ranges[r].hi, ldx, x, xc, Al, Ac, ws.S0[i].data(), DU.data(),
+        forward(ranges[r].lo, ranges[r].hi, s.ldx, x, xc, Al, Ac, ws.S0[i].data(), DU.data(),
                 ws.S0[c].data(), DUc.data());
       ++i;  // c done
       continue;
     }
-    const bool parent_i = !model.children[i].empty();
-    double *Ai = panel(ws.A_panel, i);
-    const ForwardKernel forward = k.forward[parent_i ? 1 : 0];  // a leaf keeps no a_i
+    double *Ai = s.panel(ws.A_panel, i);
+    const ForwardKernel forward = s.k.forward[model.children[i].empty() ? 0 : 1];
     for (int r = offsets[3 * i + 2]; r < offsets[3 * i + 3]; ++r)
-      forward(ranges[r].lo, ranges[r].hi, ldx, x, Al, Ai, ws.S0[i].data(), DU.data());
+      forward(ranges[r].lo, ranges[r].hi, s.ldx, x, Al, Ai, ws.S0[i].data(), DU.data());
   }
+}
+
+void solve(const Model &model, Workspace &ws, const RhsBlock *blocks, int num_blocks, int cols,
+           int passes) {
+  const int ld = solve_stride(cols);  // row stride of X (compact in ws.rhs) and of the panels
+  const SolveContext s{model,
+                       ws,
+                       current_plan(model, ws, blocks, num_blocks, cols),
+                       solve_kernels(),
+                       ws.rhs.data(),
+                       ld,
+                       ld,
+                       !model.fixed_base};
+  if (passes & kBackwardPass) backward_pass(s);
+  if (!(passes & kForwardPass)) return;
+  double *A0 = s.panel(ws.A_panel, 0);
+  // A forward pass alone starts from the base rows of X, which the caller may have changed.
+  if (s.moving && !(passes & kBackwardPass))
+    for (int r = 0; r < 6; ++r) std::copy(s.X + r * s.ldx, s.X + r * s.ldx + ld, A0 + r * s.ldx);
+  if (!s.moving) fill_zero(A0, s.ldx, 0, ld);
+  forward_pass(s);
 }
 
 }  // namespace
