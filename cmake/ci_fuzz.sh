@@ -5,10 +5,10 @@
 #   fuzz_states     (tests/fuzz/fuzz_states.cpp) every evaluation function at fuzzed states of
 #                   the bundled models (OK with finite outputs, or an error with the outputs
 #                   untouched), seeded from tests/fuzz/states_seeds (one input per model).
-# Builds them with clang++ directly from the sources (src/*.cpp, capi/*.cpp) into a separate
-# directory -- independent of the main (g++) build and of the project's CMake files -- and
-# fails (non-zero exit) if a fuzzer finds a crash, a leak, undefined behaviour, a failed
-# check, a timeout or an out-of-memory.
+# Builds them with clang++ directly from the sources (src/*.cpp, src/solver/*.cpp, capi/*.cpp)
+# into a separate directory -- independent of the main (g++) build and of the project's CMake
+# files -- and fails (non-zero exit) if a fuzzer finds a crash, a leak, undefined behaviour, a
+# failed check, a timeout or an out-of-memory.
 #
 #   cmake/ci_fuzz.sh [BUILD_DIR]       (default: <repo>/build-fuzz)
 #   FUZZ_SECONDS=600 cmake/ci_fuzz.sh  (longer run; default 70 s, split between the targets)
@@ -65,7 +65,8 @@ fi
 CXX=${CXX_FUZZ:-clang++}
 SAN="address,undefined"
 # -Wno-pass-failed: at -O1 with sanitizers clang cannot honour the solver's vectorization hints
-# (GEOLIN_IVDEP in src/solve_kernels.inc) and would warn at each of them; that is expected here.
+# (GEOLIN_IVDEP in src/solver/solve_kernels.inc) and would warn at each of them; that is
+# expected here.
 CXXFLAGS=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined
           -Wall -Wextra -Wno-pass-failed -DGEOLIN_FUZZING
           -I"$ROOT/include" -I"$ROOT/capi")
@@ -75,7 +76,7 @@ LIBS=(-lurdfdom_model -lconsole_bridge -lfmt)
 
 mkdir -p "$BUILD/obj" "$BUILD/corpus" "$BUILD/corpus_states" "$BUILD/artifacts/load_urdf" \
   "$BUILD/artifacts/states"
-sources=("$ROOT"/src/*.cpp "$ROOT"/capi/*.cpp)
+sources=("$ROOT"/src/*.cpp "$ROOT"/src/solver/*.cpp "$ROOT"/capi/*.cpp)
 objects=()
 pids=()
 compile() {  # source object: the library is instrumented for coverage, not linked to libFuzzer
