@@ -96,18 +96,20 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &contacts,
 }
 
 // Joint j's two columns of the contact's kRows rows of K (§5.3, step 4; §5.2): K[r][c] +=
-// g_a·w + h·Ψ̇_j + g_x·S_j and K[r][c + 1] += g_a·2Ψ̇_j + h·S_j, as fixed-size Eigen products of
-// G's [g_a, h, g_x] blocks (kRows x 6 each, column stride 8).
+// g_a·w + h·Ψ̇_j + g_x·S_j and K[r][c + 1] += g_a·2Ψ̇_j + h·S_j, from G's [g_a, h, g_x] blocks
+// (rows e, 6 + e, 12 + e of G hold their column e, lane r the contact's row r).
 // (G, w, Ψ̇_j, S_j) => (K's columns c, c + 1 of the contact's rows)
 template <int kRows>
 void joint_columns(const ConstraintColumns &G, const Vec6 &w, const Vec6 &Pd, const Vec6 &S,
                    double *K, std::ptrdiff_t ldk, int c) {
-  using Rows =
-      Eigen::Map<const Eigen::Matrix<double, kRows, 6>, Eigen::Unaligned, Eigen::OuterStride<8>>;
-  const Rows ga(G[0]), h(G[6]), gx(G[12]);
-  using Col = Eigen::Matrix<double, kRows, 1>;
-  const Col ks = ga * w + h * Pd + gx * S;
-  const Col kr = ga * (2.0 * Pd) + h * S;
+  double ks[kRows] = {}, kr[kRows] = {};
+  for (int e = 0; e < 6; ++e) {
+    const double *ga = G[e], *h = G[6 + e], *gx = G[12 + e];
+    for (int r = 0; r < kRows; ++r) {
+      ks[r] += ga[r] * w[e] + h[r] * Pd[e] + gx[r] * S[e];
+      kr[r] += ga[r] * (2.0 * Pd[e]) + h[r] * S[e];
+    }
+  }
   for (int r = 0; r < kRows; ++r) {
     K[r * ldk + c] += ks[r];
     K[r * ldk + c + 1] += kr[r];
