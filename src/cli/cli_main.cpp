@@ -99,6 +99,7 @@ const Command kCommands[] = {
      "                    [--fd richardson|central] [--seed SEED] [--format text|json]\n"
      "                    [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
      "                     [--gains KP,KD] [--mixed]]\n"
+     "       geolin check [URDF|-] --costs [--samples K] [--tol T] [--eps EPS] [--fd ...]\n"
      "\n"
      "Compares the analytical A, B with geometric finite differences over exactly K states\n"
      "(default 20): pitch +90 deg, pitch -90 deg, large velocities (|v| = 10, r in [-10, 10]),\n"
@@ -117,7 +118,10 @@ const Command kCommands[] = {
      "                  (contact_linearize against contact_linearize_finite_difference): A, B,\n"
      "                  dlambda/dz and dlambda/dw, with the same tolerances; the references\n"
      "                  are the frames' poses at each state; --contact-type, --gains, --mixed\n"
-     "                  as for dynamics. Redundant contacts at a state: GEOLIN_ERR_NUMERIC\n"},
+     "                  as for dynamics. Redundant contacts at a state: GEOLIN_ERR_NUMERIC\n"
+     "  --costs         check the derivatives of the cost-side functions instead (at the same\n"
+     "                  states, tolerance T): inverse_dynamics_linearize's dtau/dz per block\n"
+     "                  of z, at a random nu_dot, and M = dtau/dnu_dot\n"},
     {"generate", geolin::cli::cmd_generate, "print a synthetic URDF (chain or random tree)",
      "usage: geolin generate chain N\n"
      "       geolin generate tree N SEED\n"
