@@ -2,6 +2,8 @@
 // gravity as a base acceleration, the base motion, joint transforms, frame poses, paths.
 #pragma once
 
+#include <cmath>
+
 #include "geolin/algorithms.hpp"
 
 namespace geolin::detail {
@@ -34,7 +36,17 @@ inline Transform joint_motion(const Model &model, int i, double q) {
   if (model.joint_type[i] == JointType::Prismatic) {
     T.o = q * model.joint_axis[i];
   } else {
-    T.R = exp_so3(q * model.joint_axis[i]);  // exp(s_i S_i^)  docs/dynamics.md (D2)
+    // exp(s_i S_i^) (docs/dynamics.md (D2)) about the unit axis a: Rodrigues' formula
+    // R = cos q 1 + sin q a^ + (1 − cos q) a aᵀ, without exp_so3's norm and series of a general
+    // rotation vector (one sine and cosine, a few products).
+    const Vec3 &a = model.joint_axis[i];
+    const double c = std::cos(q), s = std::sin(q), k = 1.0 - c;
+    const Vec3 sa = s * a, ka = k * a;
+    T.R.noalias() = ka * a.transpose();
+    T.R(0, 0) += c, T.R(1, 1) += c, T.R(2, 2) += c;
+    T.R(0, 1) -= sa[2], T.R(1, 0) += sa[2];
+    T.R(0, 2) += sa[1], T.R(2, 0) -= sa[1];
+    T.R(1, 2) -= sa[0], T.R(2, 1) += sa[0];
   }
   return T;
 }
