@@ -1,5 +1,6 @@
 // CRBAmb: the mass matrix of a moving-base tree (RBDA Table 6.2 and §9.3, in frame-0
 // coordinates, where composite inertias add without transforms).
+#include "geometry.hpp"
 #include "passes.hpp"
 
 namespace geolin {
@@ -24,12 +25,35 @@ void mass_matrix_from_composites(const Model &model, const Workspace &ws, RefMat
 
 }  // namespace detail
 
+namespace {
+
+using CompactInertia = Workspace::CompactInertia;
+
+Mat6 spatial_of(const CompactInertia &c) {
+  Mat6 I;
+  const Mat3 Hh = hat(c.h);
+  I.topLeftCorner<3, 3>() = c.m * Mat3::Identity();
+  I.topRightCorner<3, 3>() = -Hh;
+  I.bottomLeftCorner<3, 3>() = Hh;
+  I.bottomRightCorner<3, 3>() = c.I;
+  return I;
+}
+
+}  // namespace
+
 void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
-  forward_kinematics(model, ws, s);
-  for (int i = 0; i <= model.n_B; ++i) ws.IC[i] = ws.I0[i];
-  // I^C_λ(i) += I^C_i  (docs/dynamics.md (D8); RBDA Table 6.2)
-  for (int i = model.n_B; i >= 1; --i) ws.IC[model.parent[i]] += ws.IC[i];
-  for (int i = 1; i <= model.n_B; ++i) ws.SI_row[i].noalias() = ws.IC[i] * ws.S0[i];
+  detail::forward_poses(model, ws, s);
+  auto &IC = ws.IC_compact;
+  for (int i = 0; i <= model.n_B; ++i) IC[i] = detail::body_inertia0(model, ws.H0[i], i);
+  // I^C_λ(i) += I^C_i  (docs/dynamics.md (D8); RBDA Table 6.2): 10 numbers, not 36
+  for (int i = model.n_B; i >= 1; --i) {
+    CompactInertia &P = IC[model.parent[i]];
+    P.m += IC[i].m;
+    P.h += IC[i].h;
+    P.I += IC[i].I;
+  }
+  for (int i = 1; i <= model.n_B; ++i) ws.SI_row[i] = detail::inertia_times(IC[i], ws.S0[i]);
+  ws.IC[0] = spatial_of(IC[0]);  // the base block of M
   detail::mass_matrix_from_composites(model, ws, M);
 }
 

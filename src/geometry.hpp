@@ -66,6 +66,31 @@ inline Transform wrench_frame0(const Model &model, const Workspace &ws, const Tr
   return T;
 }
 
+/// M_i in frame 0 as (m, h, Ī) (Workspace::CompactInertia), after forward_poses: p the centre of
+/// mass in frame 0, h = m p and Ī = R I_c Rᵀ + m (|p|² 1 − p pᵀ) (parallel axes), without the 6x6
+/// matrix of transform_inertia.
+inline Workspace::CompactInertia body_inertia0(const Model &model, const Transform &H0, int i) {
+  Workspace::CompactInertia c;
+  const double m = model.mass[i];
+  const Vec3 p = H0.apply(model.com[i]);
+  c.m = m;
+  c.h = m * p;
+  c.I.noalias() = H0.R * model.inertia_com[i] * H0.R.transpose();
+  c.I.noalias() -= c.h * p.transpose();
+  c.I.diagonal().array() += c.h.dot(p);
+  return c;
+}
+
+/// I x = [m l − h × w; h × l + Ī w] for x = [l; w] and I = [[m 1, −h^], [h^, Ī]].
+inline Vec6 inertia_times(const Workspace::CompactInertia &c, const Vec6 &x) {
+  const Vec3 l = x.head<3>(), w = x.tail<3>();
+  Vec6 f;
+  f.head<3>() = c.m * l - c.h.cross(w);
+  f.tail<3>().noalias() = c.I * w;
+  f.tail<3>() += c.h.cross(l);
+  return f;
+}
+
 /// Joint torque net of damping, τ_i − D_i r_i (GEOLIN_JOINT_DAMPING), for body i.
 inline double net_torque(const Model &model, CRefVec tau, CRefVec r, int i) {
   return model.joint_damping ? tau[i - 1] - model.damping[i] * r[i - 1] : tau[i - 1];
