@@ -341,6 +341,23 @@ GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const do
                                                   const double *tau, double eps, double *A,
                                                   double *B);
 
+/* Inverse dynamics and its exact linearization, for inverse-dynamics formulations and torque
+ * limits in an MPC: generalized_force = ID(x, nu_dot) as geolin_inverse_dynamics, and
+ *   ID(x exp(z), nu_dot + d) = generalized_force + dtau_dz z + M d + O(|z|^2)
+ * in the coordinates z = [z_H; z_s; z_v; z_r] of geolin_linearize: dtau_dz is the derivative
+ * in z at fixed nu_dot, M = the derivative in nu_dot, the mass matrix (as geolin_mass_matrix).
+ * At nu_dot = geolin_forward_dynamics, -M^-1 dtau_dz is the nu_dot rows of geolin_linearize's A.
+ * dtau_dz needs GEOLIN_WORKSPACE_LINEARIZE, M needs GEOLIN_WORKSPACE_MASS_MATRIX; with both NULL
+ * this is geolin_inverse_dynamics.
+ *   in:  H[16] (4x4, column-major), s[n_J], v[6], r[n_J], nu_dot[n]
+ *   out: generalized_force[n]; dtau_dz[n * N] (N = 2 n), M[n * n], both column-major, either
+ *        may be NULL (not computed)
+ * H and v may be NULL for a fixed-base model (ignored); there N = 2 n_J (no z_H, z_v columns). */
+GEOLIN_API int geolin_inverse_dynamics_linearize(geolin_workspace *ws, const double *H,
+                                                 const double *s, const double *v, const double *r,
+                                                 const double *nu_dot, double *generalized_force,
+                                                 double *dtau_dz, double *M);
+
 /* The exact linearization with the external wrenches as inputs too: w = [tau; f_1; ...; f_nf].
  * The wrenches enter through J_F^T, which depends on s and, for GEOLIN_WRENCH_MIXED, on the base
  * attitude: A contains those terms exactly.

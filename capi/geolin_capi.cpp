@@ -886,6 +886,51 @@ GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const do
   return linearize_common(__func__, ws, H, s, v, r, tau, true, eps, A, B);
 }
 
+// dtau_dz is staged in the solver's right-hand-side panel (n x N fits in its n x max_rhs doubles,
+// workspace.cpp), M in ws->mat and the force in ws->vec: copied out only when all are finite.
+GEOLIN_API int geolin_inverse_dynamics_linearize(geolin_workspace *ws, const double *H,
+                                                 const double *s, const double *v, const double *r,
+                                                 const double *nu_dot, double *generalized_force,
+                                                 double *dtau_dz, double *M) {
+  const char *fn = __func__;
+  if (int st = check_workspace(fn, ws)) return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints();
+  const std::ptrdiff_t n = model.num_dofs(), N = model.state_dim();
+  if (dtau_dz != nullptr)
+    if (int st = check_feature(fn, ws, geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE"))
+      return st;
+  if (M != nullptr)
+    if (int st =
+            check_feature(fn, ws, geolin::kWorkspaceMassMatrix, "GEOLIN_WORKSPACE_MASS_MATRIX"))
+      return st;
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_array(fn, "nu_dot", nu_dot, n)) return st;
+  if (int st = check_output(fn, "generalized_force", generalized_force, n)) return st;
+  if (int st = check_disjoint(fn, {{"generalized_force", generalized_force, n},
+                                   {"dtau_dz", dtau_dz, n * N},
+                                   {"M", M, n * n}}))
+    return st;
+  try {
+    ws->ws.singular = -1;
+    Eigen::Map<Eigen::MatrixXd> dz(dtau_dz ? ws->ws.rhs.data() : nullptr, dtau_dz ? n : 0,
+                                   dtau_dz ? N : 0);
+    Eigen::Map<Eigen::MatrixXd> Mm(M ? ws->mat.data() : nullptr, M ? n : 0, M ? n : 0);
+    geolin::inverse_dynamics_linearize(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
+                                       base_twist(model, v), joint_vector(r, nj),
+                                       CMap(n > 0 ? nu_dot : nullptr, n), ws->vec, dz, Mm);
+    if (!all_finite(ws->vec)) return numeric_failure(fn, ws, "generalized_force");
+    if (!all_finite(dz)) return numeric_failure(fn, ws, "dtau_dz");
+    if (!all_finite(Mm)) return numeric_failure(fn, ws, "M");
+    copy_out(ws->vec, generalized_force);
+    if (dtau_dz) copy_out(dz, dtau_dz);
+    if (M) copy_out(Mm, M);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
 }  // extern "C"
 
 // ============================================================================================

@@ -1,17 +1,15 @@
 // CRBAmb: the mass matrix of a moving-base tree (RBDA Table 6.2 and §9.3, in frame-0
 // coordinates, where composite inertias add without transforms).
-#include "geolin/algorithms.hpp"
+#include "geometry.hpp"
+#include "passes.hpp"
 
 namespace geolin {
+namespace detail {
 
-void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
-  forward_kinematics(model, ws, s);
-  for (int i = 0; i <= model.n_B; ++i) ws.IC[i] = ws.I0[i];
-  // I^C_λ(i) += I^C_i  (docs/dynamics.md (D8); RBDA Table 6.2)
-  for (int i = model.n_B; i >= 1; --i) ws.IC[model.parent[i]] += ws.IC[i];
+void mass_matrix_from_composites(const Model &model, const Workspace &ws, RefMat M) {
   M.setZero();
   for (int i = 1; i <= model.n_B; ++i) {
-    const Vec6 Fi = ws.IC[i] * ws.S0[i];  // composite-inertia force of joint i
+    const Vec6 &Fi = ws.SI_row[i];  // composite-inertia force of joint i, I^C_i S_i
     const int di = model.dof(i);
     M(di, di) = ws.S0[i].dot(Fi);  // M_ij = S_iᵀ I^C_i S_j  (D8)
     for (int j = model.parent[i]; j >= 1; j = model.parent[j]) {
@@ -23,6 +21,40 @@ void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
     }
   }
   if (!model.fixed_base) M.topLeftCorner<6, 6>() = ws.IC[0];  // base block I^C_0 (D8)
+}
+
+}  // namespace detail
+
+namespace {
+
+using CompactInertia = Workspace::CompactInertia;
+
+Mat6 spatial_of(const CompactInertia &c) {
+  Mat6 I;
+  const Mat3 Hh = hat(c.h);
+  I.topLeftCorner<3, 3>() = c.m * Mat3::Identity();
+  I.topRightCorner<3, 3>() = -Hh;
+  I.bottomLeftCorner<3, 3>() = Hh;
+  I.bottomRightCorner<3, 3>() = c.I;
+  return I;
+}
+
+}  // namespace
+
+void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
+  detail::forward_poses(model, ws, s);
+  auto &IC = ws.IC_compact;
+  for (int i = 0; i <= model.n_B; ++i) IC[i] = detail::body_inertia0(model, ws.H0[i], i);
+  // I^C_λ(i) += I^C_i  (docs/dynamics.md (D8); RBDA Table 6.2): 10 numbers, not 36
+  for (int i = model.n_B; i >= 1; --i) {
+    CompactInertia &P = IC[model.parent[i]];
+    P.m += IC[i].m;
+    P.h += IC[i].h;
+    P.I += IC[i].I;
+  }
+  for (int i = 1; i <= model.n_B; ++i) ws.SI_row[i] = detail::inertia_times(IC[i], ws.S0[i]);
+  ws.IC[0] = spatial_of(IC[0]);  // the base block of M
+  detail::mass_matrix_from_composites(model, ws, M);
 }
 
 }  // namespace geolin

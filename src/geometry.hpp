@@ -2,6 +2,8 @@
 // gravity as a base acceleration, the base motion, joint transforms, frame poses, paths.
 #pragma once
 
+#include <cmath>
+
 #include "geolin/algorithms.hpp"
 
 namespace geolin::detail {
@@ -34,7 +36,17 @@ inline Transform joint_motion(const Model &model, int i, double q) {
   if (model.joint_type[i] == JointType::Prismatic) {
     T.o = q * model.joint_axis[i];
   } else {
-    T.R = exp_so3(q * model.joint_axis[i]);  // exp(s_i S_i^)  docs/dynamics.md (D2)
+    // exp(s_i S_i^) (docs/dynamics.md (D2)) about the unit axis a: Rodrigues' formula
+    // R = cos q 1 + sin q a^ + (1 − cos q) a aᵀ, without exp_so3's norm and series of a general
+    // rotation vector (one sine and cosine, a few products).
+    const Vec3 &a = model.joint_axis[i];
+    const double c = std::cos(q), s = std::sin(q), k = 1.0 - c;
+    const Vec3 sa = s * a, ka = k * a;
+    T.R.noalias() = ka * a.transpose();
+    T.R(0, 0) += c, T.R(1, 1) += c, T.R(2, 2) += c;
+    T.R(0, 1) -= sa[2], T.R(1, 0) += sa[2];
+    T.R(0, 2) += sa[1], T.R(2, 0) -= sa[1];
+    T.R(1, 2) -= sa[0], T.R(2, 1) += sa[0];
   }
   return T;
 }
@@ -52,6 +64,31 @@ inline Transform wrench_frame0(const Model &model, const Workspace &ws, const Tr
   Transform T = frame_pose0(model, ws, frame);
   if (flags & kWrenchMixed) T.R = (model.fixed_base ? model.H_A_0.R : H.R).transpose();
   return T;
+}
+
+/// M_i in frame 0 as (m, h, Ī) (Workspace::CompactInertia), after forward_poses: p the centre of
+/// mass in frame 0, h = m p and Ī = R I_c Rᵀ + m (|p|² 1 − p pᵀ) (parallel axes), without the 6x6
+/// matrix of transform_inertia.
+inline Workspace::CompactInertia body_inertia0(const Model &model, const Transform &H0, int i) {
+  Workspace::CompactInertia c;
+  const double m = model.mass[i];
+  const Vec3 p = H0.apply(model.com[i]);
+  c.m = m;
+  c.h = m * p;
+  c.I.noalias() = H0.R * model.inertia_com[i] * H0.R.transpose();
+  c.I.noalias() -= c.h * p.transpose();
+  c.I.diagonal().array() += c.h.dot(p);
+  return c;
+}
+
+/// I x = [m l − h × w; h × l + Ī w] for x = [l; w] and I = [[m 1, −h^], [h^, Ī]].
+inline Vec6 inertia_times(const Workspace::CompactInertia &c, const Vec6 &x) {
+  const Vec3 l = x.head<3>(), w = x.tail<3>();
+  Vec6 f;
+  f.head<3>() = c.m * l - c.h.cross(w);
+  f.tail<3>().noalias() = c.I * w;
+  f.tail<3>() += c.h.cross(l);
+  return f;
 }
 
 /// Joint torque net of damping, τ_i − D_i r_i (GEOLIN_JOINT_DAMPING), for body i.

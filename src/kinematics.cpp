@@ -4,16 +4,25 @@
 
 namespace geolin {
 
-void forward_kinematics(const Model &model, Workspace &ws, CRefVec s) {
+namespace detail {
+
+void forward_poses(const Model &model, Workspace &ws, CRefVec s) {
   ws.H0[0] = Transform::identity();
-  ws.I0[0] = model.inertia[0];
   for (int i = 1; i <= model.n_B; ++i) {
     // docs/dynamics.md (D2): ^0 H_i = ^0 H_λ(i) ^{λ(i)} H_{λ(i)|i} exp(s_i S_i^)
     ws.H0[i] =
         ws.H0[model.parent[i]] * model.H_parent_joint[i] * detail::joint_motion(model, i, s[i - 1]);
     ws.S0[i] = transform_motion(ws.H0[i], model.S[i]);
-    ws.I0[i] = transform_inertia(ws.H0[i], model.mass[i], model.com[i], model.inertia_com[i]);
   }
+}
+
+}  // namespace detail
+
+void forward_kinematics(const Model &model, Workspace &ws, CRefVec s) {
+  detail::forward_poses(model, ws, s);
+  ws.I0[0] = model.inertia[0];
+  for (int i = 1; i <= model.n_B; ++i)
+    ws.I0[i] = transform_inertia(ws.H0[i], model.mass[i], model.com[i], model.inertia_com[i]);
 }
 
 Transform body_pose(const Model &model, const Workspace &ws, const Transform &H, int body) {

@@ -74,4 +74,17 @@ using StridedMat =
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds,
                            StridedMat dID_dv, StridedMat dID_dr, bool after_aba);
+
+/// The first half of forward_kinematics: ^0 H_i and S_i in frame 0, not M_i (CRBA's compact
+/// composites need no 6x6 inertia). (s) => (ws.H0, ws.S0). kinematics.cpp
+void forward_poses(const Model &model, Workspace &ws, CRefVec s);
+
+/// The mass matrix from the composite inertias (CRBA, RBDA Table 6.2; docs/dynamics.md (D8)):
+/// (ws.IC[0], ws.SI_row[i] = I^C_i S_i, ws.S0) => (M, every entry). crba.cpp
+void mass_matrix_from_composites(const Model &model, const Workspace &ws, RefMat M);
+
+/// The generalized force from the subtree forces F_i of RNEA's backward pass (RBDA Table 5.1):
+/// τ_i = S_iᵀ F_i (+ D_i r_i with joint damping), and F_0 on a moving base.
+/// (ws.F, ws.S0) => (out). inverse_dynamics_linearize.cpp
+void project_subtree_forces(const Model &model, const Workspace &ws, CRefVec r, RefVec out);
 }  // namespace geolin::detail

@@ -94,10 +94,11 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
                     N = model.state_dim();
   constexpr std::size_t D = sizeof(double);
   // Per body: H0, S0, I0, ten Vec6 buffers, IC, BC, IA, SI_row, SB_row, D, D_inv, u, f_ext, E_ext,
-  // EC_ext, SE_row, touched, limb_root, panel_slot.
-  const std::size_t per_body = sizeof(Transform) + 2 * sizeof(Mat6) + 10 * sizeof(Vec6) +
-                               sizeof(Vec6) + 3 * sizeof(Mat6) + 3 * 6 * 3 * D + sizeof(Vec6) +
-                               2 * sizeof(Vec3) + 3 * D + 1 + 3 * sizeof(int) + sizeof(Vec6);
+  // EC_ext, SE_row, touched, limb_root, panel_slot, IC_compact.
+  const std::size_t per_body = sizeof(Workspace::CompactInertia) + sizeof(Transform) +
+                               2 * sizeof(Mat6) + 10 * sizeof(Vec6) + sizeof(Vec6) +
+                               3 * sizeof(Mat6) + 3 * 6 * 3 * D + sizeof(Vec6) + 2 * sizeof(Vec3) +
+                               3 * D + 1 + 3 * sizeof(int) + sizeof(Vec6);
   std::size_t bytes = mul(per_body, nb);
   bytes = add(bytes, mul(D, n + 3 * nj + 2 * N + 4 * N + N + 2 * nj));  // step / FD vectors
   const std::size_t cols = static_cast<std::size_t>(d.rhs_cols);
@@ -132,6 +133,7 @@ void size_recursions(Workspace &ws, const Model &model) {
        {&ws.v, &ws.a, &ws.f, &ws.F, &ws.Psi_dot, &ws.Psi_ddot, &ws.c, &ws.p, &ws.U, &ws.h})
     vec->assign(nb, Vec6::Zero());
   ws.IC.assign(nb, Mat6::Zero());
+  ws.IC_compact.assign(nb, Workspace::CompactInertia{});
   ws.IA.assign(nb, Mat6::Zero());
   ws.SI_row.assign(nb, Vec6::Zero());
   ws.SB_row.assign(nb, Vec3::Zero());

@@ -15,7 +15,8 @@ program example_mpc
   integer :: nj, n, nn, i, k, off, failures, major, minor, patch
   real(c_double) :: H(4, 4), v(6), g(3)
   real(c_double), allocatable :: s(:), r(:), tau(:), A(:, :), B(:, :), Minv(:, :), &
-                                 Afd(:, :), Bfd(:, :), Ad(:, :), Bd(:, :), s1(:), r1(:)
+                                 Afd(:, :), Bfd(:, :), Ad(:, :), Bd(:, :), s1(:), r1(:), &
+                                 acc(:), force(:), dtau(:, :), Mass(:, :)
   real(c_double) :: Hf(4, 4), H1(4, 4), v1(6), hs
   integer(c_int) :: root
   character(len=1024) :: path
@@ -103,6 +104,19 @@ program example_mpc
     err = maxval(abs(B(:, 1:nj) - Bfd(:, 1:nj)))
     call expect(err < 1e-5_c_double*(1 + maxval(abs(B))), 'B = finite differences', err)
   end if
+
+  ! 3b. Inverse dynamics' linearization at nu_dot = forward dynamics: the implicit function
+  !     theorem gives M F + dtau_dz = 0 for the nu_dot rows F of A (an inverse-dynamics MPC's
+  !     torque constraint linearized in the same coordinates as A).
+  allocate (acc(n), force(n), dtau(n, nn), Mass(n, n))
+  call check(geolin_forward_dynamics(ws, H, s, v, r, tau, acc), 'forward_dynamics')
+  call check(geolin_inverse_dynamics_linearize(ws, H, s, v, r, acc, force, dtau, Mass), &
+             'inverse_dynamics_linearize')
+  err = maxval(abs(matmul(Mass, A(n + 1:nn, :)) + dtau))
+  call expect(err < 1e-8_c_double*(1 + maxval(abs(dtau))), 'M A(nu_dot rows) + dtau_dz = 0', err)
+  call check(geolin_inverse_dynamics_linearize(ws, H, s, v, r, acc, force), &
+             'inverse_dynamics_linearize without derivatives')
+  deallocate (acc, force, dtau, Mass)
 
   ! 4. The discretization of one RK4 step of length hs: A_d = 1 + hs A + O(hs^2), the velocity
   !    rows of B_d are hs B + O(hs^2), and its configuration rows (top block) are O(hs^2): a

@@ -291,6 +291,20 @@ module geolin
     end function
 
     ! ---------------------------------------------------------------- linearization
+    ! -> generalized_force(n) as geolin_inverse_dynamics, dtau_dz(n, N) its derivative in
+    !    z = [z_H; z_s; z_v; z_r] at fixed nu_dot, M(n, n) its derivative in nu_dot (the mass
+    !    matrix); dtau_dz and M are optional (absent: not computed), N = 2 n
+    function geolin_inverse_dynamics_linearize(ws, H, s, v, r, nu_dot, generalized_force, &
+        dtau_dz, M) bind(c, name='geolin_inverse_dynamics_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), nu_dot(*)
+      real(c_double), intent(inout) :: generalized_force(*)
+      real(c_double), intent(inout), optional :: dtau_dz(*), M(*)
+      integer(c_int) :: geolin_inverse_dynamics_linearize
+    end function
+
     ! -> A(N, N), B(N, n_J), N = 2 n
     function geolin_linearize(ws, H, s, v, r, tau, A, B) bind(c, name='geolin_linearize')
       import :: c_int, c_ptr, c_double

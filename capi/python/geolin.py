@@ -136,6 +136,7 @@ _SIGNATURES = {
     "geolin_workspace_set_gravity": (ctypes.c_int, [_handle, _c_double_p]),
     "geolin_forward_dynamics": (ctypes.c_int, [_handle] + [_c_double_p] * 6),
     "geolin_inverse_dynamics": (ctypes.c_int, [_handle] + [_c_double_p] * 6),
+    "geolin_inverse_dynamics_linearize": (ctypes.c_int, [_handle] + [_c_double_p] * 8),
     "geolin_mass_matrix": (ctypes.c_int, [_handle, _c_double_p, _c_double_p]),
     "geolin_mass_matrix_inverse": (ctypes.c_int, [_handle, _c_double_p, _c_double_p]),
     "geolin_linearize": (ctypes.c_int, [_handle] + [_c_double_p] * 7),
@@ -661,6 +662,19 @@ class Workspace:
         _check(_L().geolin_inverse_dynamics(self._h, *self._state(H, s, v, r),
                                             _in("nu_dot", nu_dot, n), buf))
         return _result(buf, res, n)
+
+    def inverse_dynamics_linearize(self, H, s, v, r, nu_dot, as_numpy=False, out=None):
+        """(generalized_force, dtau_dz, M): the force as inverse_dynamics, its derivative in
+        z = [z_H; z_s; z_v; z_r] at fixed nu_dot (column-major n x N) and in nu_dot (M, n x n).
+        out=(force, dtau_dz, M) fills preallocated arrays."""
+        n, N = self._n, self._N
+        out_f, out_d, out_m = _outs(out, 3)
+        f, rf = _out("generalized_force", out_f, (n,), as_numpy)
+        d, rd = _out("dtau_dz", out_d, (n, N), as_numpy)
+        m, rm = _out("M", out_m, (n, n), as_numpy)
+        _check(_L().geolin_inverse_dynamics_linearize(
+            self._h, *self._state(H, s, v, r), _in("nu_dot", nu_dot, n), f, d, m))
+        return _result(f, rf, n), _result(d, rd, n * N), _result(m, rm, n * n)
 
     def mass_matrix(self, s, as_numpy=False, out=None):
         """M(s): a column-major flat list of n*n values (or an n x n numpy array)."""

@@ -103,6 +103,15 @@ void mass_matrix_inverse(const Model &model, Workspace &ws, CRefVec s, RefMat Mi
 void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                       const Vec6 &v, CRefVec r, CRefVec nu_dot, RefMat dID_ds, RefMat dID_dnu);
 
+/// Inverse dynamics and its exact linearization (docs/dynamics.md (D30)): tau (n) as rnea(), and
+/// dtau_dz (n x N) = ∂τ/∂z at fixed nu_dot in the coordinates z = [z_H; z_s; z_v; z_r] of
+/// linearize() (a fixed base has no z_H, z_v columns), M (n x n) = ∂τ/∂ν̇, the mass matrix.
+/// dtau_dz and M may be empty (0 x 0): not computed. Uses only the O(n_B) workspace.
+/// inverse_dynamics_linearize.cpp
+void inverse_dynamics_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                                const Vec6 &v, CRefVec r, CRefVec nu_dot, RefVec tau,
+                                RefMat dtau_dz, RefMat M);
+
 /// The exact left-trivialized linearization (docs/dynamics.md §4): A (N x N), B (N x n_J).
 /// linearize.cpp
 void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,

@@ -134,6 +134,14 @@ struct Workspace {
   std::vector<Vec6> U;         // U_i = I^A_i S_i (ABA, the solver)
   std::vector<Vec6> h;         // momenta h_i = M_i v_i (ABA, RNEA derivatives)
   std::vector<Mat6> IC;        // composite inertias I^C_i
+  // CRBA's composite inertias in 10 numbers (crba.cpp): mass m, first moment h = m p_c and
+  // rotational inertia Ī about the frame-0 origin, I^C_i = [[m 1, −h^], [h^, Ī]].
+  struct CompactInertia {
+    double m = 0.0;
+    Vec3 h = Vec3::Zero();
+    Mat3 I = Mat3::Zero();
+  };
+  std::vector<CompactInertia> IC_compact;
   std::vector<Eigen::Matrix<double, 6, 3>> BC;  // composite B_i, right half (its left is 0)
   std::vector<Mat6> IA;                         // articulated inertias I^A_i (ABA, M^-1)
   Eigen::LLT<Mat6> IA0_llt;  // Cholesky factor of I^A_0 (moving base), by aba_pass

@@ -131,6 +131,7 @@ const Kernel kKernels[] = {
     {"minv", "mass_matrix_inverse"},
     {"linearize", "linearize"},
     {"linearize_fd", "linearize_finite_difference (eps 1e-5)"},
+    {"inverse_dynamics_linearize", "inverse_dynamics_linearize"},
     {"contact_dynamics", "contact_dynamics"},
     {"contact_linearize", "contact_linearize"},
 };
@@ -142,6 +143,7 @@ enum KernelId {
   kMinv,
   kLinearize,
   kLinearizeFd,
+  kIdLinearize,
   kContactDynamics,
   kContactLinearize
 };
@@ -217,6 +219,7 @@ class Bench {
     M_ = MatX::Zero(n, n);
     A_ = MatX::Zero(N, N);
     B_ = MatX::Zero(N, nj);
+    dtau_dz_ = MatX::Zero(n, N);
     ws_.singular = -1;
     aba(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, nu_dot_);  // rnea's input
     check_singular(model_, ws_, "aba", "nu_dot");
@@ -275,6 +278,12 @@ class Bench {
                                       B_);
           g_sink = A_(A_.rows() - 1, 0);
         };
+      case kIdLinearize:  // τ, ∂τ/∂z and M at rnea's input
+        return [this] {
+          inverse_dynamics_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, accel_, tau_, dtau_dz_,
+                                     M_);
+          g_sink = dtau_dz_(0, 0);
+        };
       case kContactDynamics:
         return [this] {
           contact_dynamics(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, contact_nu_dot_,
@@ -298,7 +307,7 @@ class Bench {
   Workspace ws_;
   Transform H_;
   VecX nu_dot_, accel_, tau_;
-  MatX M_, A_, B_;
+  MatX M_, A_, B_, dtau_dz_;
   ContactSet contacts_;
   Contacts c_;
   VecX contact_nu_dot_ = VecX::Zero(model_.num_dofs()), lambda_;
@@ -375,6 +384,11 @@ const Ratio kRatios[] = {
     {"linearize_fd/linearize", "linearize_fd / linearize", kLinearizeFd, kLinearize, false},
     {"forward_dynamics/inverse_dynamics", "forward dynamics / inverse dynamics", kAba, kRnea,
      false},
+    {"inverse_dynamics/forward_dynamics", "inverse dynamics / forward dynamics", kRnea, kAba,
+     false},
+    {"mass_matrix/forward_dynamics", "mass matrix / forward dynamics", kCrba, kAba, false},
+    {"inverse_dynamics_linearize/inverse_dynamics", "inverse_dynamics_linearize / inverse dyn.",
+     kIdLinearize, kRnea, false},
     {"contact_dynamics/forward_dynamics", "contact_dynamics / forward dynamics", kContactDynamics,
      kAba, true},
     {"contact_linearize/forward_dynamics", "contact_linearize / forward dynamics",

@@ -125,6 +125,7 @@ struct CheckOptions {
   unsigned long long seed = 1;
   FdMethod method = FdMethod::Richardson;
   std::string fd_name;  // as given: "richardson" or "central"
+  bool costs = false;   // --costs: the derivatives of the cost-side functions instead
 };
 
 FdMethod parse_fd_method(const std::string &name) {
@@ -135,13 +136,15 @@ FdMethod parse_fd_method(const std::string &name) {
 
 CheckOptions parse_check_options(const std::vector<std::string> &argv) {
   ArgSpec spec;
-  spec.add_flags(kModelFlags).add_flags(kMixedFlags);
+  spec.add_flags(kModelFlags).add_flags(kMixedFlags).add_flags({"--costs"});
   spec.options = {"--samples", "--tol", "--eps", "--seed", "--format", "--fd"};
   spec.add_options(kContactOptions);
   CheckOptions o;
   o.args = parse_args(argv, spec);
   const Args &args = o.args;
   if (args.flag("--mixed") && !args.has("--contacts")) throw UsageError("--mixed needs --contacts");
+  o.costs = args.flag("--costs");
+  if (o.costs && args.has("--contacts")) throw UsageError("--costs does not take --contacts");
   o.constrained = constrained_mode(args);
   o.format = parse_format(args, {Format::Text, Format::Json});
   const long samples = args.get_int("--samples", 20);
@@ -435,11 +438,141 @@ void print_check_text(const CheckOptions &o, const CheckResult &r) {
              pass ? "every error within its tolerance" : "an error above its tolerance");
 }
 
+// --- --costs: the derivatives of the cost-side functions -----------------------------------
+
+// One checked derivative block of a cost-side function: its largest relative error over the
+// states, and at which state.
+struct CostBlock {
+  std::string name;
+  double error = 0.0;
+  int sample = -1;
+};
+
+// The generalized force at x exp(e e_k), z = [z_H; z_s; z_v; z_r] (docs/dynamics.md (D15)):
+// a right perturbation of the base pose, additions elsewhere; a fixed base has no z_H, z_v.
+void inverse_dynamics_at(const Model &model, Workspace &ws, const State &st, const VecX &nu_dot,
+                         int k, double e, VecX &tau) {
+  const int n = model.num_dofs(), nv = n - model.num_joints();
+  Transform H = base_pose(model, st);
+  VecX s = st.s, r = st.r;
+  Vec6 v = st.v;
+  if (k < nv) {
+    Vec6 z = Vec6::Zero();
+    z[k] = e;
+    H = H * exp_se3(z);
+  } else if (k < n) {
+    s[k - nv] += e;
+  } else if (k < n + nv) {
+    v[k - n] += e;
+  } else {
+    r[k - n - nv] += e;
+  }
+  rnea(model, ws, H, s, v, r, nu_dot, tau);
+}
+
+// inverse_dynamics_linearize (docs/dynamics.md (D30)) against central differences of rnea
+// through x exp(z) (Richardson-extrapolated with --fd richardson) at fixed ν̇, and M against
+// the exact difference in ν̇ (τ is affine in ν̇), at the states of make_samples with a random ν̇.
+// Blocks: dtau/dz_H, dtau/dz_s, dtau/dz_v, dtau/dz_r (fixed base: z_s, z_r), M.
+std::vector<CostBlock> check_inverse_dynamics_costs(const Model &model,
+                                                    const std::vector<Sample> &samples,
+                                                    const CheckOptions &o) {
+  const int n = model.num_dofs(), nj = model.num_joints(), N = model.state_dim(), nv = n - nj;
+  Workspace ws(model);
+  std::vector<CostBlock> blocks;
+  std::vector<std::pair<int, int>> cols;  // first column and count of each dtau/dz block
+  if (nv > 0) blocks.push_back({"dtau/dz_H"}), cols.push_back({0, 6});
+  blocks.push_back({"dtau/dz_s"}), cols.push_back({nv, nj});
+  if (nv > 0) blocks.push_back({"dtau/dz_v"}), cols.push_back({n, 6});
+  blocks.push_back({"dtau/dz_r"}), cols.push_back({n + nv, nj});
+  blocks.push_back({"M = dtau/dnu_dot"});
+  VecX tau(n), plus(n), minus(n);
+  MatX dz(n, N), M(n, n), fd(n, N), fd_M(n, n);
+  auto central = [&](const State &st, const VecX &a, int k, double e) {
+    inverse_dynamics_at(model, ws, st, a, k, e, plus);
+    inverse_dynamics_at(model, ws, st, a, k, -e, minus);
+    return VecX((plus - minus) / (2.0 * e));
+  };
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const State &st = samples[i].state;
+    ws.gravity = st.gravity;
+    // A reproducible ν̇: the velocities of another random state, ν = [v; r].
+    const State other = random_state(model, o.seed + 7919 + i);
+    VecX nu_dot(n);
+    if (nv > 0) nu_dot.head(nv) = other.v;
+    nu_dot.tail(nj) = other.r;
+    inverse_dynamics_linearize(model, ws, base_pose(model, st), st.s, st.v, st.r, nu_dot, tau, dz,
+                               M);
+    for (int k = 0; k < N; ++k) {
+      fd.col(k) = central(st, nu_dot, k, o.eps);
+      if (o.method == FdMethod::Richardson)
+        fd.col(k) = (4.0 * central(st, nu_dot, k, o.eps / 2.0) - fd.col(k)) / 3.0;
+    }
+    for (int k = 0; k < n; ++k) {
+      VecX a = nu_dot;
+      a[k] += 1.0;
+      rnea(model, ws, base_pose(model, st), st.s, st.v, st.r, a, plus);
+      a[k] -= 2.0;
+      rnea(model, ws, base_pose(model, st), st.s, st.v, st.r, a, minus);
+      fd_M.col(k) = (plus - minus) / 2.0;
+    }
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      double scale = 0.0;
+      const double err = b + 1 == blocks.size()
+                             ? relative_error(M, fd_M, scale)
+                             : relative_error(dz.middleCols(cols[b].first, cols[b].second),
+                                              fd.middleCols(cols[b].first, cols[b].second), scale);
+      if (blocks[b].sample < 0 || !(err <= blocks[b].error)) {
+        blocks[b].error = err;
+        blocks[b].sample = static_cast<int>(i);
+      }
+    }
+  }
+  return blocks;
+}
+
+// check --costs: every cost-side derivative against finite differences, tolerance T.
+int check_costs(const LoadedModel &lm, const CheckOptions &o) {
+  const std::vector<Sample> samples = make_samples(lm.model, o.count, o.seed);
+  std::vector<CostBlock> blocks;
+  for (const CostBlock &b : check_inverse_dynamics_costs(lm.model, samples, o))
+    blocks.push_back({"inverse_dynamics_linearize " + b.name, b.error, b.sample});
+  const bool pass = std::all_of(blocks.begin(), blocks.end(),
+                                [&](const CostBlock &b) { return b.error <= o.tol; });
+  if (o.format == Format::Json) {
+    Json list = Json::array();
+    for (const CostBlock &b : blocks)
+      list.push_back({{"block", b.name},
+                      {"relative_error", finite_or_null(b.error)},
+                      {"sample", b.sample},
+                      {"state", samples[b.sample].label},
+                      {"ok", b.error <= o.tol}});
+    print_json({{"model", model_json(lm)},
+                {"fd_method", o.fd_name},
+                {"eps", o.eps},
+                {"tol", o.tol},
+                {"blocks", list},
+                {"pass", pass}});
+  } else {
+    std::vector<std::vector<std::string>> rows;
+    for (const CostBlock &b : blocks)
+      rows.push_back({b.name, format_number(b.error, 2), std::to_string(b.sample),
+                      samples[b.sample].label, b.error <= o.tol ? "ok" : "FAIL"});
+    fmt::print("cost-side derivatives against {} finite differences (eps {}), {} states, tol {}:\n",
+               o.fd_name, o.eps, o.count, o.tol);
+    print_table({"derivative", "error", "state", "", ""}, rows, {1, 2});
+    fmt::print("\n{}\n", pass ? "PASS: every error within the tolerance"
+                              : "FAIL: an error above the tolerance");
+  }
+  return pass ? kExitOk : kExitFailure;
+}
+
 }  // namespace
 
 int cmd_check(const std::vector<std::string> &argv) {
   const CheckOptions o = parse_check_options(argv);
   const LoadedModel lm = load_model(o.args);
+  if (o.costs) return check_costs(lm, o);
   ContactSet contacts;
   if (o.constrained) contacts = contacts_from_args(lm.model, o.args);
   if (o.format == Format::Text) print_check_header(lm, contacts, o);

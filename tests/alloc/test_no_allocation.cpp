@@ -104,7 +104,7 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
   // Outputs and inputs are allocated here, outside the counted calls.
   VecX nu_dot(n), gen(n), s_next(nj), r_next(nj);
   MatX M(n, n), Minv(n, n), dS(n, nj), dN(n, n), A(N, N), B(N, nj), Bx(N, nj + 6 * nf);
-  MatX J(6, n);
+  MatX J(6, n), dZ(n, N), none(0, 0);
   Transform H_next;
   Vec6 v_next;
   struct Call {
@@ -120,6 +120,11 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
       {"crba", [&] { crba(m, ws, x.s, M); }},
       {"minv", [&] { mass_matrix_inverse(m, ws, x.s, Minv); }},
       {"rnea_derivatives", [&] { rnea_derivatives(m, ws, x.H, x.s, x.v, x.r, nu_dot, dS, dN); }},
+      {"inverse_dynamics_linearize",
+       [&] {
+         inverse_dynamics_linearize(m, ws, x.H, x.s, x.v, x.r, nu_dot, gen, dZ, M);
+         inverse_dynamics_linearize(m, ws, x.H, x.s, x.v, x.r, nu_dot, gen, none, M);
+       }},
       {"linearize", [&] { linearize(m, ws, x.H, x.s, x.v, x.r, x.tau, A, B); }},
       {"linearize_ext_local", [&] { linearize(m, ws, x.H, x.s, x.v, x.r, x.tau, local, A, Bx); }},
       {"linearize_ext_mixed", [&] { linearize(m, ws, x.H, x.s, x.v, x.r, x.tau, mixed, A, Bx); }},

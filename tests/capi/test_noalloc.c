@@ -133,6 +133,7 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
     st |= geolin_forward_dynamics(ws, H, s, v, r, tau, nu_dot);
     st |= geolin_inverse_dynamics(ws, H, s, v, r, nu_dot, f);
     st |= geolin_mass_matrix(ws, s, g_M);
+    st |= geolin_inverse_dynamics_linearize(ws, H, s, v, r, nu_dot, f, g_A, g_M);
     st |= geolin_mass_matrix_inverse(ws, s, g_M);
     st |= geolin_linearize(ws, H, s, v, r, tau, g_A, g_B);
     st |= geolin_linearize_finite_difference(ws, H, s, v, r, tau, 1e-6, g_A, g_B);

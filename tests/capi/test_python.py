@@ -129,6 +129,28 @@ class TestGeolin(StateFixture):
         for k, t in enumerate(self.tau):
             self.assertAlmostEqual(f[6 + k], t, places=9)
 
+    def test_inverse_dynamics_linearize_identities(self):
+        # at nu_dot = FD: M F + dtau_dz = 0 for the nu_dot rows F of linearize's A; M is
+        # mass_matrix; the force is inverse_dynamics'
+        n, N = self.model.num_dofs, self.model.state_dim
+        nu_dot = self.ws.forward_dynamics(self.H, self.s, self.v, self.r, self.tau)
+        f, dz, M = self.ws.inverse_dynamics_linearize(self.H, self.s, self.v, self.r, nu_dot)
+        f_id = self.ws.inverse_dynamics(self.H, self.s, self.v, self.r, nu_dot)
+        M_crba = self.ws.mass_matrix(self.s)
+        A, _ = self.ws.linearize(self.H, self.s, self.v, self.r, self.tau)
+        for i in range(n):
+            self.assertAlmostEqual(f[i], f_id[i], places=10)
+        for k in range(n * n):
+            self.assertAlmostEqual(M[k], M_crba[k], places=10)
+        for i in range(n):
+            for j in range(N):
+                res = dz[i + n * j] + sum(M[i + n * k] * A[n + k + N * j] for k in range(n))
+                self.assertAlmostEqual(res, 0.0, places=8)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.inverse_dynamics_linearize(self.H, self.s, self.v, self.r, nu_dot[:-1])
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        self.assertIn("nu_dot", str(cm.exception))
+
     def test_mass_matrix_inverse(self):
         n = self.model.num_dofs
         M = self.ws.mass_matrix(self.s)

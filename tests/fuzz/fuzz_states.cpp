@@ -275,6 +275,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         o);
   }
   {
+    std::vector<Output> o{{"generalized_force", un}, {"dtau_dz", un * uN}, {"M", un * un}};
+    check(robot, "geolin_inverse_dynamics_linearize",
+          geolin_inverse_dynamics_linearize(ws, Hp, s.data(), vp, r.data(), nu_dot_in.data(),
+                                            o[0].data.data(), o[1].data.data(), o[2].data.data()),
+          o);
+  }
+  {
     std::vector<Output> o{{"M", un * un}};
     check(robot, "geolin_mass_matrix", geolin_mass_matrix(ws, s.data(), o[0].data.data()), o);
   }

@@ -174,6 +174,17 @@ pub mod sys {
             nu_dot: *const c_double,
             generalized_force: *mut c_double,
         ) -> c_int;
+        pub fn geolin_inverse_dynamics_linearize(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            nu_dot: *const c_double,
+            generalized_force: *mut c_double,
+            dtau_dz: *mut c_double,
+            m: *mut c_double,
+        ) -> c_int;
         pub fn geolin_mass_matrix(
             ws: *mut geolin_workspace,
             s: *const c_double,
@@ -883,6 +894,50 @@ impl<'m> Workspace<'m> {
                 r.as_ptr(),
                 nu_dot.as_ptr(),
                 generalized_force.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// Inverse dynamics and its exact linearization: `generalized_force` (n) as
+    /// [`Workspace::inverse_dynamics`], `dtau_dz` (n x N, column-major) its derivative in
+    /// `z = [z_H; z_s; z_v; z_r]` at fixed `nu_dot`, and `m` (n x n) its derivative in `nu_dot`,
+    /// the mass matrix. Either derivative may be `None` (not computed). Fixed base: `h`, `v` may
+    /// be `None` and `N = 2 n_J`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn inverse_dynamics_linearize(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        nu_dot: &[f64],
+        generalized_force: &mut [f64],
+        dtau_dz: Option<&mut [f64]>,
+        m: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "inverse_dynamics_linearize";
+        self.check_state(F, s, r)?;
+        let (n, nn) = (self.model.num_dofs(), self.model.state_dim());
+        check_len(F, "nu_dot", nu_dot.len(), n)?;
+        check_len(F, "generalized_force", generalized_force.len(), n)?;
+        if let Some(d) = dtau_dz.as_deref() {
+            check_len(F, "dtau_dz", d.len(), n * nn)?;
+        }
+        if let Some(mm) = m.as_deref() {
+            check_len(F, "M", mm.len(), n * n)?;
+        }
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_inverse_dynamics_linearize(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                nu_dot.as_ptr(),
+                generalized_force.as_mut_ptr(),
+                opt_slice_mut_ptr(dtau_dz),
+                opt_slice_mut_ptr(m),
             )
         })
     }

@@ -914,3 +914,68 @@ fn workspace_features_and_bytes() {
     assert!(err.message().contains("'features'"), "{err}");
     assert!(model.workspace_with(WORKSPACE_ALL, 1 << 21).is_err());
 }
+
+#[test]
+fn inverse_dynamics_linearize_identities() {
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (nj, n, nn) = (model.num_joints(), model.num_dofs(), model.state_dim());
+    let h = pose(1.1);
+    let v = [0.3, -0.1, 0.2, -0.4, 0.5, 0.2];
+    let s: Vec<f64> = (0..nj).map(|i| 0.4 * i as f64 - 0.3).collect();
+    let r: Vec<f64> = (0..nj).map(|i| 0.2 - 0.1 * i as f64).collect();
+    let tau: Vec<f64> = (0..nj).map(|i| 0.5 + 0.3 * i as f64).collect();
+    let mut nu_dot = vec![0.0; n];
+    ws.forward_dynamics(Some(&h), &s, Some(&v), &r, &tau, &mut nu_dot)
+        .unwrap();
+    let (mut f, mut dz, mut m) = (vec![0.0; n], vec![0.0; n * nn], vec![0.0; n * n]);
+    ws.inverse_dynamics_linearize(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &nu_dot,
+        &mut f,
+        Some(&mut dz),
+        Some(&mut m),
+    )
+    .unwrap();
+    // ID(FD(tau)) = [0; tau], M = mass_matrix, and M F + dtau_dz = 0 for the nu_dot rows F of A.
+    for k in 0..nj {
+        assert!((f[6 + k] - tau[k]).abs() < 1e-9);
+    }
+    let mut m_crba = vec![0.0; n * n];
+    ws.mass_matrix(&s, &mut m_crba).unwrap();
+    for k in 0..n * n {
+        assert!((m[k] - m_crba[k]).abs() < 1e-12);
+    }
+    let (mut a, mut b) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+    ws.linearize(Some(&h), &s, Some(&v), &r, &tau, &mut a, &mut b)
+        .unwrap();
+    for i in 0..n {
+        for j in 0..nn {
+            let res: f64 = dz[i + n * j]
+                + (0..n)
+                    .map(|k| m[i + n * k] * a[n + k + nn * j])
+                    .sum::<f64>();
+            assert!(res.abs() < 1e-8, "row {i}, column {j}: {res}");
+        }
+    }
+    let mut f2 = vec![0.0; n];
+    ws.inverse_dynamics_linearize(Some(&h), &s, Some(&v), &r, &nu_dot, &mut f2, None, None)
+        .unwrap();
+    let err = ws
+        .inverse_dynamics_linearize(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &nu_dot[1..],
+            &mut f2,
+            None,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.to_string().contains("nu_dot"), "{err}");
+}

@@ -1,0 +1,73 @@
+// Inverse dynamics and its exact linearization in the left-trivialized coordinates of
+// linearize(): τ = ID(x, ν̇), ∂τ/∂z at fixed ν̇ (n x N) and ∂τ/∂ν̇ = M (n x n), from one pass of
+// the RNEA derivatives (rnea_derivatives.cpp; Carpentier & Mansard 2018, in frame 0), whose
+// composites I^C_i and forces F_i also give τ and M (docs/dynamics.md (D30)).
+#include "geometry.hpp"
+#include "passes.hpp"
+
+namespace geolin {
+namespace detail {
+
+void project_subtree_forces(const Model &model, const Workspace &ws, CRefVec r, RefVec out) {
+  for (int i = 1; i <= model.n_B; ++i) {
+    double t = ws.S0[i].dot(ws.F[i]);                           // τ_i = S_iᵀ F_i  (D7)
+    if (model.joint_damping) t += model.damping[i] * r[i - 1];  // τ = ID + D r
+    out[model.dof(i)] = t;
+  }
+  if (!model.fixed_base) out.head<6>() = ws.F[0];
+}
+
+}  // namespace detail
+
+namespace {
+
+using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+
+// Columns [c0, c0 + cols) of the column-major D as the row-major strided view the RNEA
+// derivative pass writes (row step 1, column step the leading dimension).
+detail::StridedMat columns_of(RefMat D, int c0, int cols) {
+  const Eigen::Index ld = D.outerStride();
+  return detail::StridedMat(D.data() + c0 * ld, D.rows(), cols, Stride(1, ld));
+}
+
+// The z_H columns of a moving base (docs/dynamics.md (D30)): H enters ID only through
+// a_0 = ν̇_b + [−Rᵀg; 0], and x exp(z) turns Rᵀg into Rᵀg − z_ω × Rᵀg, so
+// ∂τ/∂z_ω = −M_{:,0:3} (Rᵀg)^ and ∂τ/∂z_p = 0; M's first three columns are the top of I^C_0
+// and of I^C_i S_i (CRBA, (D8)). (ws.IC[0], ws.SI_row after the pass) => (dtau_dz's 6 columns)
+void base_pose_columns(const Model &model, const Workspace &ws, const Transform &H,
+                       RefMat dtau_dz) {
+  const Mat3 G = hat(H.R.transpose() * ws.gravity);
+  dtau_dz.leftCols<3>().setZero();
+  dtau_dz.block<6, 3>(0, 3).noalias() = -(ws.IC[0].leftCols<3>() * G);
+  for (int i = 1; i <= model.n_B; ++i)
+    dtau_dz.block<1, 3>(model.dof(i), 3).noalias() = -(ws.SI_row[i].head<3>().transpose() * G);
+}
+
+}  // namespace
+
+void inverse_dynamics_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                                const Vec6 &v, CRefVec r, CRefVec nu_dot, RefVec tau,
+                                RefMat dtau_dz, RefMat M) {
+  const bool want_dz = dtau_dz.size() > 0;
+  if (!want_dz) {  // τ and M alone: CRBA, then RNEA on its kinematics
+    if (M.size() > 0) crba(model, ws, s, M);
+    rnea(model, ws, H, s, v, r, nu_dot, tau);
+    return;
+  }
+  forward_kinematics(model, ws, s);
+  Vec6 v0, a0;
+  detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
+  const int nj = model.n_B, n = model.num_dofs(), nv = n - nj;
+  const bool moving = !model.fixed_base;
+  // z = [z_H; z_s; z_v; z_r]: z_s at nv (after z_H), z_v at n, z_r at n + nv.
+  dtau_dz.setZero();
+  detail::rnea_derivatives_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), nj), {},
+                                columns_of(dtau_dz, nv, nj), columns_of(dtau_dz, n, nv),
+                                columns_of(dtau_dz, n + nv, nj), /*after_aba=*/false);
+  if (moving) base_pose_columns(model, ws, H, dtau_dz);
+  // The pass leaves F_i (subtree sums of f_k), I^C_i and I^C_i S_i: τ (D7) and M (D8) from them.
+  detail::project_subtree_forces(model, ws, r, tau);
+  if (M.size() > 0) detail::mass_matrix_from_composites(model, ws, M);
+}
+
+}  // namespace geolin
