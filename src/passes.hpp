@@ -25,6 +25,23 @@ struct BodyWrenches {
 BodyWrenches load_external_wrenches(const Model &model, Workspace &ws, const Transform &H,
                                     const ExternalWrenches *ext);
 
+/// Forward kinematics without the inertias (kinematics.cpp), for what needs poses only:
+/// (s) => (ws.H0, ws.S0 of every body).
+void forward_poses(const Model &model, Workspace &ws, CRefVec s);
+
+/// Forward kinematics along one path (kinematics.cpp): the bodies from the base to `body`
+/// (base excluded), root first, into ws.path[0, count), and their ws.H0, ws.S0; returns count.
+/// Other bodies' entries are left as they are. (s) => (ws.path, ws.H0, ws.S0 on the path)
+int path_kinematics(const Model &model, Workspace &ws, CRefVec s, int body);
+
+/// Subtree masses and first moments after the poses (center_of_mass.cpp):
+/// (ws.H0) => (ws.m_sub, ws.mc_sub).
+void subtree_moments(const Model &model, Workspace &ws);
+
+/// m^C_i S_i,lin + S_i,ang × (m c)^C_i: m times the centre of mass's velocity per unit r_i, in
+/// frame 0 (docs/dynamics.md (D31)), after subtree_moments.
+Vec3 com_joint_column(const Workspace &ws, int i);
+
 /// RNEA forward and backward passes (RBDA Table 5.1 in frame-0 coordinates). v0: base twist
 /// (zero for a fixed base), a0: base acceleration including gravity, r and r_dot: joint rates.
 /// fext: the external wrenches (RBDA Table 5.1: f_i − f^x_i).
