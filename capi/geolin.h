@@ -441,7 +441,7 @@ GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h,
                                      const double *tau, double *A_d, double *B_d);
 
 /* ============================================================================================
- * Costs and constraints (docs/dynamics.md §9): what an MPC's cost and constraint terms need,
+ * Costs and constraints (docs/dynamics.md §11): what an MPC's cost and constraint terms need,
  * each with its derivative in the coordinates of geolin_linearize. Matrices with N columns are
  * in the order of z = [z_H; z_s; z_v; z_r] (fixed base: z = [z_s; z_r], N = 2 n_J). Fixed base:
  * H and v may be NULL. Every workspace serves them (no feature needed); outputs must not
@@ -452,7 +452,7 @@ GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h,
  * p_c(x exp(z)) = p_c + J_com [z_H; z_s] + O(z^2) and p_c_dot = J_com nu.
  *   in:  H[16], s[n_J], v[6], r[n_J]
  *   out: com[3], com_velocity[3], J_com[3 * n] (column-major); any output may be NULL.
- * GEOLIN_ERR_MODEL if the model has no mass. */
+ * GEOLIN_ERR_NUMERIC if the model has no mass. */
 GEOLIN_API int geolin_center_of_mass(geolin_workspace *ws, const double *H, const double *s,
                                      const double *v, const double *r, double *com,
                                      double *com_velocity, double *J_com);
@@ -462,7 +462,7 @@ GEOLIN_API int geolin_center_of_mass(geolin_workspace *ws, const double *H, cons
  * part is m p_c_dot.
  *   in:  H[16], s[n_J], v[6], r[n_J]
  *   out: h_G[6], A_G[6 * n], dh_dz[6 * N] (column-major); A_G and dh_dz may be NULL.
- * The z_v, z_r columns of dh_dz are A_G. GEOLIN_ERR_MODEL if the model has no mass. */
+ * The z_v, z_r columns of dh_dz are A_G. GEOLIN_ERR_NUMERIC if the model has no mass. */
 GEOLIN_API int geolin_centroidal_momentum(geolin_workspace *ws, const double *H, const double *s,
                                           const double *v, const double *r, double *h_G,
                                           double *A_G, double *dh_dz);

@@ -1423,7 +1423,7 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
 
 // ============================================================================================
 // Costs and constraints: centre of mass, centroidal momentum, frame errors, velocities and
-// accelerations with their derivatives in z (docs/dynamics.md §9)
+// accelerations with their derivatives in z (docs/dynamics.md §11)
 // ============================================================================================
 
 namespace {
@@ -1439,9 +1439,10 @@ int check_axes(const char *fn, unsigned flags) noexcept {
 // The centre of mass is undefined for a model without mass (a fixed base may have none).
 int check_mass(const char *fn, const geolin::Model &model) noexcept {
   if (model.total_mass() > 0.0) return GEOLIN_OK;
-  return fail(GEOLIN_ERR_MODEL,
-              "%s: the model has no mass (total %g kg): its centre of mass is undefined", fn,
-              model.total_mass());
+  return fail(GEOLIN_ERR_NUMERIC,
+              "%s: the model has no mass (total %g kg): its centre of mass is undefined; nothing "
+              "was written",
+              fn, model.total_mass());
 }
 
 // A view of a staging matrix for an optional output: the whole matrix when the caller asked for

@@ -1,4 +1,4 @@
-// The centre of mass of the whole robot, its velocity and its Jacobian (docs/dynamics.md §9,
+// The centre of mass of the whole robot, its velocity and its Jacobian (docs/dynamics.md §11,
 // (D30), (D31)): subtree masses and first moments by one backward pass over the poses, as the
 // composite-rigid-body quantities of RBDA §6.2 reduced to their mass and first moment.
 #include "geometry.hpp"

@@ -1,6 +1,6 @@
 // The centroidal momentum h_G, the centroidal momentum matrix A_G (D. E. Orin, A. Goswami,
 // S.-H. Lee, "Centroidal dynamics of a humanoid robot", Autonomous Robots 2013) and the
-// derivative of h_G in z (docs/dynamics.md §9, (D32)-(D34)). Everything is summed in frame 0
+// derivative of h_G in z (docs/dynamics.md §11, (D32)-(D34)). Everything is summed in frame 0
 // (the composite inertias of CRBA, RBDA Table 6.2, and the subtree momenta) and moved to the
 // centre of mass and the inertial axes at the end.
 #include "geometry.hpp"

@@ -1,5 +1,5 @@
 // A frame's pose error, velocity and classical acceleration with their derivatives in z
-// (docs/dynamics.md §9, (D35)-(D38); the kinematic derivatives of Carpentier & Mansard RSS 2018
+// (docs/dynamics.md §11, (D35)-(D38); the kinematic derivatives of Carpentier & Mansard RSS 2018
 // in frame 0, in the left-trivialized coordinates of Bos et al. 2022). Only the path from the
 // base to the frame's body is visited.
 //

@@ -180,7 +180,7 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
                     const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
                     RefMat A_d, RefMat B_d);
 
-/// The quantities of MPC costs and their derivatives in z (docs/dynamics.md §9). Matrices with
+/// The quantities of MPC costs and their derivatives in z (docs/dynamics.md §11). Matrices with
 /// N columns are in the order of z = [z_H; z_s; z_v; z_r] (fixed base: [z_s; z_r]); an empty
 /// matrix argument (size 0) is not computed.
 
