@@ -17,6 +17,7 @@
 #include <cmath>
 #include <limits>
 
+#include "check_costs.hpp"
 #include "cli.hpp"
 #include "geolin/algorithms.hpp"
 
@@ -124,6 +125,7 @@ struct CheckOptions {
   double eps = 2e-4;
   unsigned long long seed = 1;
   FdMethod method = FdMethod::Richardson;
+  bool costs = false;   // --costs: the cost functions' derivatives (check_costs.cpp) instead
   std::string fd_name;  // as given: "richardson" or "central"
 };
 
@@ -135,7 +137,7 @@ FdMethod parse_fd_method(const std::string &name) {
 
 CheckOptions parse_check_options(const std::vector<std::string> &argv) {
   ArgSpec spec;
-  spec.add_flags(kModelFlags).add_flags(kMixedFlags);
+  spec.add_flags(kModelFlags).add_flags(kMixedFlags).add_flags({"--costs"});
   spec.options = {"--samples", "--tol", "--eps", "--seed", "--format", "--fd"};
   spec.add_options(kContactOptions);
   CheckOptions o;
@@ -143,6 +145,8 @@ CheckOptions parse_check_options(const std::vector<std::string> &argv) {
   const Args &args = o.args;
   if (args.flag("--mixed") && !args.has("--contacts")) throw UsageError("--mixed needs --contacts");
   o.constrained = constrained_mode(args);
+  o.costs = args.flag("--costs");
+  if (o.costs && o.constrained) throw UsageError("--costs does not take --contacts");
   o.format = parse_format(args, {Format::Text, Format::Json});
   const long samples = args.get_int("--samples", 20);
   o.tol = args.get_double("--tol", 1e-5);
@@ -437,9 +441,32 @@ void print_check_text(const CheckOptions &o, const CheckResult &r) {
 
 }  // namespace
 
+// --costs: the cost functions at the check's sample states.
+int run_cost_check(const CheckOptions &o, const LoadedModel &lm) {
+  std::vector<State> states;
+  for (const Sample &sample : make_samples(lm.model, o.count, o.seed))
+    states.push_back(sample.state);
+  const CostCheck c = check_costs(lm.model, states, o.eps, o.method == FdMethod::Richardson, o.tol);
+  if (o.format == Format::Json) {
+    fmt::print("{}\n", Json{{"model", model_json(lm)},
+                            {"samples", o.count},
+                            {"tolerance", o.tol},
+                            {"costs", cost_check_json(c)},
+                            {"pass", c.pass()}}
+                           .dump(2));
+  } else {
+    fmt::print("model: {}\n{} samples, tolerance {:.1e}, {} differences, eps {:.1e}\n",
+               model_summary(lm), o.count, o.tol, o.fd_name, o.eps);
+    print_cost_check_text(c);
+    fmt::print("{}\n", c.pass() ? "PASS" : "FAIL");
+  }
+  return c.pass() ? kExitOk : kExitFailure;
+}
+
 int cmd_check(const std::vector<std::string> &argv) {
   const CheckOptions o = parse_check_options(argv);
   const LoadedModel lm = load_model(o.args);
+  if (o.costs) return run_cost_check(o, lm);
   ContactSet contacts;
   if (o.constrained) contacts = contacts_from_args(lm.model, o.args);
   if (o.format == Format::Text) print_check_header(lm, contacts, o);
