@@ -457,6 +457,63 @@ GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h,
                                      const double *s, const double *v, const double *r,
                                      const double *tau, double *A_d, double *B_d);
 
+/* ============================================================================================
+ * Costs and constraints (docs/dynamics.md §11): what an MPC's cost and constraint terms need,
+ * each with its derivative in the coordinates of geolin_linearize. Matrices with N columns are
+ * in the order of z = [z_H; z_s; z_v; z_r] (fixed base: z = [z_s; z_r], N = 2 n_J). Fixed base:
+ * H and v may be NULL. Every workspace serves them (no feature needed); outputs must not
+ * overlap; on any error nothing is written.
+ * ========================================================================================= */
+
+/* Centre of mass p_c of the whole robot in the inertial frame, its velocity, and its Jacobian:
+ * p_c(x exp(z)) = p_c + J_com [z_H; z_s] + O(z^2) and p_c_dot = J_com nu.
+ *   in:  H[16], s[n_J], v[6], r[n_J]
+ *   out: com[3], com_velocity[3], J_com[3 * n] (column-major); any output may be NULL.
+ * GEOLIN_ERR_NUMERIC if the model has no mass. */
+GEOLIN_API int geolin_center_of_mass(geolin_workspace *ws, const double *H, const double *s,
+                                     const double *v, const double *r, double *com,
+                                     double *com_velocity, double *J_com);
+
+/* Centroidal momentum h_G = [linear; angular] about the centre of mass, in inertial-frame axes,
+ * h_G = A_G nu with the centroidal momentum matrix A_G (Orin, Lee & Goswami 2013); its linear
+ * part is m p_c_dot.
+ *   in:  H[16], s[n_J], v[6], r[n_J]
+ *   out: h_G[6], A_G[6 * n], dh_dz[6 * N] (column-major); A_G and dh_dz may be NULL.
+ * The z_v, z_r columns of dh_dz are A_G. GEOLIN_ERR_NUMERIC if the model has no mass. */
+GEOLIN_API int geolin_centroidal_momentum(geolin_workspace *ws, const double *H, const double *s,
+                                          const double *v, const double *r, double *h_G,
+                                          double *A_G, double *dh_dz);
+
+/* The pose error of a frame against a target, e = log_SE3(H_ref^-1 H_F) (6, linear first, as
+ * the rigid contact's Kp term), and its derivative de_dz (zero in the velocity columns; at
+ * H_ref = H_F it is the frame Jacobian on [z_H; z_s]).
+ *   in:  H[16], s[n_J], frame in [0, num_frames), H_ref[16] (4x4 column-major, a rigid
+ *        transform within 1e-6: else GEOLIN_ERR_INVALID_ARGUMENT naming 'H_ref')
+ *   out: error[6], de_dz[6 * N]; de_dz may be NULL. */
+GEOLIN_API int geolin_frame_pose_error(geolin_workspace *ws, const double *H, const double *s,
+                                       int frame, const double *H_ref, double *error,
+                                       double *de_dz);
+
+/* A frame's velocity: with flags GEOLIN_WRENCH_LOCAL the body twist ^F v_F (F's axes), with
+ * GEOLIN_WRENCH_MIXED the origin's velocity and the angular velocity in inertial axes; and its
+ * derivative dtwist_dz.
+ *   in:  H[16], s[n_J], v[6], r[n_J], frame, flags
+ *   out: twist[6], dtwist_dz[6 * N]; dtwist_dz may be NULL. */
+GEOLIN_API int geolin_frame_velocity(geolin_workspace *ws, const double *H, const double *s,
+                                     const double *v, const double *r, int frame, unsigned flags,
+                                     double *twist, double *dtwist_dz);
+
+/* A frame's classical acceleration [p_ddot; omega_dot] (the origin's acceleration, not the
+ * spatial acceleration, and the angular acceleration), in F's axes (GEOLIN_WRENCH_LOCAL) or
+ * inertial axes (GEOLIN_WRENCH_MIXED), for the generalized acceleration nu_dot; its derivative
+ * dacc_dz at fixed nu_dot and dacc_dnudot (the frame Jacobian in the same axes).
+ *   in:  H[16], s[n_J], v[6], r[n_J], nu_dot[n], frame, flags
+ *   out: acc[6], dacc_dz[6 * N], dacc_dnudot[6 * n]; either derivative may be NULL. */
+GEOLIN_API int geolin_frame_acceleration(geolin_workspace *ws, const double *H, const double *s,
+                                         const double *v, const double *r, const double *nu_dot,
+                                         int frame, unsigned flags, double *acc, double *dacc_dz,
+                                         double *dacc_dnudot);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -37,6 +37,7 @@ struct geolin_workspace {
   Eigen::MatrixXd mat;             // n x n (mass matrix and its inverse)
   Eigen::VectorXd vec;             // n
   Eigen::MatrixXd J;               // 6 x n
+  Eigen::MatrixXd Dz;              // 6 x N (derivatives of the cost functions in z)
   Eigen::VectorXd s_next, r_next;  // n_J
 
   geolin_workspace(const geolin_model *model, unsigned features, int max_wrenches)
@@ -51,6 +52,7 @@ struct geolin_workspace {
     if (ws.has(geolin::kWorkspaceMassMatrix)) mat.setZero(n, n);
     vec.setZero(n);
     J.setZero(6, n);
+    Dz.setZero(6, N);
     s_next.setZero(nj);
     r_next.setZero(nj);
   }
@@ -58,7 +60,7 @@ struct geolin_workspace {
   // The bytes of the staging buffers above for these features (saturating).
   static std::size_t staging_bytes(const geolin::Model &model, unsigned features) {
     const double n = model.num_dofs(), N = model.state_dim(), nj = model.num_joints();
-    double doubles = n + 6 * n + 2 * nj;
+    double doubles = n + 6 * n + 6 * N + 2 * nj;
     if (features & (geolin::kWorkspaceFiniteDifference | geolin::kWorkspaceStepLinearize))
       doubles += N * N + N * nj;
     if (features & geolin::kWorkspaceMassMatrix) doubles += n * n;
@@ -247,29 +249,34 @@ RigidDefect rigid_defect(const double *H) noexcept {
   return d;
 }
 
-// H: 16 finite doubles, column-major, a rigid transform within 1e-6.
-int check_transform(const char *function, const double *H) noexcept {
-  if (int st = check_array(function, "H", H, 16)) return st;
+// A pose argument `name`: 16 finite doubles, column-major, a rigid transform within 1e-6.
+int check_rigid(const char *function, const char *name, const double *H) noexcept {
+  if (int st = check_array(function, name, H, 16)) return st;
   const RigidDefect d = rigid_defect(H);
   switch (d.kind) {
     case RigidDefect::kBottomRow:
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument 'H' is not a rigid transform: bottom row is [%g %g %g %g], "
-                  "expected [0 0 0 1] (H is column-major: H[3], H[7], H[11], H[15])",
-                  function, H[3], H[7], H[11], H[15]);
+                  "%s: argument '%s' is not a rigid transform: bottom row is [%g %g %g %g], "
+                  "expected [0 0 0 1] (%s is column-major: %s[3], %s[7], %s[11], %s[15])",
+                  function, name, H[3], H[7], H[11], H[15], name, name, name, name, name);
     case RigidDefect::kNotOrthogonal:
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument 'H' is not a rigid transform: |R^T R - I| = %g > 1e-6 "
-                  "(H is 4x4 column-major, R = H[0..2], H[4..6], H[8..10])",
-                  function, d.value);
+                  "%s: argument '%s' is not a rigid transform: |R^T R - I| = %g > 1e-6 "
+                  "(%s is 4x4 column-major, R = %s[0..2], %s[4..6], %s[8..10])",
+                  function, name, d.value, name, name, name, name);
     case RigidDefect::kNotProper:
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument 'H' is not a rigid transform: det R = %g, expected +1", function,
-                  d.value);
+                  "%s: argument '%s' is not a rigid transform: det R = %g, expected +1", function,
+                  name, d.value);
     case RigidDefect::kNone:
       break;
   }
   return GEOLIN_OK;
+}
+
+// H: the base pose.
+int check_transform(const char *function, const double *H) noexcept {
+  return check_rigid(function, "H", H);
 }
 
 int check_workspace(const char *function, const geolin_workspace *ws) noexcept {
@@ -1452,6 +1459,192 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
     if (ws->ws.contact_failed >= 0) return contact_failure(__func__, ws, c);
     if (!ok) return numeric_failure(__func__, ws, "A");
     return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+}  // extern "C"
+
+// ============================================================================================
+// Costs and constraints: centre of mass, centroidal momentum, frame errors, velocities and
+// accelerations with their derivatives in z (docs/dynamics.md §11)
+// ============================================================================================
+
+namespace {
+
+// flags of the frame velocity and acceleration: GEOLIN_WRENCH_LOCAL or GEOLIN_WRENCH_MIXED.
+int check_axes(const char *fn, unsigned flags) noexcept {
+  if (flags == GEOLIN_WRENCH_LOCAL || flags == GEOLIN_WRENCH_MIXED) return GEOLIN_OK;
+  return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+              "%s: argument 'flags' = %u is not GEOLIN_WRENCH_LOCAL (0) or GEOLIN_WRENCH_MIXED (1)",
+              fn, flags);
+}
+
+// The centre of mass is undefined for a model without mass (a fixed base may have none).
+int check_mass(const char *fn, const geolin::Model &model) noexcept {
+  if (model.total_mass() > 0.0) return GEOLIN_OK;
+  return fail(GEOLIN_ERR_NUMERIC,
+              "%s: the model has no mass (total %g kg): its centre of mass is undefined; nothing "
+              "was written",
+              fn, model.total_mass());
+}
+
+// A view of a staging matrix for an optional output: the whole matrix when the caller asked for
+// it, an empty view (not computed) for NULL.
+Eigen::Ref<Eigen::MatrixXd> staged(Eigen::MatrixXd &M, Eigen::Index rows, const double *out) {
+  return out ? Eigen::Ref<Eigen::MatrixXd>(M.topRows(rows))
+             : Eigen::Ref<Eigen::MatrixXd>(M.topLeftCorner(0, 0));
+}
+
+// One optional output of a cost call: its name, the caller's array (may be NULL) and the staged
+// values (a vector or the top rows of a staging matrix).
+struct CostOutput {
+  const char *name;
+  double *out;
+  Eigen::Ref<const Eigen::MatrixXd> values;
+};
+
+// The end of every cost call: all requested outputs finite, then copied; else nothing written.
+int copy_out_costs(const char *fn, const geolin_workspace *ws,
+                   std::initializer_list<CostOutput> outputs) noexcept {
+  for (const CostOutput &o : outputs)
+    if (o.out != nullptr && !all_finite(o.values)) return numeric_failure(fn, ws, o.name);
+  for (const CostOutput &o : outputs)
+    if (o.out != nullptr) copy_out(o.values, o.out);
+  return GEOLIN_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+GEOLIN_API int geolin_center_of_mass(geolin_workspace *ws, const double *H, const double *s,
+                                     const double *v, const double *r, double *com,
+                                     double *com_velocity, double *J_com) {
+  if (int st = check_workspace(__func__, ws)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  const geolin::Model &model = model_of(ws);
+  if (int st = check_mass(__func__, model)) return st;
+  const int nj = model.num_joints(), n = model.num_dofs();
+  if (int st = check_disjoint(
+          __func__, {{"com", com, 3}, {"com_velocity", com_velocity, 3}, {"J_com", J_com, 3 * n}}))
+    return st;
+  try {
+    ws->ws.singular = -1;
+    geolin::Vec3 c, cv;
+    geolin::center_of_mass(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
+                           base_twist(model, v), joint_vector(r, nj), c, cv,
+                           staged(ws->J, 3, J_com));
+    return copy_out_costs(
+        __func__, ws,
+        {{"com", com, c}, {"com_velocity", com_velocity, cv}, {"J_com", J_com, ws->J.topRows(3)}});
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_centroidal_momentum(geolin_workspace *ws, const double *H, const double *s,
+                                          const double *v, const double *r, double *h_G,
+                                          double *A_G, double *dh_dz) {
+  if (int st = check_workspace(__func__, ws)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  const geolin::Model &model = model_of(ws);
+  if (int st = check_mass(__func__, model)) return st;
+  const int nj = model.num_joints(), n = model.num_dofs(), N = model.state_dim();
+  if (int st = check_output(__func__, "h_G", h_G, 6)) return st;
+  if (int st = check_disjoint(
+          __func__,
+          {{"h_G", h_G, 6}, {"A_G", A_G, 6 * n}, {"dh_dz", dh_dz, 6 * std::ptrdiff_t{N}}}))
+    return st;
+  try {
+    ws->ws.singular = -1;
+    geolin::Vec6 h;
+    geolin::centroidal_momentum(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
+                                base_twist(model, v), joint_vector(r, nj), h, staged(ws->J, 6, A_G),
+                                staged(ws->Dz, 6, dh_dz));
+    return copy_out_costs(__func__, ws,
+                          {{"h_G", h_G, h}, {"A_G", A_G, ws->J}, {"dh_dz", dh_dz, ws->Dz}});
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_frame_pose_error(geolin_workspace *ws, const double *H, const double *s,
+                                       int frame, const double *H_ref, double *error,
+                                       double *de_dz) {
+  if (int st = check_frame_inputs(__func__, ws, H, s, frame)) return st;
+  if (int st = check_rigid(__func__, "H_ref", H_ref)) return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints(), N = model.state_dim();
+  if (int st = check_output(__func__, "error", error, 6)) return st;
+  if (int st =
+          check_disjoint(__func__, {{"error", error, 6}, {"de_dz", de_dz, 6 * std::ptrdiff_t{N}}}))
+    return st;
+  try {
+    ws->ws.singular = -1;
+    geolin::Transform ref;
+    for (int j = 0; j < 3; ++j) {
+      for (int i = 0; i < 3; ++i) ref.R(i, j) = H_ref[i + 4 * j];
+      ref.o(j) = H_ref[12 + j];
+    }
+    geolin::Vec6 e;
+    geolin::frame_pose_error(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame,
+                             ref, e, staged(ws->Dz, 6, de_dz));
+    return copy_out_costs(__func__, ws, {{"error", error, e}, {"de_dz", de_dz, ws->Dz}});
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_frame_velocity(geolin_workspace *ws, const double *H, const double *s,
+                                     const double *v, const double *r, int frame, unsigned flags,
+                                     double *twist, double *dtwist_dz) {
+  if (int st = check_frame_inputs(__func__, ws, H, s, frame)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  if (int st = check_axes(__func__, flags)) return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints(), N = model.state_dim();
+  if (int st = check_output(__func__, "twist", twist, 6)) return st;
+  if (int st = check_disjoint(
+          __func__, {{"twist", twist, 6}, {"dtwist_dz", dtwist_dz, 6 * std::ptrdiff_t{N}}}))
+    return st;
+  try {
+    ws->ws.singular = -1;
+    geolin::Vec6 t;
+    geolin::frame_velocity(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
+                           base_twist(model, v), joint_vector(r, nj), frame, flags, t,
+                           staged(ws->Dz, 6, dtwist_dz));
+    return copy_out_costs(__func__, ws, {{"twist", twist, t}, {"dtwist_dz", dtwist_dz, ws->Dz}});
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_frame_acceleration(geolin_workspace *ws, const double *H, const double *s,
+                                         const double *v, const double *r, const double *nu_dot,
+                                         int frame, unsigned flags, double *acc, double *dacc_dz,
+                                         double *dacc_dnudot) {
+  if (int st = check_frame_inputs(__func__, ws, H, s, frame)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints(), n = model.num_dofs(), N = model.state_dim();
+  if (int st = check_array(__func__, "nu_dot", nu_dot, n)) return st;
+  if (int st = check_axes(__func__, flags)) return st;
+  if (int st = check_output(__func__, "acc", acc, 6)) return st;
+  if (int st = check_disjoint(__func__, {{"acc", acc, 6},
+                                         {"dacc_dz", dacc_dz, 6 * std::ptrdiff_t{N}},
+                                         {"dacc_dnudot", dacc_dnudot, 6 * n}}))
+    return st;
+  try {
+    ws->ws.singular = -1;
+    geolin::Vec6 a;
+    geolin::frame_acceleration(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
+                               base_twist(model, v), joint_vector(r, nj), CMap(nu_dot, n), frame,
+                               flags, a, staged(ws->Dz, 6, dacc_dz), staged(ws->J, 6, dacc_dnudot));
+    return copy_out_costs(
+        __func__, ws,
+        {{"acc", acc, a}, {"dacc_dz", dacc_dz, ws->Dz}, {"dacc_dnudot", dacc_dnudot, ws->J}});
   } catch (...) {
     return handle_exception(__func__);
   }

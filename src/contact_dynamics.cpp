@@ -123,10 +123,10 @@ void contact_rows(const Model &model, Workspace &ws, const Transform &Hb, const 
   } else {
     // p̈_F = R_F (^F a_lin + ω × v_lin) = −Kd ṗ_F − Kp (p_F − p_ref), in F's axes: the rows
     // of docs/contacts.md (C1), (C2).
-    const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
+    const Vec3 vl = f.vF.head<3>();
     Vec3 target = -contacts.Kd * (f.R_F * vl);
     if (contacts.Kp != 0.0) target -= contacts.Kp * (HF.o - contact_reference(contacts, k).o);
-    err.head<3>() = f.aF.head<3>() + w.cross(vl) - f.R_F.transpose() * target;
+    err.head<3>() = origin_acceleration(f.vF, f.aF) - f.R_F.transpose() * target;
   }
   if (mixed)
     for (int b = 0; b < f.rows; b += 3) err.segment<3>(b) = f.R_F * err.segment<3>(b);

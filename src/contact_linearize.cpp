@@ -73,7 +73,7 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &contacts,
     //   G_v = (w^ + Kd) [Q, Q_p] − v^ [0, Q],  G_x = Kp [Q, Q_p] − c^ [0, Q],
     // where w, v, c are R_m ω, R_m v_lin and R_m (c_F + Kd v_lin).
     const Vec3 vl = f.vF.head<3>(), w = f.vF.tail<3>();
-    const Vec3 cF = f.aF.head<3>() + w.cross(vl);
+    const Vec3 cF = origin_acceleration(f.vF, f.aF);
     const Mat3 Rm = mixed ? f.R_F : Mat3::Identity();
     const Mat3 Q = f.Ga.topLeftCorner<3, 3>(), Qp = f.Ga.topRightCorner<3, 3>();
     const Mat3 Wv = hat(Rm * w) + contacts.Kd * Mat3::Identity();
@@ -217,7 +217,7 @@ void add_constraint_derivatives(const Correction &s) {
       // S_j × v_j = S_j × v_λ(j) = −Ψ̇_j the columns are
       //   g_a·(a_j × S_j − Ψ̇_j × v_j) + h·Ψ̇_j + g_x·S_j  and  2 g_a·Ψ̇_j + h·S_j.
       const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
-      const Vec6 w = cross_motion(ws.a[j] - s.a_g, S) - cross_motion(Pd, ws.v[j]);
+      const Vec6 w = acceleration_along_joint(ws, j, s.a_g);
       const int c0 = s.L.c_J + 3 * (j - 1);
       if (f.rows == kContactRigid)
         joint_columns<6>(G, w, Pd, S, Kk, s.ldx, c0);

@@ -96,6 +96,20 @@ inline double net_torque(const Model &model, CRefVec tau, CRefVec r, int i) {
   return model.joint_damping ? tau[i - 1] - model.damping[i] * r[i - 1] : tau[i - 1];
 }
 
+/// The classical acceleration of a frame's origin in its own axes, p̈ = a_lin + ω × v_lin, from its
+/// body twist vF = [v_lin; ω] and the derivative aF of that twist (docs/dynamics.md (D37)).
+inline Vec3 origin_acceleration(const Vec6 &vF, const Vec6 &aF) {
+  return aF.head<3>() + vF.tail<3>().cross(vF.head<3>());
+}
+
+/// The frame-0 change of a body's acceleration along s_j (j on the body's path), seen from the
+/// body, is w_j + Ψ̇_j × v_b; this returns the part that does not depend on the body,
+/// w_j = (a_j − a_g) × S_j − Ψ̇_j × v_j, from ws.a (which holds the fictitious gravity a_g, or
+/// zero), ws.v, ws.Psi_dot (docs/dynamics.md (D38); docs/contacts.md §5.2).
+inline Vec6 acceleration_along_joint(const Workspace &ws, int j, const Vec6 &a_g) {
+  return cross_motion(ws.a[j] - a_g, ws.S0[j]) - cross_motion(ws.Psi_dot[j], ws.v[j]);
+}
+
 /// Calls f(lo, hi) for the degrees of freedom of the joints on the path from body b to the root,
 /// as runs [lo, hi) of consecutive ones (a limb is numbered consecutively), tip first; the base's
 /// six are not included. The non-zero columns of a frame Jacobian row on body b.

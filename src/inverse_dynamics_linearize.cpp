@@ -1,7 +1,7 @@
 // Inverse dynamics and its exact linearization in the left-trivialized coordinates of
 // linearize(): τ = ID(x, ν̇), ∂τ/∂z at fixed ν̇ (n x N) and ∂τ/∂ν̇ = M (n x n), from one pass of
 // the RNEA derivatives (rnea_derivatives.cpp; Carpentier & Mansard 2018, in frame 0), whose
-// composites I^C_i and forces F_i also give τ and M (docs/dynamics.md (D30)).
+// composites I^C_i and forces F_i also give τ and M (docs/dynamics.md (D39)).
 #include "geometry.hpp"
 #include "passes.hpp"
 
@@ -30,7 +30,7 @@ detail::StridedMat columns_of(RefMat D, int c0, int cols) {
   return detail::StridedMat(D.data() + c0 * ld, D.rows(), cols, Stride(1, ld));
 }
 
-// The z_H columns of a moving base (docs/dynamics.md (D30)): H enters ID only through
+// The z_H columns of a moving base (docs/dynamics.md (D39)): H enters ID only through
 // a_0 = ν̇_b + [−Rᵀg; 0], and x exp(z) turns Rᵀg into Rᵀg − z_ω × Rᵀg, so
 // ∂τ/∂z_ω = −M_{:,0:3} (Rᵀg)^ and ∂τ/∂z_p = 0; M's first three columns are the top of I^C_0
 // and of I^C_i S_i (CRBA, (D8)). (ws.IC[0], ws.SI_row after the pass) => (dtau_dz's 6 columns)

@@ -25,6 +25,24 @@ struct BodyWrenches {
 BodyWrenches load_external_wrenches(const Model &model, Workspace &ws, const Transform &H,
                                     const ExternalWrenches *ext);
 
+/// Forward kinematics without the inertias (kinematics.cpp), for what needs poses only (CRBA's
+/// compact composites need no 6x6 inertia; the cost functions): (s) => (ws.H0, ws.S0 of every
+/// body).
+void forward_poses(const Model &model, Workspace &ws, CRefVec s);
+
+/// Forward kinematics along one path (kinematics.cpp): the bodies from the base to `body`
+/// (base excluded), root first, into ws.path[0, count), and their ws.H0, ws.S0; returns count.
+/// Other bodies' entries are left as they are. (s) => (ws.path, ws.H0, ws.S0 on the path)
+int path_kinematics(const Model &model, Workspace &ws, CRefVec s, int body);
+
+/// Subtree masses and first moments after the poses (center_of_mass.cpp):
+/// (ws.H0) => (ws.m_sub, ws.mc_sub).
+void subtree_moments(const Model &model, Workspace &ws);
+
+/// m^C_i S_i,lin + S_i,ang × (m c)^C_i: m times the centre of mass's velocity per unit r_i, in
+/// frame 0 (docs/dynamics.md (D31)), after subtree_moments.
+Vec3 com_joint_column(const Workspace &ws, int i);
+
 /// RNEA forward and backward passes (RBDA Table 5.1 in frame-0 coordinates). v0: base twist
 /// (zero for a fixed base), a0: base acceleration including gravity, r and r_dot: joint rates.
 /// fext: the external wrenches (RBDA Table 5.1: f_i − f^x_i).
@@ -74,10 +92,6 @@ using StridedMat =
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds,
                            StridedMat dID_dv, StridedMat dID_dr, bool after_aba);
-
-/// The first half of forward_kinematics: ^0 H_i and S_i in frame 0, not M_i (CRBA's compact
-/// composites need no 6x6 inertia). (s) => (ws.H0, ws.S0). kinematics.cpp
-void forward_poses(const Model &model, Workspace &ws, CRefVec s);
 
 /// The mass matrix from the composite inertias (CRBA, RBDA Table 6.2; docs/dynamics.md (D8)):
 /// (ws.IC[0], ws.SI_row[i] = I^C_i S_i, ws.S0) => (M, every entry). crba.cpp

@@ -94,11 +94,11 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
                     N = model.state_dim();
   constexpr std::size_t D = sizeof(double);
   // Per body: H0, S0, I0, ten Vec6 buffers, IC, BC, IA, SI_row, SB_row, D, D_inv, u, f_ext, E_ext,
-  // EC_ext, SE_row, touched, limb_root, panel_slot, IC_compact.
-  const std::size_t per_body = sizeof(Workspace::CompactInertia) + sizeof(Transform) +
-                               2 * sizeof(Mat6) + 10 * sizeof(Vec6) + sizeof(Vec6) +
-                               3 * sizeof(Mat6) + 3 * 6 * 3 * D + sizeof(Vec6) + 2 * sizeof(Vec3) +
-                               3 * D + 1 + 3 * sizeof(int) + sizeof(Vec6);
+  // EC_ext, SE_row, touched, limb_root, panel_slot, IC_compact; path, m_sub, mc_sub, h_sub.
+  const std::size_t per_body =
+      sizeof(Workspace::CompactInertia) + sizeof(Transform) + 2 * sizeof(Mat6) + 10 * sizeof(Vec6) +
+      sizeof(Vec6) + 3 * sizeof(Mat6) + 3 * 6 * 3 * D + sizeof(Vec6) + 2 * sizeof(Vec3) + 3 * D +
+      1 + 3 * sizeof(int) + sizeof(Vec6) + sizeof(int) + D + sizeof(Vec3) + sizeof(Vec6);
   std::size_t bytes = mul(per_body, nb);
   bytes = add(bytes, mul(D, n + 3 * nj + 2 * N + 4 * N + N + 2 * nj));  // step / FD vectors
   const std::size_t cols = static_cast<std::size_t>(d.rhs_cols);
@@ -145,6 +145,10 @@ void size_recursions(Workspace &ws, const Model &model) {
   ws.E_ext.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
   ws.EC_ext.assign(nb, Eigen::Matrix<double, 6, 3>::Zero());
   ws.SE_row.assign(nb, Vec3::Zero());
+  ws.path.assign(nb, 0);
+  ws.m_sub.assign(nb, 0.0);
+  ws.mc_sub.assign(nb, Vec3::Zero());
+  ws.h_sub.assign(nb, Vec6::Zero());
 }
 
 // The solver's panels and plans (src/solver/articulated_solve.cpp), for the features that use it;

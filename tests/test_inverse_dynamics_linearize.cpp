@@ -1,4 +1,4 @@
-// inverse_dynamics_linearize (docs/dynamics.md (D30)) against its independent oracles: geometric
+// inverse_dynamics_linearize (docs/dynamics.md (D39)) against its independent oracles: geometric
 // central finite differences of rnea through x exp(z) (docs/dynamics.md §5), the implicit-function
 // identity with linearize's A (D19), and CRBA's mass matrix.
 #include <Eigen/Cholesky>

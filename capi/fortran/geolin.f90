@@ -420,6 +420,70 @@ module geolin
       integer(c_int) :: geolin_contact_linearize
     end function
 
+    ! ---------------------------------------------------------------- costs and constraints
+    ! Derivatives in z = [z_H; z_s; z_v; z_r] (fixed base [z_s; z_r]), N columns, column-major.
+    ! -> com(3), com_velocity(3), J_com(3, n); every output optional
+    function geolin_center_of_mass(ws, H, s, v, r, com, com_velocity, J_com) &
+        bind(c, name='geolin_center_of_mass')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*)
+      real(c_double), intent(inout), optional :: com(*), com_velocity(*), J_com(*)
+      integer(c_int) :: geolin_center_of_mass
+    end function
+
+    ! -> h_G(6) (about the centre of mass, inertial axes), A_G(6, n), dh_dz(6, N) (optional)
+    function geolin_centroidal_momentum(ws, H, s, v, r, h_G, A_G, dh_dz) &
+        bind(c, name='geolin_centroidal_momentum')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*)
+      real(c_double), intent(inout) :: h_G(*)
+      real(c_double), intent(inout), optional :: A_G(*), dh_dz(*)
+      integer(c_int) :: geolin_centroidal_momentum
+    end function
+
+    ! H_ref(16) -> error(6) = log(H_ref^-1 H_F), de_dz(6, N) (optional)
+    function geolin_frame_pose_error(ws, H, s, frame, H_ref, error, de_dz) &
+        bind(c, name='geolin_frame_pose_error')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*)
+      real(c_double), intent(in) :: s(*), H_ref(*)
+      integer(c_int), value :: frame
+      real(c_double), intent(inout) :: error(*)
+      real(c_double), intent(inout), optional :: de_dz(*)
+      integer(c_int) :: geolin_frame_pose_error
+    end function
+
+    ! flags GEOLIN_WRENCH_LOCAL or GEOLIN_WRENCH_MIXED -> twist(6), dtwist_dz(6, N) (optional)
+    function geolin_frame_velocity(ws, H, s, v, r, frame, flags, twist, dtwist_dz) &
+        bind(c, name='geolin_frame_velocity')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*)
+      integer(c_int), value :: frame, flags
+      real(c_double), intent(inout) :: twist(*)
+      real(c_double), intent(inout), optional :: dtwist_dz(*)
+      integer(c_int) :: geolin_frame_velocity
+    end function
+
+    ! nu_dot(n) -> acc(6) (classical), dacc_dz(6, N), dacc_dnudot(6, n) (both optional)
+    function geolin_frame_acceleration(ws, H, s, v, r, nu_dot, frame, flags, acc, dacc_dz, &
+                                       dacc_dnudot) bind(c, name='geolin_frame_acceleration')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), nu_dot(*)
+      integer(c_int), value :: frame, flags
+      real(c_double), intent(inout) :: acc(*)
+      real(c_double), intent(inout), optional :: dacc_dz(*), dacc_dnudot(*)
+      integer(c_int) :: geolin_frame_acceleration
+    end function
+
     ! ---------------------------------------------------------------- discrete time
     ! One step of length dt (the C API's h; Fortran names are case-insensitive, and H is the
     ! pose): -> H_next(16), s_next(n_J), v_next(6), r_next(n_J). The C function

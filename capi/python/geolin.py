@@ -161,6 +161,14 @@ _SIGNATURES = {
     "geolin_contact_linearize": (
         ctypes.c_int, [_handle] + [_c_double_p] * 5
         + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 6),
+    "geolin_center_of_mass": (ctypes.c_int, [_handle] + [_c_double_p] * 7),
+    "geolin_centroidal_momentum": (ctypes.c_int, [_handle] + [_c_double_p] * 7),
+    "geolin_frame_pose_error": (ctypes.c_int, [_handle, _c_double_p, _c_double_p, ctypes.c_int]
+                                + [_c_double_p] * 3),
+    "geolin_frame_velocity": (ctypes.c_int, [_handle] + [_c_double_p] * 4
+                              + [ctypes.c_int, ctypes.c_uint, _c_double_p, _c_double_p]),
+    "geolin_frame_acceleration": (ctypes.c_int, [_handle] + [_c_double_p] * 5
+                                  + [ctypes.c_int, ctypes.c_uint] + [_c_double_p] * 3),
     "geolin_step": (ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 9),
     "geolin_step_linearize": (
         ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 7),
@@ -820,6 +828,71 @@ class Workspace:
         _check(_L().geolin_step_linearize(self._h, _index("method", method), float(h),
                                           *self._state(H, s, v, r), _in("tau", tau, nj), a, b))
         return _result(a, ra, N * N), _result(b, rb, N * nj)
+
+    # --- costs and constraints (docs/dynamics.md §11): derivatives in z, N columns ----------
+
+    def center_of_mass(self, H, s, v, r, jacobian=True, as_numpy=False):
+        """(com (3), com_velocity (3), J_com (3 x n, column-major; None if not jacobian)):
+        the centre of mass in the inertial frame, its velocity J_com nu. H, v may be None for
+        a fixed base."""
+        n = self._n
+        c, rc = _out("com", None, (3,), as_numpy)
+        cv, rcv = _out("com_velocity", None, (3,), as_numpy)
+        j, rj = _out("J_com", None, (3, n), as_numpy) if jacobian else (None, None)
+        _check(_L().geolin_center_of_mass(self._h, *self._state(H, s, v, r), c, cv, j))
+        return (_result(c, rc, 3), _result(cv, rcv, 3),
+                _result(j, rj, 3 * n) if jacobian else None)
+
+    def centroidal_momentum(self, H, s, v, r, derivatives=True, as_numpy=False):
+        """(h_G (6), A_G (6 x n), dh_dz (6 x N)): the centroidal momentum [linear; angular
+        about the centre of mass] in inertial axes, h_G = A_G nu, and its derivative in z
+        (A_G and dh_dz None if not derivatives)."""
+        n, N = self._n, self._N
+        h, rh = _out("h_G", None, (6,), as_numpy)
+        a, ra = _out("A_G", None, (6, n), as_numpy) if derivatives else (None, None)
+        d, rd = _out("dh_dz", None, (6, N), as_numpy) if derivatives else (None, None)
+        _check(_L().geolin_centroidal_momentum(self._h, *self._state(H, s, v, r), h, a, d))
+        if not derivatives:
+            return _result(h, rh, 6), None, None
+        return _result(h, rh, 6), _result(a, ra, 6 * n), _result(d, rd, 6 * N)
+
+    def frame_pose_error(self, H, s, frame, H_ref, derivative=True, as_numpy=False):
+        """(error (6), de_dz (6 x N)): log(H_ref^-1 H_F), linear first, and its derivative
+        (None if not derivative). H_ref: 16 values, column-major 4x4."""
+        N = self._N
+        e, re = _out("error", None, (6,), as_numpy)
+        d, rd = _out("de_dz", None, (6, N), as_numpy) if derivative else (None, None)
+        _check(_L().geolin_frame_pose_error(self._h, _in("H", H, 16), _in("s", s, self._nj),
+                                            _index("frame", frame), _in("H_ref", H_ref, 16),
+                                            e, d))
+        return _result(e, re, 6), (_result(d, rd, 6 * N) if derivative else None)
+
+    def frame_velocity(self, H, s, v, r, frame, flags=WRENCH_LOCAL, derivative=True,
+                       as_numpy=False):
+        """(twist (6), dtwist_dz (6 x N)): WRENCH_LOCAL the body twist of the frame,
+        WRENCH_MIXED [origin velocity; angular velocity] in inertial axes."""
+        N = self._N
+        t, rt = _out("twist", None, (6,), as_numpy)
+        d, rd = _out("dtwist_dz", None, (6, N), as_numpy) if derivative else (None, None)
+        _check(_L().geolin_frame_velocity(self._h, *self._state(H, s, v, r),
+                                          _index("frame", frame), _index("flags", flags), t, d))
+        return _result(t, rt, 6), (_result(d, rd, 6 * N) if derivative else None)
+
+    def frame_acceleration(self, H, s, v, r, nu_dot, frame, flags=WRENCH_LOCAL,
+                           derivatives=True, as_numpy=False):
+        """(acc (6), dacc_dz (6 x N), dacc_dnudot (6 x n)): the classical acceleration
+        [origin acceleration; angular acceleration] in the axes of flags, its derivative in z at
+        fixed nu_dot and in nu_dot (the frame Jacobian in the same axes)."""
+        n, N = self._n, self._N
+        a, ra = _out("acc", None, (6,), as_numpy)
+        d, rd = _out("dacc_dz", None, (6, N), as_numpy) if derivatives else (None, None)
+        j, rj = _out("dacc_dnudot", None, (6, n), as_numpy) if derivatives else (None, None)
+        _check(_L().geolin_frame_acceleration(self._h, *self._state(H, s, v, r),
+                                              _in("nu_dot", nu_dot, n), _index("frame", frame),
+                                              _index("flags", flags), a, d, j))
+        if not derivatives:
+            return _result(a, ra, 6), None, None
+        return _result(a, ra, 6), _result(d, rd, 6 * N), _result(j, rj, 6 * n)
 
 
 def _identity_pose(x=0.0, y=0.0, z=0.0):

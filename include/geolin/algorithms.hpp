@@ -103,7 +103,7 @@ void mass_matrix_inverse(const Model &model, Workspace &ws, CRefVec s, RefMat Mi
 void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                       const Vec6 &v, CRefVec r, CRefVec nu_dot, RefMat dID_ds, RefMat dID_dnu);
 
-/// Inverse dynamics and its exact linearization (docs/dynamics.md (D30)): tau (n) as rnea(), and
+/// Inverse dynamics and its exact linearization (docs/dynamics.md (D39)): tau (n) as rnea(), and
 /// dtau_dz (n x N) = ∂τ/∂z at fixed nu_dot in the coordinates z = [z_H; z_s; z_v; z_r] of
 /// linearize() (a fixed base has no z_H, z_v columns), M (n x n) = ∂τ/∂ν̇, the mass matrix.
 /// dtau_dz and M may be empty (0 x 0): not computed. Uses only the O(n_B) workspace.
@@ -188,6 +188,37 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
 void step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
                     const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
                     RefMat A_d, RefMat B_d);
+
+/// The quantities of MPC costs and their derivatives in z (docs/dynamics.md §11). Matrices with
+/// N columns are in the order of z = [z_H; z_s; z_v; z_r] (fixed base: [z_s; z_r]); an empty
+/// matrix argument (size 0) is not computed.
+
+/// Centre of mass p_c of the whole robot (inertial frame), its velocity ṗ_c = J_com ν and
+/// J_com (3 x n), which also maps [z_H; z_s] to the displacement of p_c. center_of_mass.cpp
+void center_of_mass(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                    CRefVec r, Vec3 &com, Vec3 &com_velocity, RefMat J_com);
+
+/// Centroidal momentum h_G = A_G ν = [linear; angular about p_c] in inertial axes, A_G (6 x n)
+/// and dh_dz (6 x N). centroidal_momentum.cpp
+void centroidal_momentum(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                         const Vec6 &v, CRefVec r, Vec6 &h_G, RefMat A_G, RefMat dh_dz);
+
+/// Pose error e = log(H_ref⁻¹ H_F) of a frame and de_dz (6 x N, zero velocity columns).
+/// frame_derivatives.cpp
+void frame_pose_error(const Model &model, Workspace &ws, const Transform &H, CRefVec s, int frame,
+                      const Transform &H_ref, Vec6 &error, RefMat de_dz);
+
+/// A frame's twist, Local (^F v_F) or Mixed ([ṗ_F; ω] in inertial axes) per flags (kWrench*),
+/// and dtwist_dz (6 x N). frame_derivatives.cpp
+void frame_velocity(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                    CRefVec r, int frame, unsigned flags, Vec6 &twist, RefMat dtwist_dz);
+
+/// A frame's classical acceleration [p̈_F; ω̇] (Local: in F's axes; Mixed: inertial axes) at the
+/// generalized acceleration nu_dot, dacc_dz (6 x N, at fixed nu_dot) and dacc_dnudot (6 x n,
+/// the frame Jacobian in the same axes). frame_derivatives.cpp
+void frame_acceleration(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                        const Vec6 &v, CRefVec r, CRefVec nu_dot, int frame, unsigned flags,
+                        Vec6 &acc, RefMat dacc_dz, RefMat dacc_dnudot);
 
 /// Kinetic energy 1/2 nu^T M nu. energy.cpp
 double kinetic_energy(const Model &model, Workspace &ws, CRefVec s, const Vec6 &v, CRefVec r);

@@ -144,8 +144,13 @@ struct Workspace {
   std::vector<CompactInertia> IC_compact;
   std::vector<Eigen::Matrix<double, 6, 3>> BC;  // composite B_i, right half (its left is 0)
   std::vector<Mat6> IA;                         // articulated inertias I^A_i (ABA, M^-1)
-  Eigen::LLT<Mat6> IA0_llt;  // Cholesky factor of I^A_0 (moving base), by aba_pass
-  Mat6 IA0_inv;              // (I^A_0)⁻¹ from it, formed by the first solve that needs it
+  // The costs' kinematics (center_of_mass.cpp, centroidal_momentum.cpp, frame_derivatives.cpp).
+  std::vector<int> path;      // the bodies from the base to a frame's body, root first
+  std::vector<double> m_sub;  // subtree masses m^C_i = Σ_{k in subtree(i)} m_k
+  std::vector<Vec3> mc_sub;   // subtree first moments Σ m_k c_k (frame 0; c_k body k's COM)
+  std::vector<Vec6> h_sub;    // subtree momenta h^C_i = Σ_{k in subtree(i)} M_k v_k (frame 0)
+  Eigen::LLT<Mat6> IA0_llt;   // Cholesky factor of I^A_0 (moving base), by aba_pass
+  Mat6 IA0_inv;               // (I^A_0)⁻¹ from it, formed by the first solve that needs it
   bool IA0_inv_valid = false;
   std::vector<Vec6> SI_row;      // S_iᵀ I^C_i (transposed)
   std::vector<Vec3> SB_row;      // S_iᵀ B^C_i, its last 3 entries (the first are 0)

@@ -54,7 +54,8 @@ const Command kCommands[] = {
      "usage: geolin dynamics [URDF|-] [--state FILE | --random SEED] [--fixed-base]\n"
      "                       [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
      "                        [--gains KP,KD] | --wrenches FRAME,...] [--mixed]\n"
-     "                       [--format text|json|csv] [--mass-matrix] [--only NAMES]\n"
+     "                       [--format text|json|csv] [--mass-matrix] [--com] [--centroidal]\n"
+     "                       [--only NAMES]\n"
      "\n"
      "Prints nu_dot = FD(H, s, v, r, tau) (base twist derivative, then joint accelerations).\n"
      "With --contacts, nu_dot of the contact-constrained dynamics and lambda, the contact force\n"
@@ -69,13 +70,18 @@ const Command kCommands[] = {
      "                  the state file's \"wrenches\" (zero for frames it omits); not with\n"
      "                  --contacts\n"
      "  --mass-matrix   also print M(s) (CRBA) and M(s)^-1 (direct recursion)\n"
-     "  --only NAMES    comma-separated subset of nu_dot, lambda, M, Minv\n"},
+     "  --com           also print the centre of mass, its velocity and J_com\n"
+     "  --centroidal    also print the centroidal momentum h_G (about the centre of mass,\n"
+     "                  inertial axes, linear first) and A_G (h_G = A_G nu)\n"
+     "  --only NAMES    comma-separated subset of nu_dot, lambda, M, Minv, com, com_velocity,\n"
+     "                  J_com, h_G, A_G\n"},
     {"linearize", geolin::cli::cmd_linearize,
      "the exact left-trivialized linearization z_dot = A z + B tau",
      "usage: geolin linearize [URDF|-] [--state FILE | --random SEED] [--fixed-base]\n"
      "                        [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
      "                         [--gains KP,KD] | --wrenches FRAME,...] [--mixed]\n"
      "                        [--format text|json|csv] [--fd EPS] [--full] [--only NAMES]\n"
+     "                        [--frame F [--mixed]]\n"
      "\n"
      "Prints A (N x N) and B (N x n_J) of z_dot = A z + B w at the state, with\n"
      "z = [z_H; z_s; z_v; z_r] acting on the right (H exp(z_H^), s + z_s, v + z_v, r + z_r).\n"
@@ -92,7 +98,10 @@ const Command kCommands[] = {
      "                  the state file's \"wrenches\" (zero for frames it omits); not with\n"
      "                  --contacts; they become inputs too: B gets 6 columns\n"
      "                  f[frame][fx..tz] per frame after tau[joint], and they enter A\n"
-     "  --fd EPS        geometric central finite differences with step EPS instead (a check)\n"},
+     "  --fd EPS        geometric central finite differences with step EPS instead (a check)\n"
+     "  --frame F       also print frame F's velocity and classical acceleration (at the\n"
+     "                  state's nu_dot) and their derivatives dtwist_dz, dacc_dz (6 x N) and\n"
+     "                  dacc_dnudot (6 x n); LOCAL (frame) axes, or inertial with --mixed\n"},
     {"check", geolin::cli::cmd_check,
      "compare the analytical linearization with finite differences",
      "usage: geolin check [URDF|-] [--samples K] [--fixed-base] [--tol T] [--eps EPS]\n"
@@ -121,7 +130,9 @@ const Command kCommands[] = {
      "                  as for dynamics. Redundant contacts at a state: GEOLIN_ERR_NUMERIC\n"
      "  --costs         check the derivatives of the cost-side functions instead (at the same\n"
      "                  states, tolerance T): inverse_dynamics_linearize's dtau/dz per block\n"
-     "                  of z, at a random nu_dot, and M = dtau/dnu_dot\n"},
+     "                  of z, at a random nu_dot, and M = dtau/dnu_dot; center_of_mass,\n"
+     "                  centroidal_momentum, frame_pose_error, frame_velocity and\n"
+     "                  frame_acceleration at every frame, LOCAL and MIXED (worst error)\n"},
     {"generate", geolin::cli::cmd_generate, "print a synthetic URDF (chain or random tree)",
      "usage: geolin generate chain N\n"
      "       geolin generate tree N SEED\n"

@@ -132,6 +132,11 @@ const Kernel kKernels[] = {
     {"linearize", "linearize"},
     {"linearize_fd", "linearize_finite_difference (eps 1e-5)"},
     {"inverse_dynamics_linearize", "inverse_dynamics_linearize"},
+    {"center_of_mass", "center_of_mass with J_com"},
+    {"centroidal_momentum", "centroidal_momentum with A_G, dh_dz"},
+    {"frame_pose_error", "frame_pose_error with de_dz"},
+    {"frame_velocity", "frame_velocity (mixed) with dtwist_dz"},
+    {"frame_acceleration", "frame_acceleration (mixed) with both derivatives"},
     {"contact_dynamics", "contact_dynamics"},
     {"contact_linearize", "contact_linearize"},
 };
@@ -144,11 +149,17 @@ enum KernelId {
   kLinearize,
   kLinearizeFd,
   kIdLinearize,
+  kCenterOfMass,
+  kCentroidalMomentum,
+  kFramePoseError,
+  kFrameVelocity,
+  kFrameAcceleration,
   kContactDynamics,
   kContactLinearize
 };
-// --scaling times the kernels before the contact ones (generated models have no feet).
-constexpr int kNumScalingKernels = kContactDynamics;
+// --scaling times the dynamics kernels (before the costs and the contacts: generated models
+// have no feet).
+constexpr int kNumScalingKernels = kCenterOfMass;
 
 // Feet by their usual names, used when --contacts is not given and the model has all of a set's
 // frames (names compared without regard to case): the bundled quadruped's (and solo12's)
@@ -224,6 +235,14 @@ class Bench {
     aba(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, nu_dot_);  // rnea's input
     check_singular(model_, ws_, "aba", "nu_dot");
     accel_ = nu_dot_;
+    // The cost kernels: the first contact's frame, else the last frame (a leaf's), and a target
+    // pose away from it.
+    J_com_ = MatX::Zero(3, n);
+    J6_ = MatX::Zero(6, n);
+    D6_ = MatX::Zero(6, N);
+    frame_ = contacts_.empty() ? static_cast<int>(model.frames.size()) - 1 : contacts_.frames[0];
+    H_ref_ = frame_pose(model_, ws_, H_, st_.s, frame_) *
+             exp_se3((Vec6() << 0.05, -0.02, 0.03, 0.1, -0.2, 0.15).finished());
     if (!contacts_.empty()) {
       // One evaluation of each, so that a state where the contacts are redundant fails here
       // with the library's message rather than being timed.
@@ -284,6 +303,32 @@ class Bench {
                                      M_);
           g_sink = dtau_dz_(0, 0);
         };
+      case kCenterOfMass:
+        return [this] {
+          center_of_mass(model_, ws_, H_, st_.s, st_.v, st_.r, com_, com_velocity_, J_com_);
+          g_sink = J_com_(0, 0);
+        };
+      case kCentroidalMomentum:
+        return [this] {
+          centroidal_momentum(model_, ws_, H_, st_.s, st_.v, st_.r, y6_, J6_, D6_);
+          g_sink = D6_(0, 0);
+        };
+      case kFramePoseError:
+        return [this] {
+          frame_pose_error(model_, ws_, H_, st_.s, frame_, H_ref_, y6_, D6_);
+          g_sink = D6_(0, 0);
+        };
+      case kFrameVelocity:
+        return [this] {
+          frame_velocity(model_, ws_, H_, st_.s, st_.v, st_.r, frame_, kWrenchMixed, y6_, D6_);
+          g_sink = D6_(0, 0);
+        };
+      case kFrameAcceleration:
+        return [this] {
+          frame_acceleration(model_, ws_, H_, st_.s, st_.v, st_.r, accel_, frame_, kWrenchMixed,
+                             y6_, D6_, J6_);
+          g_sink = D6_(0, 0);
+        };
       case kContactDynamics:
         return [this] {
           contact_dynamics(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, contact_nu_dot_,
@@ -312,6 +357,12 @@ class Bench {
   Contacts c_;
   VecX contact_nu_dot_ = VecX::Zero(model_.num_dofs()), lambda_;
   MatX dlambda_dz_, dlambda_dw_;
+  // The cost kernels' outputs and arguments.
+  Vec3 com_, com_velocity_;
+  Vec6 y6_;
+  MatX J_com_, J6_, D6_;
+  int frame_ = 0;
+  Transform H_ref_;
 };
 
 std::string format_ns(double ns) {
@@ -389,6 +440,16 @@ const Ratio kRatios[] = {
     {"mass_matrix/forward_dynamics", "mass matrix / forward dynamics", kCrba, kAba, false},
     {"inverse_dynamics_linearize/inverse_dynamics", "inverse_dynamics_linearize / inverse dyn.",
      kIdLinearize, kRnea, false},
+    {"center_of_mass/forward_dynamics", "center_of_mass+J / forward dynamics", kCenterOfMass, kAba,
+     false},
+    {"centroidal_momentum/forward_dynamics", "centroidal_momentum+d / forward dynamics",
+     kCentroidalMomentum, kAba, false},
+    {"frame_pose_error/forward_dynamics", "frame_pose_error+d / forward dynamics", kFramePoseError,
+     kAba, false},
+    {"frame_velocity/forward_dynamics", "frame_velocity+d / forward dynamics", kFrameVelocity, kAba,
+     false},
+    {"frame_acceleration/forward_dynamics", "frame_acceleration+d / forward dynamics",
+     kFrameAcceleration, kAba, false},
     {"contact_dynamics/forward_dynamics", "contact_dynamics / forward dynamics", kContactDynamics,
      kAba, true},
     {"contact_linearize/forward_dynamics", "contact_linearize / forward dynamics",

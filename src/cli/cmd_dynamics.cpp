@@ -1,6 +1,7 @@
 // geolin dynamics: forward dynamics nu_dot (ABA) at a state, with given external wrenches
 // (--wrenches) or with contact constraints and their forces lambda (--contacts:
-// geolin::contact_dynamics); M and M^-1 with --mass-matrix.
+// geolin::contact_dynamics); M and M^-1 with --mass-matrix; the centre of mass, its velocity and
+// J_com with --com; the centroidal momentum h_G and A_G with --centroidal.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -18,16 +19,20 @@ struct DynamicsOptions {
   Format format = Format::Text;
   bool constrained = false;  // --contacts
   bool mass_matrix = false;  // --mass-matrix
+  bool com = false;          // --com
+  bool centroidal = false;   // --centroidal
 };
 
 DynamicsOptions parse_dynamics_options(const std::vector<std::string> &argv) {
   ArgSpec spec = evaluation_arg_spec();
-  spec.add_flags({"--mass-matrix"});
+  spec.add_flags({"--mass-matrix", "--com", "--centroidal"});
   DynamicsOptions o;
   o.args = parse_args(argv, spec);
   o.format = parse_format(o.args);
   o.constrained = constrained_mode(o.args);
   o.mass_matrix = o.args.flag("--mass-matrix");
+  o.com = o.args.flag("--com");
+  o.centroidal = o.args.flag("--centroidal");
   return o;
 }
 
@@ -38,7 +43,30 @@ struct DynamicsResult {
   VecX lambda;                     // with contacts: the contact forces
   Vec3 lambda_sum = Vec3::Zero();  // ... their forces summed in world axes
   MatX M, Minv;                    // with --mass-matrix
+  Vec3 com, com_velocity;          // with --com
+  MatX J_com;                      // ...
+  Vec6 h_G;                        // with --centroidal
+  MatX A_G;                        // ...
 };
+
+// --com and --centroidal (center_of_mass.cpp, centroidal_momentum.cpp).
+void run_centroidal(const DynamicsOptions &o, const Evaluation &ev, Workspace &ws,
+                    DynamicsResult &r) {
+  const Model &model = ev.lm.model;
+  const State &st = ev.st;
+  const int n = model.num_dofs();
+  if ((o.com || o.centroidal) && !(model.total_mass() > 0.0))
+    throw Error(Status::InvalidArgument, "--com, --centroidal: the model has no mass");
+  if (o.com) {
+    r.J_com = MatX::Zero(3, n);
+    center_of_mass(model, ws, ev.H, st.s, st.v, st.r, r.com, r.com_velocity, r.J_com);
+  }
+  if (o.centroidal) {
+    r.A_G = MatX::Zero(6, n);
+    MatX none;
+    centroidal_momentum(model, ws, ev.H, st.s, st.v, st.r, r.h_G, r.A_G, none);
+  }
+}
 
 // The forces of lambda summed in world axes (the sum a robot standing still carries).
 Vec3 contact_force_sum(const Model &model, Workspace &ws, const Evaluation &ev,
@@ -97,6 +125,7 @@ DynamicsResult run_dynamics(const DynamicsOptions &o, Evaluation &ev) {
     check_finite(r.nu_dot, "aba", "nu_dot");
   }
   if (o.mass_matrix) run_mass_matrix(model, ws, st, r);
+  run_centroidal(o, ev, ws, r);
   if (o.constrained && o.format == Format::Text) {
     r.lambda_sum = contact_force_sum(model, ws, ev, r.lambda);
   }
@@ -130,6 +159,28 @@ std::vector<NamedMatrix> dynamics_matrices(const DynamicsOptions &o, const Evalu
     out.push_back({"M", "mass matrix M(s) (CRBA)", r.M, labels, labels});
     out.push_back(
         {"Minv", "inverse mass matrix M(s)^-1 (direct recursion)", r.Minv, labels, labels});
+  }
+  if (o.com) {
+    const std::vector<std::string> xyz = {"x", "y", "z"};
+    out.push_back({"com", "centre of mass p_c [m] (inertial frame)", r.com, xyz, {"com"}, true});
+    out.push_back({"com_velocity",
+                   "its velocity [m/s] = J_com nu",
+                   r.com_velocity,
+                   xyz,
+                   {"com_velocity"},
+                   true});
+    out.push_back({"J_com", "J_com: p_c(x exp(z)) = p_c + J_com [z_H; z_s]; p_c_dot = J_com nu",
+                   r.J_com, xyz, nu_labels(model, "v", "r")});
+  }
+  if (o.centroidal) {
+    out.push_back({"h_G",
+                   "centroidal momentum h_G [N s; N m s] (about the centre of mass, inertial axes)",
+                   r.h_G,
+                   twist_labels("h"),
+                   {"h_G"},
+                   true});
+    out.push_back({"A_G", "centroidal momentum matrix A_G: h_G = A_G nu", r.A_G, twist_labels("h"),
+                   nu_labels(model, "v", "r")});
   }
   return select_matrices(std::move(out), o.args);
 }

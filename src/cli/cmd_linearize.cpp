@@ -1,7 +1,8 @@
 // geolin linearize: A and B of z_dot = A z + B w (docs/dynamics.md §4) at a state, exact by
 // default, geometric finite differences with --fd EPS; with given wrenches as inputs
 // (--wrenches), or of the contact-constrained dynamics with dlambda/dz and dlambda/dw
-// (--contacts: geolin::contact_linearize).
+// (--contacts: geolin::contact_linearize); with --frame F the derivatives of that frame's
+// velocity and classical acceleration (LOCAL axes, or MIXED with --mixed) at the state's ν̇.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,11 +25,12 @@ struct LinearizeOptions {
   double eps = 0.0;
   bool constrained = false;  // --contacts
   bool full = false;         // --full, or --only: the matrices themselves in text
+  std::string frame;         // --frame F: the frame velocity/acceleration derivatives
 };
 
 LinearizeOptions parse_linearize_options(const std::vector<std::string> &argv) {
   ArgSpec spec = evaluation_arg_spec();
-  spec.add_flags({"--full"}).add_options({"--fd"});
+  spec.add_flags({"--full"}).add_options({"--fd", "--frame"});
   LinearizeOptions o;
   o.args = parse_args(argv, spec);
   o.format = parse_format(o.args);
@@ -37,6 +39,7 @@ LinearizeOptions parse_linearize_options(const std::vector<std::string> &argv) {
   if (o.use_fd && !(o.eps > 0.0 && o.eps < 1.0)) throw UsageError("--fd: EPS must be in (0, 1)");
   o.constrained = constrained_mode(o.args);
   o.full = o.args.flag("--full") || o.args.has("--only");
+  o.frame = o.args.get("--frame", "");
   return o;
 }
 
@@ -46,9 +49,72 @@ LinearizeOptions parse_linearize_options(const std::vector<std::string> &argv) {
 // them and how long it took.
 struct Linearization {
   MatX A, B, dz, dw;
+  // --frame: the frame's twist and classical acceleration at ν̇ and their derivatives
+  int frame = -1;
+  MatX twist, dtwist_dz, acc, dacc_dz, dacc_dnudot;
   const char *function = "";
   double ms = 0.0;
 };
+
+// --frame F: the frame's velocity and classical acceleration (frame_derivatives.cpp) at the
+// state's ν̇ (the contact-constrained one with --contacts), with their derivatives in z and ν̇.
+void run_frame_derivatives(const LinearizeOptions &o, Evaluation &ev, Workspace &ws,
+                           Linearization &l) {
+  const Model &model = ev.lm.model;
+  const State &st = ev.st;
+  const int n = model.num_dofs(), N = model.state_dim();
+  l.frame = find_frame(model, o.frame, "--frame");
+  const unsigned flags = o.args.flag("--mixed") ? kWrenchMixed : kWrenchLocal;
+  VecX nu_dot = VecX::Zero(n), lambda = VecX::Zero(ev.contacts.rows());
+  ws.singular = -1;
+  if (o.constrained) {
+    if (!contact_dynamics(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.contacts.library(), nu_dot,
+                          lambda))
+      throw_contact_failure(model, ws, ev.contacts, "contact_dynamics", "nu_dot");
+  } else {
+    aba(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.wrenches.external(), nu_dot);
+  }
+  check_singular(model, ws, "aba", "nu_dot");
+  Vec6 t, a;
+  l.dtwist_dz = MatX::Zero(6, N);
+  l.dacc_dz = MatX::Zero(6, N);
+  l.dacc_dnudot = MatX::Zero(6, n);
+  frame_velocity(model, ws, ev.H, st.s, st.v, st.r, l.frame, flags, t, l.dtwist_dz);
+  frame_acceleration(model, ws, ev.H, st.s, st.v, st.r, nu_dot, l.frame, flags, a, l.dacc_dz,
+                     l.dacc_dnudot);
+  l.twist = t;
+  l.acc = a;
+  for (const MatX *m : {&l.twist, &l.dtwist_dz, &l.acc, &l.dacc_dz, &l.dacc_dnudot})
+    check_finite(*m, "frame_acceleration", "dacc_dz");
+}
+
+// The --frame outputs, labelled.
+std::vector<NamedMatrix> frame_matrices(const LinearizeOptions &o, const Evaluation &ev,
+                                        const Linearization &l) {
+  if (l.frame < 0) return {};
+  const Model &model = ev.lm.model;
+  const std::string axes = o.args.flag("--mixed") ? "MIXED: inertial axes" : "LOCAL: frame axes";
+  const std::string name = model.frames[l.frame].name;
+  const auto zl = z_labels(model);
+  const std::vector<std::string> lin_ang = {"x", "y", "z", "wx", "wy", "wz"};
+  return {{"frame_twist",
+           fmt::format("velocity of frame {} ({})", name, axes),
+           l.twist,
+           lin_ang,
+           {"twist"},
+           true},
+          {"dtwist_dz", "d twist / d z", l.dtwist_dz, lin_ang, zl},
+          {"frame_acc",
+           fmt::format("classical acceleration [p_ddot; omega_dot] of frame {} at nu_dot ({})",
+                       name, axes),
+           l.acc,
+           lin_ang,
+           {"acc"},
+           true},
+          {"dacc_dz", "d acc / d z (at fixed nu_dot)", l.dacc_dz, lin_ang, zl},
+          {"dacc_dnudot", "d acc / d nu_dot (the frame Jacobian in these axes)", l.dacc_dnudot,
+           lin_ang, nu_labels(model, "v_dot", "r_dot")}};
+}
 
 Linearization run_linearize(const LinearizeOptions &o, Evaluation &ev) {
   const Model &model = ev.lm.model;
@@ -87,6 +153,7 @@ Linearization run_linearize(const LinearizeOptions &o, Evaluation &ev) {
   check_finite(l.B, l.function, "B");
   check_finite(l.dz, l.function, "dlambda_dz");
   check_finite(l.dw, l.function, "dlambda_dw");
+  if (!o.frame.empty()) run_frame_derivatives(o, ev, ws, l);
   return l;
 }
 
@@ -327,13 +394,17 @@ int cmd_linearize(const std::vector<std::string> &argv) {
   const LinearizeOptions o = parse_linearize_options(argv);
   Evaluation ev = evaluation_from_args(o.args, o.constrained);
   const Linearization l = run_linearize(o, ev);
-  const std::vector<NamedMatrix> out = linearize_matrices(o, ev, l);
+  std::vector<NamedMatrix> out = linearize_matrices(o, ev, l);
+  std::vector<NamedMatrix> frame_out = frame_matrices(o, ev, l);
   if (o.format == Format::Json) {
+    for (auto &m : frame_out) out.push_back(std::move(m));
     print_linearize_json(o, ev, out);
   } else if (o.format == Format::Csv) {
+    for (auto &m : frame_out) out.push_back(std::move(m));
     print_matrices(Format::Csv, out, {});
   } else {
     print_linearize_text(o, ev, l, out);
+    if (!frame_out.empty()) print_matrices(Format::Text, frame_out, {});
   }
   return kExitOk;
 }

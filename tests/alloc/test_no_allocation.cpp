@@ -104,7 +104,10 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
   // Outputs and inputs are allocated here, outside the counted calls.
   VecX nu_dot(n), gen(n), s_next(nj), r_next(nj);
   MatX M(n, n), Minv(n, n), dS(n, nj), dN(n, n), A(N, N), B(N, nj), Bx(N, nj + 6 * nf);
-  MatX J(6, n), dZ(n, N), none(0, 0);
+  MatX J(6, n), dZ(n, N), Jc(3, n), Dz(6, N), none(0, 0);
+  Vec3 com, com_velocity;
+  Vec6 y6;
+  const Transform H_ref = Transform::identity();
   Transform H_next;
   Vec6 v_next;
   struct Call {
@@ -134,6 +137,21 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
        [&] { linearize_finite_difference(m, ws, x.H, x.s, x.v, x.r, x.tau, mixed, 1e-6, A, Bx); }},
       {"frame_pose", [&] { H_next = frame_pose(m, ws, x.H, x.s, 0); }},
       {"frame_jacobian", [&] { frame_jacobian(m, ws, x.H, x.s, nf > 0 ? frames[0] : 0, J); }},
+      {"center_of_mass", [&] { center_of_mass(m, ws, x.H, x.s, x.v, x.r, com, com_velocity, Jc); }},
+      {"centroidal_momentum", [&] { centroidal_momentum(m, ws, x.H, x.s, x.v, x.r, y6, J, Dz); }},
+      {"centroidal_momentum_value",
+       [&] { centroidal_momentum(m, ws, x.H, x.s, x.v, x.r, y6, none, none); }},
+      {"frame_pose_error",
+       [&] { frame_pose_error(m, ws, x.H, x.s, nf > 0 ? frames[0] : 0, H_ref, y6, Dz); }},
+      {"frame_velocity_mixed",
+       [&] {
+         frame_velocity(m, ws, x.H, x.s, x.v, x.r, nf > 0 ? frames[0] : 0, kWrenchMixed, y6, Dz);
+       }},
+      {"frame_acceleration_mixed",
+       [&] {
+         frame_acceleration(m, ws, x.H, x.s, x.v, x.r, nu_dot, nf > 0 ? frames[0] : 0, kWrenchMixed,
+                            y6, Dz, J);
+       }},
       {"step_euler",
        [&] {
          step(m, ws, StepMethod::SemiImplicitEuler, 0.01, x.H, x.s, x.v, x.r, x.tau, H_next, s_next,

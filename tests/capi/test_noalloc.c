@@ -139,6 +139,12 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
     st |= geolin_linearize_finite_difference(ws, H, s, v, r, tau, 1e-6, g_A, g_B);
     st |= geolin_frame_pose(ws, H, s, g_num_frames - 1, g_Hf);
     st |= geolin_frame_jacobian(ws, H, s, g_num_frames - 1, g_J);
+    st |= geolin_center_of_mass(ws, H, s, v, r, g_Hf, g_Hf + 3, g_J);
+    st |= geolin_centroidal_momentum(ws, H, s, v, r, g_Hf, g_J, g_A);
+    st |= geolin_frame_pose_error(ws, H, s, g_num_frames - 1, H, g_Hf, g_A);
+    st |= geolin_frame_velocity(ws, H, s, v, r, g_num_frames - 1, GEOLIN_WRENCH_MIXED, g_Hf, g_A);
+    st |= geolin_frame_acceleration(ws, H, s, v, r, nu_dot, g_num_frames - 1, GEOLIN_WRENCH_MIXED,
+                                    g_Hf, g_A, g_J);
     st |= geolin_forward_dynamics_ext(ws, H, s, v, r, tau, 2, frames, wrenches, GEOLIN_WRENCH_LOCAL,
                                       nu_dot);
     st |= geolin_forward_dynamics_ext(ws, H, s, v, r, tau, 2, frames, wrenches, GEOLIN_WRENCH_MIXED,
@@ -172,6 +178,8 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
   st += geolin_model_parent(NULL, 0) == -1;
   st += geolin_frame_pose(ws, H, s, -1, g_Hf) == GEOLIN_ERR_INVALID_ARGUMENT;
   st += geolin_frame_jacobian(ws, H, s_nan, 0, g_J) == GEOLIN_ERR_NONFINITE;
+  st += geolin_frame_velocity(ws, H, s, v, r, 0, 5u, g_Hf, g_A) == GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_frame_pose_error(ws, H, s, 0, NULL, g_Hf, g_A) == GEOLIN_ERR_INVALID_ARGUMENT;
   st += geolin_forward_dynamics_ext(ws, H, s, v, r, tau, 2, frames, wrenches, 7u, nu_dot) ==
         GEOLIN_ERR_INVALID_ARGUMENT;
   st += geolin_linearize_ext(ws, H, s, v, r, tau, -1, frames, wrenches, 0u, g_A, g_B) ==

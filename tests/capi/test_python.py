@@ -237,6 +237,64 @@ class TestGeolin(StateFixture):
             self.ws.frame_jacobian(self.H, self.s, -1)
         self.assertIn("'frame'", cm.exception.message)
 
+    def test_costs(self):
+        """The cost functions: their identities and their z-derivatives against central
+        differences along a base-velocity and a joint direction (x exp(z))."""
+        m, n, N, nj = self.model, self.model.num_dofs, self.model.state_dim, self.model.num_joints
+        nu = self.v + self.r
+        c, cv, J = self.ws.center_of_mass(self.H, self.s, self.v, self.r)
+        for i in range(3):
+            self.assertAlmostEqual(cv[i], sum(J[i + 3 * k] * nu[k] for k in range(n)), places=12)
+        h, A, D = self.ws.centroidal_momentum(self.H, self.s, self.v, self.r)
+        for i in range(6):
+            self.assertAlmostEqual(h[i], sum(A[i + 6 * k] * nu[k] for k in range(n)), places=12)
+        for i in range(3):
+            self.assertAlmostEqual(h[i], m.total_mass * cv[i], places=12)
+        # d/dz along z_s[0] and z_r[0] (column 6 and n + 6): central differences.
+        eps = 1e-6
+
+        def moved(k, e):
+            s, r = list(self.s), list(self.r)
+            if k < n:
+                s[k - 6] += e
+            else:
+                r[k - n - 6] += e
+            return s, r
+        tool = m.frame_index("tool")
+        nd = [0.1 * (k - 3) for k in range(n)]
+        for k in (6, n + 6):
+            (sp, rp), (sm, rm) = moved(k, eps), moved(k, -eps)
+            hp = self.ws.centroidal_momentum(self.H, sp, self.v, rp, derivatives=False)[0]
+            hm = self.ws.centroidal_momentum(self.H, sm, self.v, rm, derivatives=False)[0]
+            for i in range(6):
+                self.assertAlmostEqual(D[i + 6 * k], (hp[i] - hm[i]) / (2 * eps), places=6)
+            for flags in (geolin.WRENCH_LOCAL, geolin.WRENCH_MIXED):
+                a, Da, Dn = self.ws.frame_acceleration(self.H, self.s, self.v, self.r, nd, tool,
+                                                       flags)
+                ap = self.ws.frame_acceleration(self.H, sp, self.v, rp, nd, tool, flags, False)[0]
+                am = self.ws.frame_acceleration(self.H, sm, self.v, rm, nd, tool, flags, False)[0]
+                t, Dt = self.ws.frame_velocity(self.H, self.s, self.v, self.r, tool, flags)
+                tp = self.ws.frame_velocity(self.H, sp, self.v, rp, tool, flags, False)[0]
+                tm = self.ws.frame_velocity(self.H, sm, self.v, rm, tool, flags, False)[0]
+                for i in range(6):
+                    self.assertAlmostEqual(Da[i + 6 * k], (ap[i] - am[i]) / (2 * eps), places=6)
+                    self.assertAlmostEqual(Dt[i + 6 * k], (tp[i] - tm[i]) / (2 * eps), places=6)
+        # pose error: zero at the frame's own pose, derivative there = the Jacobian.
+        HF = self.ws.frame_pose(self.H, self.s, tool)
+        e, De = self.ws.frame_pose_error(self.H, self.s, tool, HF)
+        Jt = self.ws.frame_jacobian(self.H, self.s, tool)
+        for i in range(6):
+            self.assertAlmostEqual(e[i], 0.0, places=12)
+            for k in range(6 + nj):
+                self.assertAlmostEqual(De[i + 6 * k], Jt[i + 6 * k], places=12)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.frame_pose_error(self.H, self.s, tool, [2.0] + HF[1:])
+        self.assertIn("'H_ref'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.frame_velocity(self.H, self.s, self.v, self.r, tool, 3)
+        self.assertIn("'flags'", cm.exception.message)
+        self.assertEqual(len(D), 6 * N)
+
     def test_wrenches(self):
         m, n = self.model, self.model.num_dofs
         tool = m.frame_index("tool")

@@ -301,6 +301,43 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
           geolin_frame_jacobian(ws, Hp, s.data(), frame, o[0].data.data()), o);
   }
   {
+    std::vector<Output> o{{"com", 3}, {"com_velocity", 3}, {"J_com", 3 * un}};
+    check(robot, "geolin_center_of_mass",
+          geolin_center_of_mass(ws, Hp, s.data(), vp, r.data(), o[0].data.data(), o[1].data.data(),
+                                o[2].data.data()),
+          o);
+  }
+  {
+    std::vector<Output> o{{"h_G", 6}, {"A_G", 6 * un}, {"dh_dz", 6 * uN}};
+    check(robot, "geolin_centroidal_momentum",
+          geolin_centroidal_momentum(ws, Hp, s.data(), vp, r.data(), o[0].data.data(),
+                                     o[1].data.data(), o[2].data.data()),
+          o);
+  }
+  {
+    std::vector<Output> o{{"error", 6}, {"de_dz", 6 * uN}};
+    const double I4[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    check(robot, "geolin_frame_pose_error",
+          geolin_frame_pose_error(ws, Hp, s.data(), frame, Hp ? Hp : I4, o[0].data.data(),
+                                  o[1].data.data()),
+          o);
+  }
+  {
+    std::vector<Output> o{{"twist", 6}, {"dtwist_dz", 6 * uN}};
+    check(robot, "geolin_frame_velocity",
+          geolin_frame_velocity(ws, Hp, s.data(), vp, r.data(), frame, wrench_flags,
+                                o[0].data.data(), o[1].data.data()),
+          o);
+  }
+  {
+    std::vector<Output> o{{"acc", 6}, {"dacc_dz", 6 * uN}, {"dacc_dnudot", 6 * un}};
+    check(robot, "geolin_frame_acceleration",
+          geolin_frame_acceleration(ws, Hp, s.data(), vp, r.data(), nu_dot_in.data(), frame,
+                                    wrench_flags, o[0].data.data(), o[1].data.data(),
+                                    o[2].data.data()),
+          o);
+  }
+  {
     std::vector<Output> o{{"nu_dot", un}};
     check(robot, "geolin_forward_dynamics_ext",
           geolin_forward_dynamics_ext(ws, Hp, s.data(), vp, r.data(), tau.data(), nf, frames.data(),

@@ -231,6 +231,59 @@ pub mod sys {
             frame: c_int,
             j: *mut c_double,
         ) -> c_int;
+        pub fn geolin_center_of_mass(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            com: *mut c_double,
+            com_velocity: *mut c_double,
+            j_com: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_centroidal_momentum(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            h_g: *mut c_double,
+            a_g: *mut c_double,
+            dh_dz: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_frame_pose_error(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            frame: c_int,
+            h_ref: *const c_double,
+            error: *mut c_double,
+            de_dz: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_frame_velocity(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            frame: c_int,
+            flags: c_uint,
+            twist: *mut c_double,
+            dtwist_dz: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_frame_acceleration(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            nu_dot: *const c_double,
+            frame: c_int,
+            flags: c_uint,
+            acc: *mut c_double,
+            dacc_dz: *mut c_double,
+            dacc_dnudot: *mut c_double,
+        ) -> c_int;
         pub fn geolin_forward_dynamics_ext(
             ws: *mut geolin_workspace,
             h: *const c_double,
@@ -762,6 +815,17 @@ fn opt_mut_ptr<const K: usize>(x: Option<&mut [f64; K]>) -> *mut f64 {
     x.map_or(ptr::null_mut(), |a| a.as_mut_ptr())
 }
 
+/// An optional output slice of `expected` entries: its pointer (NULL for `None`).
+fn opt_out(function: &str, name: &str, x: Option<&mut [f64]>, expected: usize) -> Result<*mut f64> {
+    match x {
+        None => Ok(ptr::null_mut()),
+        Some(a) => {
+            check_len(function, name, a.len(), expected)?;
+            Ok(a.as_mut_ptr())
+        }
+    }
+}
+
 fn c_index(function: &str, name: &str, value: usize) -> Result<c_int> {
     c_int::try_from(value).map_err(|_| {
         Error::invalid(format!(
@@ -1095,6 +1159,174 @@ impl<'m> Workspace<'m> {
                 s.as_ptr(),
                 frame,
                 j.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// The centre of mass `com` (inertial frame), its velocity and `J_com` (3 x n,
+    /// column-major; `com_velocity = J_com nu`, and `J_com` maps `[z_H; z_s]` to its
+    /// displacement). Any output may be `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn center_of_mass(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        com: Option<&mut [f64; 3]>,
+        com_velocity: Option<&mut [f64; 3]>,
+        j_com: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "center_of_mass";
+        self.check_state(F, s, r)?;
+        let j = opt_out(F, "J_com", j_com, 3 * self.model.num_dofs())?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_center_of_mass(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                opt_mut_ptr(com),
+                opt_mut_ptr(com_velocity),
+                j,
+            )
+        })
+    }
+
+    /// The centroidal momentum `h_g` = [linear; angular about the centre of mass] in inertial
+    /// axes, `A_G` (6 x n, `h_g = A_G nu`) and its derivative in z `dh_dz` (6 x N).
+    #[allow(clippy::too_many_arguments)]
+    pub fn centroidal_momentum(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        h_g: &mut [f64; 6],
+        a_g: Option<&mut [f64]>,
+        dh_dz: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "centroidal_momentum";
+        self.check_state(F, s, r)?;
+        let a = opt_out(F, "A_G", a_g, 6 * self.model.num_dofs())?;
+        let d = opt_out(F, "dh_dz", dh_dz, 6 * self.model.state_dim())?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_centroidal_momentum(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                h_g.as_mut_ptr(),
+                a,
+                d,
+            )
+        })
+    }
+
+    /// The pose error `log(H_ref^-1 H_F)` (6, linear first) of a frame and its derivative
+    /// `de_dz` (6 x N).
+    pub fn frame_pose_error(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        frame: usize,
+        h_ref: &[f64; 16],
+        error: &mut [f64; 6],
+        de_dz: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "frame_pose_error";
+        check_len(F, "s", s.len(), self.model.num_joints())?;
+        let frame = c_index(F, "frame", frame)?;
+        let d = opt_out(F, "de_dz", de_dz, 6 * self.model.state_dim())?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_frame_pose_error(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                frame,
+                h_ref.as_ptr(),
+                error.as_mut_ptr(),
+                d,
+            )
+        })
+    }
+
+    /// A frame's twist (`Local`: its body twist; `Mixed`: origin velocity and angular velocity
+    /// in inertial axes) and its derivative `dtwist_dz` (6 x N).
+    #[allow(clippy::too_many_arguments)]
+    pub fn frame_velocity(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        frame: usize,
+        coords: WrenchCoordinates,
+        twist: &mut [f64; 6],
+        dtwist_dz: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "frame_velocity";
+        self.check_state(F, s, r)?;
+        let frame = c_index(F, "frame", frame)?;
+        let d = opt_out(F, "dtwist_dz", dtwist_dz, 6 * self.model.state_dim())?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_frame_velocity(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                frame,
+                coords.raw(),
+                twist.as_mut_ptr(),
+                d,
+            )
+        })
+    }
+
+    /// A frame's classical acceleration [origin acceleration; angular acceleration] in the
+    /// axes of `coords` for `nu_dot`, its derivative in z at fixed `nu_dot` (6 x N) and in
+    /// `nu_dot` (6 x n, the frame Jacobian in the same axes).
+    #[allow(clippy::too_many_arguments)]
+    pub fn frame_acceleration(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        nu_dot: &[f64],
+        frame: usize,
+        coords: WrenchCoordinates,
+        acc: &mut [f64; 6],
+        dacc_dz: Option<&mut [f64]>,
+        dacc_dnudot: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "frame_acceleration";
+        self.check_state(F, s, r)?;
+        check_len(F, "nu_dot", nu_dot.len(), self.model.num_dofs())?;
+        let frame = c_index(F, "frame", frame)?;
+        let d = opt_out(F, "dacc_dz", dacc_dz, 6 * self.model.state_dim())?;
+        let j = opt_out(F, "dacc_dnudot", dacc_dnudot, 6 * self.model.num_dofs())?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_frame_acceleration(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                nu_dot.as_ptr(),
+                frame,
+                coords.raw(),
+                acc.as_mut_ptr(),
+                d,
+                j,
             )
         })
     }

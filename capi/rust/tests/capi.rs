@@ -979,3 +979,110 @@ fn inverse_dynamics_linearize_identities() {
     assert_eq!(err.status(), status::INVALID_ARGUMENT);
     assert!(err.to_string().contains("nu_dot"), "{err}");
 }
+
+#[test]
+fn costs_identities_and_derivatives() {
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (nj, n, nn) = (model.num_joints(), model.num_dofs(), model.state_dim());
+    let h = pose(0.3);
+    let v = [0.1, -0.2, 0.3, 0.4, -0.5, 0.6];
+    let s: Vec<f64> = (0..nj).map(|i| 0.1 * i as f64 - 0.2).collect();
+    let r = vec![0.2; nj];
+    let nu: Vec<f64> = v.iter().chain(r.iter()).copied().collect();
+    // J_com nu = com_velocity; A_G nu = h_G; h_G's linear part = m com_velocity
+    let (mut c, mut cv, mut jc) = ([0.0; 3], [0.0; 3], vec![0.0; 3 * n]);
+    ws.center_of_mass(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        Some(&mut c),
+        Some(&mut cv),
+        Some(&mut jc),
+    )
+    .unwrap();
+    let (mut hg, mut ag, mut dh) = ([0.0; 6], vec![0.0; 6 * n], vec![0.0; 6 * nn]);
+    ws.centroidal_momentum(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &mut hg,
+        Some(&mut ag),
+        Some(&mut dh),
+    )
+    .unwrap();
+    for i in 0..3 {
+        let t: f64 = (0..n).map(|k| jc[i + 3 * k] * nu[k]).sum();
+        assert!((t - cv[i]).abs() < 1e-12);
+        assert!((hg[i] - model.total_mass() * cv[i]).abs() < 1e-12);
+    }
+    for i in 0..6 {
+        let t: f64 = (0..n).map(|k| ag[i + 6 * k] * nu[k]).sum();
+        assert!((t - hg[i]).abs() < 1e-12);
+    }
+    // the frame velocity's derivative in r_0 (column n + 6) is the Jacobian's column 6
+    let tool = model.frame_index("tool").unwrap();
+    let (mut tw, mut dt) = ([0.0; 6], vec![0.0; 6 * nn]);
+    ws.frame_velocity(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        tool,
+        WrenchCoordinates::Local,
+        &mut tw,
+        Some(&mut dt),
+    )
+    .unwrap();
+    let mut jac = vec![0.0; 6 * n];
+    ws.frame_jacobian(Some(&h), &s, tool, &mut jac).unwrap();
+    for i in 0..6 {
+        assert!((dt[i + 6 * (n + 6)] - jac[i + 6 * 6]).abs() < 1e-12);
+    }
+    // acceleration: dacc_dnudot = J (Local); pose error zero at the frame's pose
+    let nd = vec![0.3; n];
+    let (mut acc, mut dn) = ([0.0; 6], vec![0.0; 6 * n]);
+    ws.frame_acceleration(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &nd,
+        tool,
+        WrenchCoordinates::Local,
+        &mut acc,
+        None,
+        Some(&mut dn),
+    )
+    .unwrap();
+    for k in 0..6 * n {
+        assert!((dn[k] - jac[k]).abs() < 1e-12);
+    }
+    let mut hf = [0.0; 16];
+    ws.frame_pose(Some(&h), &s, tool, &mut hf).unwrap();
+    let mut e = [1.0; 6];
+    ws.frame_pose_error(Some(&h), &s, tool, &hf, &mut e, None)
+        .unwrap();
+    assert!(e.iter().all(|x| x.abs() < 1e-12));
+    // misuse: a non-rigid H_ref is named; a short output slice is refused
+    let mut bad = hf;
+    bad[0] = 2.0;
+    let err = ws
+        .frame_pose_error(Some(&h), &s, tool, &bad, &mut e, None)
+        .unwrap_err();
+    assert!(err.message().contains("'H_ref'"), "{err}");
+    let err = ws
+        .centroidal_momentum(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &mut hg,
+            Some(&mut ag[1..]),
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+}
