@@ -79,7 +79,7 @@ Wrenches wrenches_from_args(const Model &model, const Args &args, State &st) {
       c.names.push_back(w.first);
     }
   }
-  if (c.mixed && c.names.empty()) {
+  if (c.mixed && c.names.empty() && !args.has("--frame")) {  // linearize --frame: its axes
     throw UsageError(
         "--mixed needs --contacts, --wrenches or \"wrenches\" in the state file (it sets their "
         "axes)");
