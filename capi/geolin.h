@@ -206,7 +206,8 @@ typedef struct geolin_workspace geolin_workspace;
  *   LINEARIZE          geolin_linearize, geolin_linearize_ext               ~3 n^2 doubles
  *   FINITE_DIFFERENCE  geolin_linearize_finite_difference                   ~N^2 doubles
  *   STEP_LINEARIZE     geolin_step_linearize (includes LINEARIZE)           ~13 N^2 doubles
- *   CONTACTS           geolin_contact_dynamics; with LINEARIZE also geolin_contact_linearize
+ *   CONTACTS           geolin_contact_dynamics, geolin_impulse; with LINEARIZE also
+ *                      geolin_contact_linearize, geolin_impulse_linearize
  * A function whose feature the workspace lacks returns GEOLIN_ERR_INVALID_ARGUMENT. */
 #define GEOLIN_WORKSPACE_DYNAMICS 0u
 #define GEOLIN_WORKSPACE_MASS_MATRIX 1u
@@ -406,6 +407,35 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
                                         const int *frames, const int *types, unsigned wrench_flags,
                                         const double *gains, const double *refs, double *A,
                                         double *B, double *dlambda_dz, double *dlambda_dw);
+
+/* The impact map at touchdown: the contacts stop within an instant (point: the frame origin's
+ * velocity; rigid: the frame's twist), scaled by the restitution e:
+ *   M (nu+ - nu-) = J_c^T Lambda,   J_c nu+ = -e J_c nu-,
+ * the pose and the joint positions unchanged (RBDA ch. 11; docs/contacts.md section 9).
+ *   in:  H[16], s[n_J], v[6], r[n_J] (the state just before the impact, nu- = [v; r]); nc,
+ *        frames, types, wrench_flags as geolin_contact_dynamics (an impact has no gains);
+ *        restitution e in [0, 1] (0: the contacts stop, a plastic impact; 1: their velocity
+ *        reverses and the kinetic energy is kept)
+ *   out: v_next[6], r_next[n_J] (nu+), impulse[m] (Lambda, N s: the impulse the environment
+ *        applies ON the robot, in the axes of wrench_flags; may be NULL)
+ * With nc = 0, nu+ = nu- exactly. Fixed base: H, v and v_next may be NULL. Outputs may alias the
+ * inputs. Errors as geolin_contact_dynamics. Needs GEOLIN_WORKSPACE_CONTACTS. */
+GEOLIN_API int geolin_impulse(geolin_workspace *ws, const double *H, const double *s,
+                              const double *v, const double *r, int nc, const int *frames,
+                              const int *types, unsigned wrench_flags, double restitution,
+                              double *v_next, double *r_next, double *impulse);
+
+/* The exact Jacobian of geolin_impulse in the left-trivialized coordinates of geolin_linearize:
+ * x- exp(z) -> x+ exp(A_imp z).
+ *   in:  as geolin_impulse
+ *   out: A_imp[N * N] (the identity in the pose rows z_H, z_s), dimpulse_dz[m * N] (may be
+ *        NULL), column-major
+ * With nc = 0, A_imp = I exactly. Fixed base: H and v may be NULL. Needs
+ * GEOLIN_WORKSPACE_CONTACTS and GEOLIN_WORKSPACE_LINEARIZE. */
+GEOLIN_API int geolin_impulse_linearize(geolin_workspace *ws, const double *H, const double *s,
+                                        const double *v, const double *r, int nc, const int *frames,
+                                        const int *types, unsigned wrench_flags, double restitution,
+                                        double *A_imp, double *dimpulse_dz);
 
 /* ============================================================================================
  * Discrete time

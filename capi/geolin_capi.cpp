@@ -1325,6 +1325,33 @@ int contact_failure(const char *fn, const geolin_workspace *ws,
               others, ws->ws.contact_failed_ratio);
 }
 
+// restitution: finite, in [0, 1].
+int check_restitution(const char *fn, double e) noexcept {
+  if (!std::isfinite(e))
+    return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'restitution' is not finite (%g)", fn, e);
+  if (e < 0.0 || e > 1.0)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'restitution' = %g is out of range [0, 1] (0: the contacts stop, "
+                "1: their velocity reverses, a perfectly elastic impact)",
+                fn, e);
+  return GEOLIN_OK;
+}
+
+// The inputs shared by geolin_impulse and geolin_impulse_linearize: the workspace with
+// `features`, the state, the contacts (no gains: an impact has none) and the restitution.
+int check_impulse_inputs(const char *fn, geolin_workspace *ws, unsigned features,
+                         const char *feature_names, const double *H, const double *s,
+                         const double *v, const double *r, int nc, const int *frames,
+                         const int *types, unsigned wrench_flags, double restitution,
+                         geolin::Contacts &c) noexcept {
+  if (int st = check_workspace(fn, ws)) return st;
+  if (int st = check_feature(fn, ws, features, feature_names)) return st;
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_contacts(fn, ws, nc, frames, types, wrench_flags, nullptr, nullptr, c))
+    return st;
+  return check_restitution(fn, restitution);
+}
+
 }  // namespace
 
 extern "C" {
@@ -1406,6 +1433,84 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
     if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "A");
     if (ws->ws.contact_failed >= 0) return contact_failure(__func__, ws, c);
     if (!ok) return numeric_failure(__func__, ws, "A");
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_impulse(geolin_workspace *ws, const double *H, const double *s,
+                              const double *v, const double *r, int nc, const int *frames,
+                              const int *types, unsigned wrench_flags, double restitution,
+                              double *v_next, double *r_next, double *impulse) {
+  geolin::Contacts c;
+  if (int st = check_impulse_inputs(__func__, ws, geolin::kWorkspaceContacts,
+                                    "GEOLIN_WORKSPACE_CONTACTS", H, s, v, r, nc, frames, types,
+                                    wrench_flags, restitution, c))
+    return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints(), o = model.joint_offset();
+  const int m = c.rows();
+  if (!model.fixed_base)
+    if (int st = check_output(__func__, "v_next", v_next, 6)) return st;
+  if (int st = check_output(__func__, "r_next", r_next, nj)) return st;
+  if (int st = check_disjoint(__func__, {{"v_next", model.fixed_base ? nullptr : v_next, 6},
+                                         {"r_next", r_next, nj},
+                                         {"impulse", impulse, m}}))
+    return st;
+  if (int st = check_contact_rows(__func__, ws, c)) return st;
+  try {
+    ws->ws.singular = -1;
+    // Staged (ν⁺ in ws->vec, Λ in contact_lambda_plus): outputs may alias the inputs.
+    const bool ok = geolin::impulse(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
+                                    base_twist(model, v), joint_vector(r, nj), c, restitution,
+                                    ws->vec, ws->ws.contact_lambda_plus);
+    if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "v_next/r_next");
+    if (!ok) return contact_failure(__func__, ws, c);
+    if (!all_finite(ws->vec)) return numeric_failure(__func__, ws, "v_next/r_next");
+    if (!all_finite(ws->ws.contact_lambda_plus.head(m)))
+      return numeric_failure(__func__, ws, "impulse");
+    if (!model.fixed_base)
+      for (int i = 0; i < 6; ++i) v_next[i] = ws->vec[i];
+    for (int i = 0; i < nj; ++i) r_next[i] = ws->vec[o + i];
+    if (impulse != nullptr)
+      for (int k = 0; k < m; ++k) impulse[k] = ws->ws.contact_lambda_plus[k];
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_impulse_linearize(geolin_workspace *ws, const double *H, const double *s,
+                                        const double *v, const double *r, int nc, const int *frames,
+                                        const int *types, unsigned wrench_flags, double restitution,
+                                        double *A_imp, double *dimpulse_dz) {
+  geolin::Contacts c;
+  if (int st = check_impulse_inputs(__func__, ws,
+                                    geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
+                                    "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE", H, s,
+                                    v, r, nc, frames, types, wrench_flags, restitution, c))
+    return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints();
+  const std::ptrdiff_t N = model.state_dim(), m = c.rows();
+  if (int st = check_output(__func__, "A_imp", A_imp, N * N)) return st;
+  if (int st =
+          check_disjoint(__func__, {{"A_imp", A_imp, N * N}, {"dimpulse_dz", dimpulse_dz, m * N}}))
+    return st;
+  if (int st = check_contact_rows(__func__, ws, c)) return st;
+  try {
+    ws->ws.singular = -1;
+    // Straight into the caller's arrays: every input is read before they are written, and
+    // nothing is written unless the result is finite.
+    Eigen::Map<Eigen::MatrixXd> Am(A_imp, N, N);
+    Eigen::Map<Eigen::MatrixXd> dz(dimpulse_dz, dimpulse_dz ? m : 0, dimpulse_dz ? N : 0);
+    const bool ok = geolin::impulse_linearize(model, ws->ws, base_transform(model, H),
+                                              joint_vector(s, nj), base_twist(model, v),
+                                              joint_vector(r, nj), c, restitution, Am, dz);
+    if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "A_imp");
+    if (ws->ws.contact_failed >= 0) return contact_failure(__func__, ws, c);
+    if (!ok) return numeric_failure(__func__, ws, "A_imp");
     return GEOLIN_OK;
   } catch (...) {
     return handle_exception(__func__);

@@ -229,10 +229,12 @@ void forces_and_acceleration(const Model &model, Workspace &ws, const Contacts &
   }
 }
 
-// §3, steps 2-6 after aba_pass (step 1).
+}  // namespace
+
+// §3, steps 2-5 after aba_pass (step 1).
 // (aba_pass's factorization and accelerations, contacts) => (ws.contacts, ws.contact_Y = X_J,
-// ws.contact_W, ws.contact_L, ws.contact_dinv, ws.contact_lambda, ws.nu_dot; or ws.contact_failed*)
-bool solve_contacts(const Model &model, Workspace &ws, const Transform &H,
+// ws.contact_W, ws.contact_L, ws.contact_dinv, ws.contact_gamma; or ws.contact_failed*)
+bool contact_factor(const Model &model, Workspace &ws, const Transform &H,
                     const Contacts &contacts) {
   const int n = model.num_dofs(), m = contacts.rows();
   const bool moving = !model.fixed_base;
@@ -268,15 +270,19 @@ bool solve_contacts(const Model &model, Workspace &ws, const Transform &H,
     ws.contact_failed_ratio = ratio;
     return false;
   }
-  forces_and_acceleration(model, ws, contacts, X, ldm);  // step 6
   return true;
 }
 
-}  // namespace
+void contact_forces(const Model &model, Workspace &ws, const Contacts &contacts) {
+  forces_and_acceleration(model, ws, contacts, ws.contact_Y.data(),
+                          solve_stride(contacts.rows()));  // step 6
+}
 
 bool contact_solve(const Model &model, Workspace &ws, const Transform &H,
                    const Contacts &contacts) {
-  return solve_contacts(model, ws, H, contacts);
+  if (!contact_factor(model, ws, H, contacts)) return false;
+  contact_forces(model, ws, contacts);
+  return true;
 }
 
 }  // namespace detail

@@ -116,6 +116,7 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     const std::size_t cc = static_cast<std::size_t>(d.contact_cols);
     bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 6 * ldm + 5 * m));
     bytes = add(bytes, mul(nb, D + sizeof(Vec6)));  // contact_x, contact_a
+    bytes = add(bytes, mul(D, nj));                 // contact_zero
   }
   return bytes;
 }
@@ -208,6 +209,7 @@ void size_contacts(Workspace &ws, const Model &model) {
     x->setZero(static_cast<Eigen::Index>(m));
   ws.contact_x.assign(model.num_bodies(), 0.0);
   ws.contact_a.assign(model.num_bodies(), Vec6::Zero());
+  ws.contact_zero.setZero(model.n_B);
 }
 
 }  // namespace

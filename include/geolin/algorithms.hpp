@@ -159,6 +159,23 @@ bool contact_linearize_finite_difference(const Model &model, Workspace &ws, cons
                                          const Contacts &contacts, double eps, RefMat A, RefMat B,
                                          RefMat dlambda_dz, RefMat dlambda_dw);
 
+/// The impact map at touchdown (impulse.cpp; docs/contacts.md §9): the contacts stop, scaled by
+/// the restitution e in [0, 1] (point: the frame origin's velocity; rigid: the frame's twist):
+///   M (ν⁺ − ν⁻) = J_cᵀ Λ,   J_c ν⁺ = −e J_c ν⁻,
+/// the pose and s unchanged. nu_next: ν⁺ (n); impulse: Λ (m, N s, in the axes of
+/// contacts.flags). contacts' gains and refs are not used. Returns false as contact_dynamics
+/// (nothing to be used then). With no contacts ν⁺ = ν⁻ exactly. Needs kWorkspaceContacts.
+bool impulse(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+             CRefVec r, const Contacts &contacts, double restitution, RefVec nu_next,
+             RefVec impulse);
+
+/// Its exact Jacobian: x⁻ exp(z) ↦ x⁺ exp(A_imp z), A_imp (N x N, identity in the pose rows),
+/// and ∂Λ/∂z (m x N; may be empty). Returns false as contact_linearize (nothing written). With
+/// no contacts A_imp = I exactly. Needs kWorkspaceContacts and kWorkspaceLinearize.
+bool impulse_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                       const Vec6 &v, CRefVec r, const Contacts &contacts, double restitution,
+                       RefMat A_imp, RefMat dimpulse_dz);
+
 /// Integration methods of step() (the values of GEOLIN_STEP_*).
 enum class StepMethod : int { SemiImplicitEuler = 0, Rk4 = 1 };
 

@@ -217,6 +217,7 @@ struct Workspace {
   std::vector<double> contact_x;  // its innovations x_i = Σ_p X_ip λ_p (joint rows)
   std::vector<Vec6> contact_a;    // its accelerations a_i
   VecX contact_lambda_plus, contact_lambda_minus;  // max_rows (finite differences)
+  VecX contact_zero;  // n_J zeros: the rates and torques of impulse's velocity-free pass
 };
 
 }  // namespace geolin

@@ -133,6 +133,8 @@ const Kernel kKernels[] = {
     {"linearize_fd", "linearize_finite_difference (eps 1e-5)"},
     {"contact_dynamics", "contact_dynamics"},
     {"contact_linearize", "contact_linearize"},
+    {"impulse", "impulse (e = 0)"},
+    {"impulse_linearize", "impulse_linearize (e = 0)"},
 };
 constexpr int kNumKernels = sizeof(kKernels) / sizeof(kKernels[0]);
 enum KernelId {
@@ -143,7 +145,9 @@ enum KernelId {
   kLinearize,
   kLinearizeFd,
   kContactDynamics,
-  kContactLinearize
+  kContactLinearize,
+  kImpulse,
+  kImpulseLinearize
 };
 // --scaling times the kernels before the contact ones (generated models have no feet).
 constexpr int kNumScalingKernels = kContactDynamics;
@@ -281,6 +285,16 @@ class Bench {
                            lambda_);
           g_sink = lambda_[0];
         };
+      case kImpulse:
+        return [this] {
+          impulse(model_, ws_, H_, st_.s, st_.v, st_.r, c_, 0.0, contact_nu_dot_, lambda_);
+          g_sink = lambda_[0];
+        };
+      case kImpulseLinearize:
+        return [this] {
+          impulse_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, c_, 0.0, A_, dlambda_dz_);
+          g_sink = dlambda_dz_(0, 0);
+        };
       default:
         return [this] {
           contact_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, A_, B_, dlambda_dz_,
@@ -379,6 +393,9 @@ const Ratio kRatios[] = {
      kAba, true},
     {"contact_linearize/forward_dynamics", "contact_linearize / forward dynamics",
      kContactLinearize, kAba, true},
+    {"impulse/contact_dynamics", "impulse / contact_dynamics", kImpulse, kContactDynamics, true},
+    {"impulse_linearize/contact_linearize", "impulse_linearize / contact_linearize",
+     kImpulseLinearize, kContactLinearize, true},
 };
 
 Json model_timings_json(const LoadedModel &lm, const Bench &bench, const std::vector<Timing> &t) {

@@ -244,6 +244,93 @@ static void check_finite_differences(Setup *x, const State *st, const char *labe
       label, errA / scaleA, errB / scaleA, errZ / scaleL, errW / scaleL);
 }
 
+/* geolin_impulse and geolin_impulse_linearize: nc = 0 leaves nu alone and A_imp = I exactly;
+ * in place (outputs aliasing v and r) gives the same nu+; A_imp is the identity in the pose rows
+ * and its velocity rows and dimpulse_dz agree with geometric central differences of
+ * geolin_impulse; a restitution outside [0, 1] or NaN is refused and nothing is written. */
+static void check_impulse(Setup *x, const State *st, const char *label) {
+  static double A[MAXNN * MAXNN], dz[MAXM * MAXNN];
+  double Hp[16], E[16], sp[MAXN], vp[6], rp[MAXN], vn[6], rn[MAXN], lam[MAXM];
+  double vpl[6], rpl[MAXN], vml[6], rml[MAXN], lp[MAXM], lm[MAXM];
+  const double eps = 1e-5, e = 0.3;
+  const int n = x->n, N = x->N, nj = x->nj, m = x->m, off = x->fixed ? 0 : 6;
+  double errA = 0.0, errZ = 0.0, scaleA = 1.0, scaleL = 1.0;
+  int col, sign, i, status, pose_ok = 1;
+  status =
+      geolin_impulse(x->ws, st->H, st->s, st->v, st->r, 0, NULL, NULL, x->flags, e, vn, rn, NULL);
+  CHECK(status == GEOLIN_OK && memcmp(rn, st->r, sizeof(double) * (size_t)nj) == 0 &&
+            (x->fixed || memcmp(vn, st->v, sizeof vn) == 0),
+        "%s: impulse with nc = 0 leaves nu alone", label);
+  status = geolin_impulse_linearize(x->ws, st->H, st->s, st->v, st->r, 0, NULL, NULL, x->flags, e,
+                                    A, NULL);
+  for (i = 0; i < N * N; ++i) pose_ok = pose_ok && A[i] == (i % (N + 1) == 0 ? 1.0 : 0.0);
+  CHECK(status == GEOLIN_OK && pose_ok, "%s: impulse_linearize with nc = 0 is I", label);
+  status = geolin_impulse(x->ws, st->H, st->s, st->v, st->r, x->nc, x->frames, x->types, x->flags,
+                          e, vn, rn, lam);
+  CHECK(status == GEOLIN_OK, "%s: impulse -> %d", label, status);
+  memcpy(vp, st->v, sizeof vp);
+  memcpy(rp, st->r, sizeof rp);
+  status = geolin_impulse(x->ws, st->H, st->s, vp, rp, x->nc, x->frames, x->types, x->flags, e, vp,
+                          rp, NULL);
+  CHECK(status == GEOLIN_OK && memcmp(rp, rn, sizeof(double) * (size_t)nj) == 0 &&
+            (x->fixed || memcmp(vp, vn, sizeof vn) == 0),
+        "%s: impulse in place", label);
+  status = geolin_impulse_linearize(x->ws, st->H, st->s, st->v, st->r, x->nc, x->frames, x->types,
+                                    x->flags, e, A, dz);
+  CHECK(status == GEOLIN_OK, "%s: impulse_linearize -> %d", label, status);
+  if (status != GEOLIN_OK) return;
+  for (col = 0; col < N; ++col)
+    for (i = 0; i < n; ++i) pose_ok = pose_ok && A[i + N * col] == (i == col ? 1.0 : 0.0);
+  CHECK(pose_ok, "%s: A_imp is the identity in the pose rows", label);
+  for (i = 0; i < N * N; ++i) scaleA = fabs(A[i]) > scaleA ? fabs(A[i]) : scaleA;
+  for (i = 0; i < m * N; ++i) scaleL = fabs(dz[i]) > scaleL ? fabs(dz[i]) : scaleL;
+  for (col = 0; col < N; ++col) {
+    for (sign = 0; sign < 2; ++sign) {
+      const double d = sign == 0 ? eps : -eps;
+      memcpy(Hp, st->H, sizeof Hp);
+      memcpy(sp, st->s, sizeof sp);
+      memcpy(vp, st->v, sizeof vp);
+      memcpy(rp, st->r, sizeof rp);
+      if (!x->fixed && col < 6) {
+        double z[6] = {0, 0, 0, 0, 0, 0};
+        z[col] = d;
+        exp_se3(z, E);
+        mul4(st->H, E, Hp);
+      } else if (col < n) {
+        sp[col - off] += d;
+      } else if (!x->fixed && col < n + 6) {
+        vp[col - n] += d;
+      } else {
+        rp[col - n - off] += d;
+      }
+      status = geolin_impulse(x->ws, Hp, sp, vp, rp, x->nc, x->frames, x->types, x->flags, e,
+                              sign == 0 ? vpl : vml, sign == 0 ? rpl : rml, sign == 0 ? lp : lm);
+      CHECK(status == GEOLIN_OK, "%s: perturbed impulse -> %d", label, status);
+    }
+    for (i = 0; i < n; ++i) {
+      const double hi = i < off ? vpl[i] : rpl[i - off], lo = i < off ? vml[i] : rml[i - off];
+      errA = fmax(errA, fabs(A[n + i + N * col] - (hi - lo) / (2.0 * eps)));
+    }
+    for (i = 0; i < m; ++i)
+      errZ = fmax(errZ, fabs(dz[i + m * col] - (lp[i] - lm[i]) / (2.0 * eps)));
+  }
+  CHECK(errA / scaleA < 1e-6, "%s: A_imp vs finite differences %g", label, errA / scaleA);
+  CHECK(errZ / scaleL < 1e-6, "%s: dimpulse/dz vs finite differences %g", label, errZ / scaleL);
+  printf("%s: impulse, worst relative error vs finite differences: A_imp %.1e, dimpulse/dz %.1e\n",
+         label, errA / scaleA, errZ / scaleL);
+  fill(vp, 6, 7.0);
+  fill(rp, MAXN, 7.0);
+  status = geolin_impulse(x->ws, st->H, st->s, st->v, st->r, x->nc, x->frames, x->types, x->flags,
+                          -0.1, vp, rp, NULL);
+  CHECK(status == GEOLIN_ERR_INVALID_ARGUMENT && strstr(geolin_last_error(), "'restitution'") &&
+            vp[0] == 7.0 && rp[0] == 7.0,
+        "%s: restitution -0.1 refused, nothing written", label);
+  status = geolin_impulse_linearize(x->ws, st->H, st->s, st->v, st->r, x->nc, x->frames, x->types,
+                                    x->flags, NAN, A, NULL);
+  CHECK(status == GEOLIN_ERR_NONFINITE && strstr(geolin_last_error(), "'restitution'"),
+        "%s: restitution NaN refused", label);
+}
+
 /* A rigid contact's H_ref = refs[16 k .. 16 k + 15] that is not a rigid transform, one class
  * at a time: each is refused with its status, the message starts with the function and the
  * argument 'refs', names contact k and the index in refs (16 k + entry), and nothing is written
@@ -435,6 +522,7 @@ int main(int argc, char **argv) {
                x.gains[0]);
       check_identities(&x, &st, label);
       check_finite_differences(&x, &st, label);
+      check_impulse(&x, &st, label);
     }
     check_misuse(&x, &st);
     geolin_workspace_free(x.ws);

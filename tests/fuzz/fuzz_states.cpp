@@ -9,7 +9,8 @@
 // Input: byte 0 chooses one of the bundled models (models/*.urdf, GEOLIN_FUZZ_MODELS_DIR),
 // moving or fixed base; the rest is read as the numbers of the calls (gravity, H, s, v, r, tau,
 // nu_dot, the wrenches, frame indices, the step method and length, the finite-difference
-// step, then the contacts: count, frames, types, gains, references). Each number is one control
+// step, then the contacts: count, frames, types, gains, references, then the impact's
+// restitution). Each number is one control
 // byte, then either a small value (one byte, times a scale from 1e-8 to 1e150 chosen by the control
 // byte) or, for control bytes >= 0xE0, the raw 8 bytes of a double (NaN, Inf, denormals, anything).
 // H is a rigid transform built from six numbers, or 16 raw numbers, or a rigid transform with one
@@ -381,6 +382,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                                    contact_frames.data(), types.data(), wrench_flags, gp, rp,
                                    o[0].data.data(), o[1].data.data(), o[2].data.data(),
                                    o[3].data.data()),
+          o);
+  }
+  // The impact map with the same contacts and a fuzzed restitution (in [0, 1] or not).
+  double restitution = 0.0;
+  in.numbers(&restitution, 1);
+  {
+    std::vector<Output> o{{"v_next", 6, !robot.fixed}, {"r_next", unj}, {"impulse", um}};
+    check(robot, "geolin_impulse",
+          geolin_impulse(ws, Hp, s.data(), vp, r.data(), nc, contact_frames.data(), types.data(),
+                         wrench_flags, restitution, o[0].data.data(), o[1].data.data(),
+                         o[2].data.data()),
+          o);
+  }
+  {
+    std::vector<Output> o{{"A_imp", uN * uN}, {"dimpulse_dz", um * uN}};
+    check(robot, "geolin_impulse_linearize",
+          geolin_impulse_linearize(ws, Hp, s.data(), vp, r.data(), nc, contact_frames.data(),
+                                   types.data(), wrench_flags, restitution, o[0].data.data(),
+                                   o[1].data.data()),
           o);
   }
   return 0;
