@@ -206,8 +206,9 @@ typedef struct geolin_workspace geolin_workspace;
  *   LINEARIZE          geolin_linearize, geolin_linearize_ext               ~3 n^2 doubles
  *   FINITE_DIFFERENCE  geolin_linearize_finite_difference                   ~N^2 doubles
  *   STEP_LINEARIZE     geolin_step_linearize (includes LINEARIZE)           ~13 N^2 doubles
- *   CONTACTS           geolin_contact_dynamics, geolin_impulse; with LINEARIZE also
- *                      geolin_contact_linearize, geolin_impulse_linearize
+ *   CONTACTS           geolin_contact_dynamics, geolin_impulse, geolin_contact_step; with
+ *                      LINEARIZE also geolin_contact_linearize, geolin_impulse_linearize; with
+ *                      STEP_LINEARIZE also geolin_contact_step_linearize
  * A function whose feature the workspace lacks returns GEOLIN_ERR_INVALID_ARGUMENT. */
 #define GEOLIN_WORKSPACE_DYNAMICS 0u
 #define GEOLIN_WORKSPACE_MASS_MATRIX 1u
@@ -469,6 +470,35 @@ GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const dou
 GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h, const double *H,
                                      const double *s, const double *v, const double *r,
                                      const double *tau, double *A_d, double *B_d);
+
+/* One step of length h of the contact-constrained dynamics of geolin_contact_dynamics (the same
+ * contact set, gains and refs held during the step), method and outputs as geolin_step.
+ *   in:  method, h as geolin_step; H, s, v, r, tau, nc, frames, types, wrench_flags, gains, refs
+ *        as geolin_contact_dynamics
+ *   out: H_next[16], s_next[n_J], v_next[6], r_next[n_J] as geolin_step; lambda[m]: the contact
+ *        forces of the step: the semi-implicit Euler step's at (x, tau), RK4's weighted mean
+ *        (lambda_1 + 2 lambda_2 + 2 lambda_3 + lambda_4) / 6 of its stages. May be NULL.
+ * With nc = 0 the result equals geolin_step exactly. Fixed base: H, v, H_next, v_next may be
+ * NULL. Outputs may alias the inputs. Errors as geolin_contact_dynamics (at any stage) and
+ * geolin_step. Needs GEOLIN_WORKSPACE_CONTACTS. */
+GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, const double *H,
+                                   const double *s, const double *v, const double *r,
+                                   const double *tau, int nc, const int *frames, const int *types,
+                                   unsigned wrench_flags, const double *gains, const double *refs,
+                                   double *H_next, double *s_next, double *v_next, double *r_next,
+                                   double *lambda);
+
+/* Its exact linearization: x exp(z) -> x+ exp(A_d z + B_d w), and the derivatives of the step's
+ * lambda. A_d[N*N], B_d[N*n_J], dlambda_dz[m*N], dlambda_dw[m*n_J], column-major; the last two
+ * may be NULL. With nc = 0 the result equals geolin_step_linearize exactly. Fixed base: H and v
+ * may be NULL. Needs GEOLIN_WORKSPACE_CONTACTS and GEOLIN_WORKSPACE_STEP_LINEARIZE. */
+GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, double h,
+                                             const double *H, const double *s, const double *v,
+                                             const double *r, const double *tau, int nc,
+                                             const int *frames, const int *types,
+                                             unsigned wrench_flags, const double *gains,
+                                             const double *refs, double *A_d, double *B_d,
+                                             double *dlambda_dz, double *dlambda_dw);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1517,4 +1517,119 @@ GEOLIN_API int geolin_impulse_linearize(geolin_workspace *ws, const double *H, c
   }
 }
 
+GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, const double *H,
+                                   const double *s, const double *v, const double *r,
+                                   const double *tau, int nc, const int *frames, const int *types,
+                                   unsigned wrench_flags, const double *gains, const double *refs,
+                                   double *H_next, double *s_next, double *v_next, double *r_next,
+                                   double *lambda) {
+  if (int st = check_workspace(__func__, ws)) return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints();
+  if (int st = check_feature(__func__, ws, geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS"))
+    return st;
+  if (int st = check_step(__func__, method, h)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  if (int st = check_array(__func__, "tau", tau, nj)) return st;
+  geolin::Contacts c;
+  if (int st = check_contacts(__func__, ws, nc, frames, types, wrench_flags, gains, refs, c))
+    return st;
+  const int m = c.rows();
+  if (!model.fixed_base) {
+    if (int st = check_output(__func__, "H_next", H_next, 16)) return st;
+    if (int st = check_output(__func__, "v_next", v_next, 6)) return st;
+  }
+  if (int st = check_output(__func__, "s_next", s_next, nj)) return st;
+  if (int st = check_output(__func__, "r_next", r_next, nj)) return st;
+  if (int st = check_disjoint(__func__, {{"H_next", model.fixed_base ? nullptr : H_next, 16},
+                                         {"s_next", s_next, nj},
+                                         {"v_next", model.fixed_base ? nullptr : v_next, 6},
+                                         {"r_next", r_next, nj},
+                                         {"lambda", lambda, m}}))
+    return st;
+  if (int st = check_contact_rows(__func__, ws, c)) return st;
+  try {
+    ws->ws.singular = -1;
+    geolin::Transform Hn = base_transform(model, H);
+    geolin::Vec6 vn = base_twist(model, v);
+    const bool ok = geolin::contact_step(
+        model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(model, H),
+        joint_vector(s, nj), base_twist(model, v), joint_vector(r, nj), joint_vector(tau, nj), c,
+        Hn, ws->s_next, vn, ws->r_next, ws->ws.contact_lambda_plus);
+    if (!ok && ws->ws.singular < 0) return contact_failure(__func__, ws, c);
+    if (ws->ws.singular >= 0 || !Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() ||
+        !all_finite(ws->s_next) || !all_finite(ws->r_next))
+      return step_failure(__func__, ws, h, H, s, v, r, tau, "H_next/s_next/v_next/r_next");
+    if (!all_finite(ws->ws.contact_lambda_plus.head(m)))
+      return step_failure(__func__, ws, h, H, s, v, r, tau, "lambda");
+    if (!model.fixed_base) {
+      copy_transform(Hn, H_next);
+      for (int i = 0; i < 6; ++i) v_next[i] = vn[i];
+    }
+    copy_out(ws->s_next, s_next);
+    copy_out(ws->r_next, r_next);
+    if (lambda != nullptr)
+      for (int k = 0; k < m; ++k) lambda[k] = ws->ws.contact_lambda_plus[k];
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, double h,
+                                             const double *H, const double *s, const double *v,
+                                             const double *r, const double *tau, int nc,
+                                             const int *frames, const int *types,
+                                             unsigned wrench_flags, const double *gains,
+                                             const double *refs, double *A_d, double *B_d,
+                                             double *dlambda_dz, double *dlambda_dw) {
+  if (int st = check_workspace(__func__, ws)) return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints();
+  const std::ptrdiff_t N = model.state_dim();
+  if (int st =
+          check_feature(__func__, ws, geolin::kWorkspaceContacts | geolin::kWorkspaceStepLinearize,
+                        "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_STEP_LINEARIZE"))
+    return st;
+  if (int st = check_step(__func__, method, h)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  if (int st = check_array(__func__, "tau", tau, nj)) return st;
+  geolin::Contacts c;
+  if (int st = check_contacts(__func__, ws, nc, frames, types, wrench_flags, gains, refs, c))
+    return st;
+  const std::ptrdiff_t m = c.rows();
+  if (int st = check_output(__func__, "A_d", A_d, N * N)) return st;
+  if (int st = check_output(__func__, "B_d", B_d, N * nj)) return st;
+  if (int st = check_disjoint(__func__, {{"A_d", A_d, N * N},
+                                         {"B_d", B_d, N * nj},
+                                         {"dlambda_dz", dlambda_dz, m * N},
+                                         {"dlambda_dw", dlambda_dw, m * nj}}))
+    return st;
+  if (int st = check_contact_rows(__func__, ws, c)) return st;
+  try {
+    ws->ws.singular = -1;
+    Eigen::Map<Eigen::MatrixXd> none(nullptr, 0, 0);
+    // Staged: A_d, B_d in ws->A, ws->B and [dlambda_dz, dlambda_dw] in ws.step_dlambda.
+    const bool ok = geolin::contact_step_linearize(
+        model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(model, H),
+        joint_vector(s, nj), base_twist(model, v), joint_vector(r, nj), joint_vector(tau, nj), c,
+        ws->A, ws->B, none, none);
+    if (!ok && ws->ws.singular < 0 && ws->ws.contact_failed >= 0)
+      return contact_failure(__func__, ws, c);
+    if (!ok || ws->ws.singular >= 0 || !all_finite(ws->A))
+      return step_failure(__func__, ws, h, H, s, v, r, tau, "A_d");
+    if (!all_finite(ws->B)) return step_failure(__func__, ws, h, H, s, v, r, tau, "B_d");
+    const auto D = ws->ws.step_dlambda.topRows(m);
+    if (m > 0 && !D.allFinite())
+      return step_failure(__func__, ws, h, H, s, v, r, tau, "dlambda_dz");
+    copy_out(ws->A, A_d);
+    copy_out(ws->B, B_d);
+    if (m > 0 && dlambda_dz != nullptr) copy_out(D.leftCols(N), dlambda_dz);
+    if (m > 0 && dlambda_dw != nullptr) copy_out(D.rightCols(nj), dlambda_dw);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
 }  // extern "C"

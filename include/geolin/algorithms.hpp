@@ -197,6 +197,25 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
                     const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
                     RefMat A_d, RefMat B_d);
 
+/// One step of the contact-constrained dynamics of contact_dynamics (step.cpp; docs/contacts.md
+/// §10): step() with ν̇ of contact_dynamics, the contacts, gains and refs held. lambda (m): the
+/// semi-implicit Euler step's λ at (x, τ); RK4's weighted mean (λ₁ + 2λ₂ + 2λ₃ + λ₄)/6 of its
+/// stages. With no contacts exactly step(). Returns false as contact_dynamics (at any stage).
+/// Needs kWorkspaceContacts.
+bool contact_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                  const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                  const Contacts &contacts, Transform &H_next, RefVec s_next, Vec6 &v_next,
+                  RefVec r_next, RefVec lambda);
+
+/// Its exact linearization as step_linearize, with contact_linearize's A, B at the stages, and
+/// the derivatives of the step's λ: ∂λ/∂z (m x N), ∂λ/∂w (m x n_J), either may be empty. With no
+/// contacts exactly step_linearize(). Returns false as contact_linearize. Needs
+/// kWorkspaceContacts and kWorkspaceStepLinearize.
+bool contact_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                            const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                            const Contacts &contacts, RefMat A_d, RefMat B_d, RefMat dlambda_dz,
+                            RefMat dlambda_dw);
+
 /// Kinetic energy 1/2 nu^T M nu. energy.cpp
 double kinetic_energy(const Model &model, Workspace &ws, CRefVec s, const Vec6 &v, CRefVec r);
 /// Potential energy -sum m_i g^T p_{c,i} (world centres of mass). energy.cpp

@@ -121,7 +121,7 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
   contact.types = &contact_type;
   contact.flags = kWrenchMixed;
   VecX nu_next(n), impulse_out(3);
-  MatX dimpulse(3, N);
+  MatX dimpulse(3, N), dimpulse_w(3, nj);
   const std::vector<Call> calls = {
       {"aba", [&] { aba(m, ws, x.H, x.s, x.v, x.r, x.tau, nu_dot); }},
       {"aba_ext", [&] { aba(m, ws, x.H, x.s, x.v, x.r, x.tau, mixed, nu_dot); }},
@@ -158,6 +158,26 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
       {"impulse", [&] { impulse(m, ws, x.H, x.s, x.v, x.r, contact, 0.5, nu_next, impulse_out); }},
       {"impulse_linearize",
        [&] { impulse_linearize(m, ws, x.H, x.s, x.v, x.r, contact, 0.5, A, dimpulse); }},
+      {"contact_step_euler",
+       [&] {
+         contact_step(m, ws, StepMethod::SemiImplicitEuler, 0.01, x.H, x.s, x.v, x.r, x.tau,
+                      contact, H_next, s_next, v_next, r_next, impulse_out);
+       }},
+      {"contact_step_rk4",
+       [&] {
+         contact_step(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, contact, H_next,
+                      s_next, v_next, r_next, impulse_out);
+       }},
+      {"contact_step_linearize_euler",
+       [&] {
+         contact_step_linearize(m, ws, StepMethod::SemiImplicitEuler, 0.01, x.H, x.s, x.v, x.r,
+                                x.tau, contact, A, B, dimpulse, dimpulse_w);
+       }},
+      {"contact_step_linearize_rk4",
+       [&] {
+         contact_step_linearize(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, contact, A,
+                                B, dimpulse, dimpulse_w);
+       }},
       {"energies",
        [&] {
          kinetic_energy(m, ws, x.s, x.v, x.r);

@@ -331,6 +331,63 @@ static void check_impulse(Setup *x, const State *st, const char *label) {
         "%s: restitution NaN refused", label);
 }
 
+/* geolin_contact_step and geolin_contact_step_linearize through the ABI: nc = 0 equals
+ * geolin_step / geolin_step_linearize bit for bit; Euler's lambda is geolin_contact_dynamics'
+ * at the state and its nu+ is nu + h nu_dot; NULL lambda and dlambda outputs are allowed; h = 0
+ * is refused with nothing written. (The derivatives against finite differences:
+ * tests/test_contact_step.cpp.) */
+static void check_contact_step(Setup *x, const State *st, const char *label) {
+  static double A[MAXNN * MAXNN], B[MAXNN * MAXN], A0[MAXNN * MAXNN], B0[MAXNN * MAXN];
+  static double dz[MAXM * MAXNN], dw[MAXM * MAXN];
+  double H1[16], s1[MAXN], v1[6], r1[MAXN], H0[16], s0[MAXN], v0[6], r0[MAXN];
+  double nu[MAXN], lam[MAXM], lam_step[MAXM];
+  const double h = 0.005;
+  const int nj = x->nj, N = x->N, off = x->fixed ? 0 : 6;
+  int method, i, status, same = 1;
+  for (method = 0; method < 2; ++method) {
+    status = geolin_contact_step(x->ws, method, h, st->H, st->s, st->v, st->r, st->tau, 0, NULL,
+                                 NULL, x->flags, NULL, NULL, H1, s1, v1, r1, NULL);
+    CHECK(status == GEOLIN_OK, "%s: contact_step nc = 0 -> %d", label, status);
+    CHECK(geolin_step(x->ws, method, h, st->H, st->s, st->v, st->r, st->tau, H0, s0, v0, r0) ==
+              GEOLIN_OK,
+          "step");
+    CHECK(memcmp(s1, s0, sizeof(double) * (size_t)nj) == 0 &&
+              memcmp(r1, r0, sizeof(double) * (size_t)nj) == 0 &&
+              (x->fixed || (memcmp(H1, H0, sizeof H0) == 0 && memcmp(v1, v0, sizeof v0) == 0)),
+          "%s: contact_step with nc = 0 equals geolin_step (method %d)", label, method);
+    status = geolin_contact_step_linearize(x->ws, method, h, st->H, st->s, st->v, st->r, st->tau, 0,
+                                           NULL, NULL, x->flags, NULL, NULL, A, B, NULL, NULL);
+    CHECK(status == GEOLIN_OK, "%s: contact_step_linearize nc = 0 -> %d", label, status);
+    CHECK(geolin_step_linearize(x->ws, method, h, st->H, st->s, st->v, st->r, st->tau, A0, B0) ==
+              GEOLIN_OK,
+          "step_linearize");
+    CHECK(memcmp(A, A0, sizeof(double) * (size_t)(N * N)) == 0 &&
+              memcmp(B, B0, sizeof(double) * (size_t)(N * nj)) == 0,
+          "%s: contact_step_linearize with nc = 0 equals geolin_step_linearize", label);
+    status = geolin_contact_step_linearize(x->ws, method, h, st->H, st->s, st->v, st->r, st->tau,
+                                           x->nc, x->frames, x->types, x->flags, x->gains, x->refs,
+                                           A, B, dz, dw);
+    CHECK(status == GEOLIN_OK, "%s: contact_step_linearize -> %d", label, status);
+    for (i = 0; i < N * N; ++i) same = same && isfinite(A[i]);
+    CHECK(same, "%s: A_d finite", label);
+  }
+  status = contact_dynamics(x, st->H, st->s, st->v, st->r, st->tau, nu, lam);
+  CHECK(status == GEOLIN_OK, "%s: contact_dynamics -> %d", label, status);
+  status = geolin_contact_step(x->ws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, h, st->H, st->s, st->v,
+                               st->r, st->tau, x->nc, x->frames, x->types, x->flags, x->gains,
+                               x->refs, H1, s1, v1, r1, lam_step);
+  CHECK(status == GEOLIN_OK, "%s: contact_step -> %d", label, status);
+  for (i = 0; i < x->m; ++i) same = same && lam_step[i] == lam[i];
+  for (i = 0; i < nj; ++i)
+    same = same && fabs(r1[i] - (st->r[i] + h * nu[off + i])) <= 1e-15 * (1.0 + fabs(r1[i]));
+  CHECK(same, "%s: Euler contact_step's lambda and r+ are contact_dynamics'", label);
+  fill(s1, MAXN, 7.0);
+  status = geolin_contact_step(x->ws, 0, 0.0, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                               x->types, x->flags, x->gains, x->refs, H1, s1, v1, r1, NULL);
+  CHECK(status == GEOLIN_ERR_INVALID_ARGUMENT && strstr(geolin_last_error(), "'h'") && s1[0] == 7.0,
+        "%s: h = 0 refused, nothing written", label);
+}
+
 /* A rigid contact's H_ref = refs[16 k .. 16 k + 15] that is not a rigid transform, one class
  * at a time: each is refused with its status, the message starts with the function and the
  * argument 'refs', names contact k and the index in refs (16 k + entry), and nothing is written
@@ -523,6 +580,7 @@ int main(int argc, char **argv) {
       check_identities(&x, &st, label);
       check_finite_differences(&x, &st, label);
       check_impulse(&x, &st, label);
+      check_contact_step(&x, &st, label);
     }
     check_misuse(&x, &st);
     geolin_workspace_free(x.ws);

@@ -384,6 +384,30 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                                    o[3].data.data()),
           o);
   }
+  // The contact step with the same contacts, method and h.
+  {
+    std::vector<Output> o{{"H_next", 16, !robot.fixed},
+                          {"s_next", unj},
+                          {"v_next", 6, !robot.fixed},
+                          {"r_next", unj},
+                          {"lambda", um}};
+    check(robot, "geolin_contact_step",
+          geolin_contact_step(ws, method, h, Hp, s.data(), vp, r.data(), tau.data(), nc,
+                              contact_frames.data(), types.data(), wrench_flags, gp, rp,
+                              o[0].data.data(), o[1].data.data(), o[2].data.data(),
+                              o[3].data.data(), o[4].data.data()),
+          o);
+  }
+  {
+    std::vector<Output> o{
+        {"A_d", uN * uN}, {"B_d", uN * unj}, {"dlambda_dz", um * uN}, {"dlambda_dw", um * unj}};
+    check(robot, "geolin_contact_step_linearize",
+          geolin_contact_step_linearize(ws, method, h, Hp, s.data(), vp, r.data(), tau.data(), nc,
+                                        contact_frames.data(), types.data(), wrench_flags, gp, rp,
+                                        o[0].data.data(), o[1].data.data(), o[2].data.data(),
+                                        o[3].data.data()),
+          o);
+  }
   // The impact map with the same contacts and a fuzzed restitution (in [0, 1] or not).
   double restitution = 0.0;
   in.numbers(&restitution, 1);
