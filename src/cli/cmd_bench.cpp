@@ -135,6 +135,9 @@ const Kernel kKernels[] = {
     {"contact_linearize", "contact_linearize"},
     {"impulse", "impulse (e = 0)"},
     {"impulse_linearize", "impulse_linearize (e = 0)"},
+    {"contact_step", "contact_step (Euler, h 1 ms)"},
+    {"contact_step_linearize", "contact_step_linearize (Euler, h 1 ms)"},
+    {"contact_step_linearize_rk4", "contact_step_linearize (RK4, h 1 ms)"},
 };
 constexpr int kNumKernels = sizeof(kKernels) / sizeof(kKernels[0]);
 enum KernelId {
@@ -147,7 +150,10 @@ enum KernelId {
   kContactDynamics,
   kContactLinearize,
   kImpulse,
-  kImpulseLinearize
+  kImpulseLinearize,
+  kContactStep,
+  kContactStepLinearize,
+  kContactStepLinearizeRk4
 };
 // --scaling times the kernels before the contact ones (generated models have no feet).
 constexpr int kNumScalingKernels = kContactDynamics;
@@ -295,6 +301,22 @@ class Bench {
           impulse_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, c_, 0.0, A_, dlambda_dz_);
           g_sink = dlambda_dz_(0, 0);
         };
+      case kContactStep:
+        return [this] {
+          contact_step(model_, ws_, StepMethod::SemiImplicitEuler, 1e-3, H_, st_.s, st_.v, st_.r,
+                       st_.tau, c_, H_next_, s_next_, v_next_, r_next_, lambda_);
+          g_sink = lambda_[0];
+        };
+      case kContactStepLinearize:
+      case kContactStepLinearizeRk4: {
+        const StepMethod method =
+            k == kContactStepLinearize ? StepMethod::SemiImplicitEuler : StepMethod::Rk4;
+        return [this, method] {
+          contact_step_linearize(model_, ws_, method, 1e-3, H_, st_.s, st_.v, st_.r, st_.tau, c_,
+                                 A_, B_, dlambda_dz_, dlambda_dw_);
+          g_sink = dlambda_dz_(0, 0);
+        };
+      }
       default:
         return [this] {
           contact_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, A_, B_, dlambda_dz_,
@@ -317,6 +339,9 @@ class Bench {
   Contacts c_;
   VecX contact_nu_dot_ = VecX::Zero(model_.num_dofs()), lambda_;
   MatX dlambda_dz_, dlambda_dw_;
+  Transform H_next_;  // contact_step's outputs
+  Vec6 v_next_ = Vec6::Zero();
+  VecX s_next_ = VecX::Zero(model_.num_joints()), r_next_ = VecX::Zero(model_.num_joints());
 };
 
 std::string format_ns(double ns) {
@@ -396,6 +421,14 @@ const Ratio kRatios[] = {
     {"impulse/contact_dynamics", "impulse / contact_dynamics", kImpulse, kContactDynamics, true},
     {"impulse_linearize/contact_linearize", "impulse_linearize / contact_linearize",
      kImpulseLinearize, kContactLinearize, true},
+    {"contact_step/contact_dynamics", "contact_step (Euler) / contact_dynamics", kContactStep,
+     kContactDynamics, true},
+    {"contact_step_linearize/contact_linearize",
+     "contact_step_linearize (Euler) / contact_linearize", kContactStepLinearize, kContactLinearize,
+     true},
+    {"contact_step_linearize_rk4/contact_linearize",
+     "contact_step_linearize (RK4) / contact_linearize", kContactStepLinearizeRk4,
+     kContactLinearize, true},
 };
 
 Json model_timings_json(const LoadedModel &lm, const Bench &bench, const std::vector<Timing> &t) {
