@@ -245,6 +245,22 @@ GEOLIN_API void geolin_workspace_free(geolin_workspace *ws);
  * evaluations with this workspace. ws, g not NULL; g finite. */
 GEOLIN_API int geolin_workspace_set_gravity(geolin_workspace *ws, const double g[3]);
 
+/* Contact regularization of this workspace (default 0: redundant sets are refused).
+ * With mu = 0 every contact function (geolin_contact_dynamics, geolin_contact_linearize,
+ * geolin_contact_step, geolin_contact_step_linearize, geolin_impulse, geolin_impulse_linearize)
+ * solves the contacts exactly and returns GEOLIN_ERR_NUMERIC for a set whose rows depend on each
+ * other (a sole held by its four corner points, a rigid foot plus a point, ...). With mu > 0 they
+ * solve the regularized (damped least-squares) problem instead, docs/contacts.md (C14):
+ *   (J_c M^-1 J_c^T + mu I) lambda = -c(nu_dot_free),  i.e.  c(nu_dot) = -mu lambda:
+ * a soft constraint whose acceleration error is mu times the force, mu in (m/s^2)/N on force
+ * rows and (rad/s^2)/(N m) on torque rows (an impulse's velocity error is mu times the impulse,
+ * (m/s)/(N s)). The forces tend to the minimum-norm ones as mu -> 0, and the linearizations are
+ * the exact derivatives of the regularized problem. mu is small against the diagonal of
+ * J_c M^-1 J_c^T (about 1 / the robot's mass): 1e-8 .. 1e-4 for a robot of tens of kg.
+ * mu finite and >= 0 (errors name 'mu'; the setting is unchanged on error). Not concurrently
+ * with an evaluation on the same workspace. */
+GEOLIN_API int geolin_workspace_set_contact_regularization(geolin_workspace *ws, double mu);
+
 /* ============================================================================================
  * Dynamics
  * ========================================================================================= */
@@ -388,7 +404,9 @@ GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const
  * Errors: INVALID_ARGUMENT / NONFINITE naming the argument and index; NUMERIC when the contact
  * Jacobian is rank-deficient at this state (redundant contacts such as two rigid contacts on one
  * body, more rows than degrees of freedom, a leg at full stretch; the message names the
- * contacts) or the mass matrix is singular. Needs GEOLIN_WORKSPACE_CONTACTS. */
+ * contacts) or the mass matrix is singular. Dependent rows (not more rows than n) are solved,
+ * softly, with geolin_workspace_set_contact_regularization(ws, mu > 0).
+ * Needs GEOLIN_WORKSPACE_CONTACTS. */
 GEOLIN_API int geolin_contact_dynamics(geolin_workspace *ws, const double *H, const double *s,
                                        const double *v, const double *r, const double *tau, int nc,
                                        const int *frames, const int *types, unsigned wrench_flags,

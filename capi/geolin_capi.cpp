@@ -38,6 +38,9 @@ struct geolin_workspace {
   Eigen::VectorXd vec;             // n
   Eigen::MatrixXd J;               // 6 x n
   Eigen::VectorXd s_next, r_next;  // n_J
+  // The contact regularization mu of geolin_workspace_set_contact_regularization (0: redundant
+  // contact sets are refused), passed to every contact function as geolin::Contacts::mu.
+  double contact_mu = 0.0;
 
   geolin_workspace(const geolin_model *model, unsigned features, int max_wrenches)
       : m(model), ws(model->model, features, max_wrenches) {
@@ -757,6 +760,19 @@ GEOLIN_API int geolin_workspace_set_gravity(geolin_workspace *ws, const double g
   return GEOLIN_OK;
 }
 
+GEOLIN_API int geolin_workspace_set_contact_regularization(geolin_workspace *ws, double mu) {
+  if (int st = check_workspace(__func__, ws)) return st;
+  if (!std::isfinite(mu))
+    return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'mu' is not finite (%g)", __func__, mu);
+  if (mu < 0.0)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'mu' = %g is negative (0: redundant contacts are refused; > 0: "
+                "the compliance of the regularized contacts, docs/contacts.md section 4)",
+                __func__, mu);
+  ws->contact_mu = mu;
+  return GEOLIN_OK;
+}
+
 // ============================================================================================
 // Dynamics
 // ============================================================================================
@@ -1289,6 +1305,7 @@ int check_contacts(const char *fn, const geolin_workspace *ws, int nc, const int
   c.Kp = Kp;
   c.Kd = Kd;
   c.refs = refs;
+  c.mu = ws->contact_mu;
   return GEOLIN_OK;
 }
 
@@ -1319,10 +1336,12 @@ int contact_failure(const char *fn, const geolin_workspace *ws,
               "%s: the contacts are redundant or singular at this state: row %d of contact %d "
               "('%.60s', %s) depends on the rows before it%s%s (pivot %.1e of its diagonal in "
               "J_c M^-1 J_c^T, threshold 1e-10; e.g. two contacts on one body, or a leg at full "
-              "stretch); nothing was written",
+              "stretch; %s); nothing was written",
               fn, ws->ws.contact_failed_row, k, model.frames[c.frames[k]].name.c_str(),
               c.types[k] == GEOLIN_CONTACT_RIGID ? "rigid" : "point", k > 0 ? " of contacts " : "",
-              others, ws->ws.contact_failed_ratio);
+              others, ws->ws.contact_failed_ratio,
+              c.mu > 0.0 ? "the contact regularization is too small to survive the round-off"
+                         : "geolin_workspace_set_contact_regularization solves such sets softly");
 }
 
 // restitution: finite, in [0, 1].

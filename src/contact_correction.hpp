@@ -5,6 +5,7 @@
 #pragma once
 
 #include "geolin/algorithms.hpp"
+#include "geometry.hpp"
 #include "linearize_solve.hpp"
 #include "passes.hpp"
 
@@ -32,6 +33,21 @@ inline void joint_columns(const ConstraintColumns &G, const Vec6 &w, const Vec6 
   for (int r = 0; r < kRows; ++r) {
     K[r * ldk + c] += ks[r];
     K[r * ldk + c + 1] += kr[r];
+  }
+}
+
+// (C14): with a regularization mu > 0 the constraint error at the solution is c = −mu λ, not 0.
+// Where c is c_F turned by the frame's attitude (c = R_Fᵀ c_F: sign +1, c = R_F c_F: sign −1),
+// the frame's turn ξ_F adds sign · c_b^ ξ_F to each 3-block b of c. In the g_x columns of a
+// constraint derivative (ξ the body's displacement in frame 0) ξ_F is [0, Q] ξ in λ's axes
+// (G_a = [[Q, Q_p], [0, Q]]).
+// (f.Ga, mu, the contact's λ) => (Gx's first f.rows rows += sign c_b^ [0, Q])
+inline void add_turning_of_error(const Workspace::ContactFrame &f, double mu, const double *lambda,
+                                 double sign, Mat6 &Gx) {
+  const Mat3 Q = f.Ga.bottomRightCorner<3, 3>();
+  for (int b = 0; b < f.rows; b += 3) {
+    const Vec3 c = -mu * Vec3(lambda[b], lambda[b + 1], lambda[b + 2]);
+    Gx.block<3, 3>(b, 3).noalias() += sign * hat(c) * Q;
   }
 }
 

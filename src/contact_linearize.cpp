@@ -43,7 +43,7 @@ namespace {
 // columns, G[e][r] for entry e of row r, so that the joint columns are products of its column
 // blocks (joint_columns).
 void constraint_rows(const Workspace::ContactFrame &f, const Contacts &contacts, bool mixed,
-                     const Vec6 &vb, ConstraintColumns &G) {
+                     const Vec6 &vb, const double *lambda, ConstraintColumns &G) {
   Mat6 Gv, Gx;  // their first f.rows rows
   if (f.rows == kContactRigid) {
     // c = ^F a_F + Kd ^F v_F + Kp log(H_ref⁻¹ H_F), with δ log = J_r⁻¹ ξ_F.
@@ -84,6 +84,12 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &contacts,
     Gx.topRightCorner<3, 3>() = contacts.Kp * Qp;
     Gx.topRightCorner<3, 3>().noalias() -= hat(Rm * (cF + contacts.Kd * vl)) * Q;
   }
+  // (C14): regularized, c = −mu λ at the solution, and the terms that turn c with the frame,
+  // dropped above where c vanishes, count: a Local point's c = R_Fᵀ (...) (c^ ξ_F) and a Mixed
+  // rigid contact's c = R_F c_F (−c^ R_F ξ_F). Local rigid and Mixed point errors are written in
+  // their own axes (§5.2) and need nothing.
+  if (contacts.mu > 0.0 && mixed == (f.rows == kContactRigid))
+    add_turning_of_error(f, contacts.mu, lambda, mixed ? -1.0 : 1.0, Gx);
   for (int r = 0; r < f.rows; ++r) {
     const Vec6 ga = f.Ga.row(r).transpose();
     const Vec6 h = Gv.row(r).transpose() + cross_force(vb, ga);
@@ -164,7 +170,7 @@ void add_constraint_derivatives(const Correction &s) {
     const int b = f.body;
     f.aF = inverse_transform_motion(f.H0F, ws.a[b] - s.a_g);
     alignas(64) ConstraintColumns G;  // rows [g_a, h, g_x], by columns
-    constraint_rows(f, s.contacts, s.mixed, ws.v[b], G);
+    constraint_rows(f, s.contacts, s.mixed, ws.v[b], ws.contact_lambda.data() + f.row0, G);
     double *Kk = s.K + f.row0 * s.ldx;
     if (s.moving)
       // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv: g_a ((v_0 − v_b)×) + g_v = h − v_0 ×* g_a

@@ -56,7 +56,8 @@ bool impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRefVe
 // columns (through ν⁻; ν⁺'s own change is the solve's), G_a (u_j × S_j) on s_j's (the change of
 // the frame's twist under u at fixed u; docs/contacts.md §5.2 with u for ν) and nothing on z_H:
 // turning λ's axes multiplies c, which vanishes at the solution. In joint_columns' terms
-// [g_a, h, g_x] = [g_a, (1 + e) g_a, 0] with w = u_j × S_j and Ψ̇ = 0.
+// [g_a, h, g_x] = [g_a, (1 + e) g_a, 0] with w = u_j × S_j and Ψ̇ = 0. Regularized (C14), c does
+// not vanish and Mixed axes add g_x, on z_H and on the joints, for the turn of c = R_F c_F.
 // (ws.contacts' G_a, ws.S0, Δν in ws.nu_dot, ν⁻) => (K += C_z; ws.contact_a = twists of u)
 void add_impact_derivatives(const Correction &s, const Vec6 &v0, CRefVec r, double e) {
   const Model &model = s.model;
@@ -68,17 +69,25 @@ void add_impact_derivatives(const Correction &s, const Vec6 &v0, CRefVec r, doub
   const Vec6 zero = Vec6::Zero();
   for (int k = 0; k < s.contacts.count; ++k) {
     const Workspace::ContactFrame &f = ws.contacts[k];
+    // (C14): regularized, c = −mu Λ at the solution; Mixed axes give c = R_F c_F, whose turn
+    // with the frame (joints and base attitude) counts: g_x = −c^ [0, Q] (contact_correction.hpp).
+    Mat6 Gx = Mat6::Zero();
+    if (s.mixed && s.contacts.mu > 0.0)
+      add_turning_of_error(f, s.contacts.mu, ws.contact_lambda.data() + f.row0, -1.0, Gx);
     alignas(64) ConstraintColumns G;
     for (int q = 0; q < f.rows; ++q)
       for (int c = 0; c < 6; ++c) {
         G[c][q] = f.Ga(q, c);
         G[6 + c][q] = ce * f.Ga(q, c);
-        G[12 + c][q] = 0.0;
+        G[12 + c][q] = Gx(q, c);
       }
     double *Kk = s.K + f.row0 * s.ldx;
-    if (s.moving)  // ∂c/∂z_v = (1 + e) G_a (J_b's base block is the identity)
+    if (s.moving)  // ∂c/∂z_v = (1 + e) G_a (J_b's base block is the identity); ∂c/∂z_H = g_x
       for (int q = 0; q < f.rows; ++q)
-        for (int c = 0; c < 6; ++c) Kk[q * s.ldx + c] += ce * f.Ga(q, c);
+        for (int c = 0; c < 6; ++c) {
+          Kk[q * s.ldx + c] += ce * f.Ga(q, c);
+          Kk[q * s.ldx + s.L.c_H + c] += Gx(q, c);
+        }
     for (int j = f.body; j >= 1; j = model.parent[j]) {
       const Vec6 &S = ws.S0[j];
       const Vec6 w = cross_motion(ws.contact_a[j], S);

@@ -55,6 +55,10 @@ struct Contacts {
   unsigned flags = kWrenchLocal;
   double Kp = 0.0, Kd = 0.0;
   const double *refs = nullptr;
+  // The contact regularization mu >= 0 (docs/contacts.md §4, (C14)): 0 solves the contacts
+  // exactly and refuses dependent rows; mu > 0 solves (J_c M⁻¹ J_cᵀ + mu 1) λ = −c, a soft
+  // constraint whose error is c = −mu λ ((m/s²)/N on force rows, (rad/s²)/(N m) on torque rows).
+  double mu = 0.0;
   int rows() const {
     int m = 0;
     for (int k = 0; k < count; ++k) m += types[k];
