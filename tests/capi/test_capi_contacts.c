@@ -1,7 +1,8 @@
 /* The contact-constrained dynamics through the C ABI (C99): geolin_contact_dynamics and
  * geolin_contact_linearize against their identities and against geometric central finite
  * differences computed here, from geolin_contact_dynamics alone; every misuse returns its status,
- * names the argument, and writes nothing.
+ * names the argument, and writes nothing. A redundant set is refused, and solved once a contact
+ * regularization is set (geolin_workspace_set_contact_regularization).
  *
  * usage: test_capi_contacts <models_dir>   (uses quadruped.urdf, humanoid.urdf, arm7.urdf)
  */
@@ -543,6 +544,72 @@ static void check_redundant(const char *dir) {
   geolin_model_free(x.model);
 }
 
+/* geolin_workspace_set_contact_regularization: misuse (NULL ws, negative, NaN, inf mu) names 'mu'
+ * and leaves the setting as it was; with mu > 0 the redundant set of check_redundant is solved
+ * by all six contact functions (finite outputs, lambda as wrenches reproduces nu_dot, the
+ * linearization agrees with finite differences of the regularized call); mu = 0 refuses it
+ * again. */
+static void check_regularized(const char *dir) {
+  static const char *const names[2] = {"FL_foot", "FL_foot"};
+  static const int types[2] = {GEOLIN_CONTACT_RIGID, GEOLIN_CONTACT_POINT};
+  static double A[MAXNN * MAXNN], B[MAXNN * MAXN], dz[MAXM * MAXNN];
+  const double bad[3] = {-1e-6, NAN, INFINITY};
+  double nu[MAXN], lam[MAXM], nu2[MAXN], lam2[MAXM], Hn[16], sn[MAXN], vn[6], rn[MAXN];
+  Setup x;
+  State st;
+  int status, i;
+  if (!setup(&x, dir, "quadruped.urdf", 0u, names, types, 2)) return;
+  random_state(&x, &st, 98u);
+  make_refs(&x, &st);
+  status = geolin_workspace_set_contact_regularization(NULL, 1e-4);
+  CHECK(status == GEOLIN_ERR_INVALID_ARGUMENT, "set_contact_regularization(NULL) -> %d", status);
+  for (i = 0; i < 3; ++i) { /* refused, the workspace still refuses the redundant set */
+    status = geolin_workspace_set_contact_regularization(x.ws, bad[i]);
+    CHECK(status == (i == 0 ? GEOLIN_ERR_INVALID_ARGUMENT : GEOLIN_ERR_NONFINITE) &&
+              strstr(geolin_last_error(), "'mu'"),
+          "set_contact_regularization(%g) -> %d", bad[i], status);
+    status = contact_dynamics(&x, st.H, st.s, st.v, st.r, st.tau, nu, lam);
+    CHECK(status == GEOLIN_ERR_NUMERIC, "mu unchanged (0) after a refused %g -> %d", bad[i],
+          status);
+  }
+  CHECK(geolin_workspace_set_contact_regularization(x.ws, 1e-4) == GEOLIN_OK, "set mu");
+  for (x.flags = 0; x.flags < 2; ++x.flags) {
+    x.gains[0] = x.flags ? 40.0 : 0.0;
+    x.gains[1] = x.flags ? 9.0 : 0.0;
+    check_identities(&x, &st, x.flags ? "regularized (mixed)" : "regularized (local)");
+    check_finite_differences(&x, &st, x.flags ? "regularized (mixed)" : "regularized (local)");
+  }
+  x.flags = GEOLIN_WRENCH_MIXED;
+  status = contact_dynamics(&x, st.H, st.s, st.v, st.r, st.tau, nu, lam);
+  CHECK(status == GEOLIN_OK, "regularized contact_dynamics -> %d", status);
+  CHECK(geolin_workspace_set_contact_regularization(x.ws, NAN) == GEOLIN_ERR_NONFINITE, "NaN");
+  status = contact_dynamics(&x, st.H, st.s, st.v, st.r, st.tau, nu2, lam2);
+  CHECK(status == GEOLIN_OK && memcmp(nu, nu2, sizeof(double) * (size_t)x.n) == 0 &&
+            memcmp(lam, lam2, sizeof(double) * (size_t)x.m) == 0,
+        "mu unchanged (1e-4) after a refused NaN -> %d", status);
+  status = geolin_impulse(x.ws, st.H, st.s, st.v, st.r, x.nc, x.frames, x.types, x.flags, 0.2, vn,
+                          rn, lam);
+  CHECK(status == GEOLIN_OK, "regularized impulse -> %d", status);
+  status = geolin_impulse_linearize(x.ws, st.H, st.s, st.v, st.r, x.nc, x.frames, x.types, x.flags,
+                                    0.2, A, dz);
+  CHECK(status == GEOLIN_OK, "regularized impulse_linearize -> %d", status);
+  status = geolin_contact_step(x.ws, GEOLIN_STEP_RK4, 0.01, st.H, st.s, st.v, st.r, st.tau, x.nc,
+                               x.frames, x.types, x.flags, x.gains, x.refs, Hn, sn, vn, rn, lam);
+  CHECK(status == GEOLIN_OK, "regularized contact_step -> %d", status);
+  status = geolin_contact_step_linearize(x.ws, GEOLIN_STEP_RK4, 0.01, st.H, st.s, st.v, st.r,
+                                         st.tau, x.nc, x.frames, x.types, x.flags, x.gains, x.refs,
+                                         A, B, dz, NULL);
+  CHECK(status == GEOLIN_OK, "regularized contact_step_linearize -> %d", status);
+  for (i = 0; i < x.N * x.N; ++i)
+    if (!isfinite(A[i])) break;
+  CHECK(i == x.N * x.N, "regularized A_d finite");
+  CHECK(geolin_workspace_set_contact_regularization(x.ws, 0.0) == GEOLIN_OK, "mu = 0");
+  status = contact_dynamics(&x, st.H, st.s, st.v, st.r, st.tau, nu, lam);
+  CHECK(status == GEOLIN_ERR_NUMERIC, "mu = 0 refuses the redundant set again -> %d", status);
+  geolin_workspace_free(x.ws);
+  geolin_model_free(x.model);
+}
+
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "models";
   static const char *const feet[4] = {"FL_foot", "FR_foot", "HL_foot", "HR_foot"};
@@ -587,6 +654,7 @@ int main(int argc, char **argv) {
     geolin_model_free(x.model);
   }
   check_redundant(dir);
+  check_regularized(dir);
   printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed == 0 ? 0 : 1;
 }
