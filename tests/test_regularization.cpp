@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <limits>
 #include <random>
 
@@ -261,6 +262,7 @@ TEST(ContactRegularization, LinearizationIsTheDerivativeOfTheRegularizedDynamics
     const State &x = mv.x;
     Workspace ws(m);
     const int N = m.state_dim(), nj = m.num_joints(), mr = mv.h.rows();
+    double worst = 0.0;
     for (unsigned flags : {kWrenchLocal, kWrenchMixed}) {
       for (double Kp : {0.0, 25.0}) {
         SCOPED_TRACE(::testing::Message() << "flags " << flags << " Kp " << Kp);
@@ -274,8 +276,11 @@ TEST(ContactRegularization, LinearizationIsTheDerivativeOfTheRegularizedDynamics
         EXPECT_LT(rel_err(B, Bf), kTol);
         EXPECT_LT(rel_err(dz, dzf), kTol);
         EXPECT_LT(rel_err(dw, dwf), kTol);
+        worst =
+            std::max({worst, rel_err(A, Af), rel_err(B, Bf), rel_err(dz, dzf), rel_err(dw, dwf)});
       }
     }
+    RecordProperty(std::string(set ? "quadruped" : "humanoid") + "_worst", sci(worst));
   }
 }
 
@@ -313,6 +318,10 @@ TEST(ContactRegularization, StepLinearizationIsTheDerivativeOfTheRegularizedStep
       EXPECT_LT(rel_err(B, Bf), kTol);
       EXPECT_LT(rel_err(dz, dzf), kTol);
       EXPECT_LT(rel_err(dw, dwf), kTol);
+      RecordProperty(
+          std::string(set ? "quadruped" : "humanoid") + "_method_" +
+              std::to_string(static_cast<int>(method)) + "_worst",
+          sci(std::max({rel_err(A, Af), rel_err(B, Bf), rel_err(dz, dzf), rel_err(dw, dwf)})));
     }
   }
 }
@@ -355,6 +364,9 @@ TEST(ContactRegularization, ImpulseJacobianIsTheDerivativeOfTheRegularizedImpact
       }
       EXPECT_LT(rel_err(A, Af), kTol);
       EXPECT_LT(rel_err(dz, dzf), kTol);
+      RecordProperty(std::string(set ? "quadruped" : "humanoid") + "_flags_" +
+                         std::to_string(flags) + "_worst",
+                     sci(std::max(rel_err(A, Af), rel_err(dz, dzf))));
     }
   }
 }
