@@ -120,6 +120,8 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
   contact.frames = frames.data();
   contact.types = &contact_type;
   contact.flags = kWrenchMixed;
+  Contacts soft = contact;  // the same, regularized (C14)
+  soft.mu = 1e-6;
   VecX nu_next(n), impulse_out(3);
   MatX dimpulse(3, N), dimpulse_w(3, nj);
   const std::vector<Call> calls = {
@@ -177,6 +179,15 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
        [&] {
          contact_step_linearize(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, contact, A,
                                 B, dimpulse, dimpulse_w);
+       }},
+      {"impulse_regularized",
+       [&] { impulse(m, ws, x.H, x.s, x.v, x.r, soft, 0.5, nu_next, impulse_out); }},
+      {"impulse_linearize_regularized",
+       [&] { impulse_linearize(m, ws, x.H, x.s, x.v, x.r, soft, 0.5, A, dimpulse); }},
+      {"contact_step_linearize_rk4_regularized",
+       [&] {
+         contact_step_linearize(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, soft, A, B,
+                                dimpulse, dimpulse_w);
        }},
       {"energies",
        [&] {

@@ -9,8 +9,8 @@
 // Input: byte 0 chooses one of the bundled models (models/*.urdf, GEOLIN_FUZZ_MODELS_DIR),
 // moving or fixed base; the rest is read as the numbers of the calls (gravity, H, s, v, r, tau,
 // nu_dot, the wrenches, frame indices, the step method and length, the finite-difference
-// step, then the contacts: count, frames, types, gains, references, then the impact's
-// restitution). Each number is one control
+// step, then the contact regularization mu, the contacts: count, frames, types, gains,
+// references, then the impact's restitution). Each number is one control
 // byte, then either a small value (one byte, times a scale from 1e-8 to 1e150 chosen by the control
 // byte) or, for control bytes >= 0xE0, the raw 8 bytes of a double (NaN, Inf, denormals, anything).
 // H is a rigid transform built from six numbers, or 16 raw numbers, or a rigid transform with one
@@ -340,6 +340,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                                 o[0].data.data(), o[1].data.data()),
           o);
   }
+
+  // The contact regularization: 0 (dependent contacts refused) or fuzzed; the setter accepts
+  // exactly the finite mu >= 0, and a refused mu leaves 0 (the workspace is shared by all inputs).
+  double mu = 0.0;
+  if (geolin_workspace_set_contact_regularization(ws, mu) != GEOLIN_OK)
+    fail(robot, "geolin_workspace_set_contact_regularization", -1, "mu = 0 is refused", nullptr, 0);
+  if (in.byte() % 2) in.numbers(&mu, 1);
+  const int mu_status = geolin_workspace_set_contact_regularization(ws, mu);
+  if ((mu_status == GEOLIN_OK) != (std::isfinite(mu) && mu >= 0.0))
+    fail(robot, "geolin_workspace_set_contact_regularization", mu_status,
+         "accepted a mu that is not finite and >= 0, or refused one that is", nullptr, 0);
 
   // Contacts: up to 4, at fuzzed frames (one past the last is invalid), point or rigid or an
   // invalid type, gains NULL or fuzzed, references NULL or rigid transforms (possibly broken).
