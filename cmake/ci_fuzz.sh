@@ -69,7 +69,7 @@ SAN="address,undefined"
 # expected here.
 CXXFLAGS=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined
           -Wall -Wextra -Wno-pass-failed -DGEOLIN_FUZZING
-          -I"$ROOT/include" -I"$ROOT/capi")
+          -I"$ROOT/include" -I"$ROOT/capi" -I"$ROOT/src")
 read -r -a PKG_CFLAGS <<<"$(pkg-config --cflags eigen3 urdfdom 2>/dev/null || echo -I/usr/include/eigen3)"
 CXXFLAGS+=("${PKG_CFLAGS[@]}")
 LIBS=(-lurdfdom_model -lconsole_bridge -lfmt)
