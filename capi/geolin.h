@@ -206,7 +206,9 @@ typedef struct geolin_workspace geolin_workspace;
  *   LINEARIZE          geolin_linearize, geolin_linearize_ext               ~3 n^2 doubles
  *   FINITE_DIFFERENCE  geolin_linearize_finite_difference                   ~N^2 doubles
  *   STEP_LINEARIZE     geolin_step_linearize (includes LINEARIZE)           ~13 N^2 doubles
- *   CONTACTS           geolin_contact_dynamics; with LINEARIZE also geolin_contact_linearize
+ *   CONTACTS           geolin_contact_dynamics, geolin_impulse, geolin_contact_step; with
+ *                      LINEARIZE also geolin_contact_linearize, geolin_impulse_linearize; with
+ *                      STEP_LINEARIZE also geolin_contact_step_linearize
  * A function whose feature the workspace lacks returns GEOLIN_ERR_INVALID_ARGUMENT. */
 #define GEOLIN_WORKSPACE_DYNAMICS 0u
 #define GEOLIN_WORKSPACE_MASS_MATRIX 1u
@@ -242,6 +244,22 @@ GEOLIN_API void geolin_workspace_free(geolin_workspace *ws);
 /* Set the gravity acceleration g (3 doubles, m/s^2, in the inertial frame A) used by the
  * evaluations with this workspace. ws, g not NULL; g finite. */
 GEOLIN_API int geolin_workspace_set_gravity(geolin_workspace *ws, const double g[3]);
+
+/* Contact regularization of this workspace (default 0: redundant sets are refused).
+ * With mu = 0 every contact function (geolin_contact_dynamics, geolin_contact_linearize,
+ * geolin_contact_step, geolin_contact_step_linearize, geolin_impulse, geolin_impulse_linearize)
+ * solves the contacts exactly and returns GEOLIN_ERR_NUMERIC for a set whose rows depend on each
+ * other (a sole held by its four corner points, a rigid foot plus a point, ...). With mu > 0 they
+ * solve the regularized (damped least-squares) problem instead, docs/contacts.md (C14):
+ *   (J_c M^-1 J_c^T + mu I) lambda = -c(nu_dot_free),  i.e.  c(nu_dot) = -mu lambda:
+ * a soft constraint whose acceleration error is mu times the force, mu in (m/s^2)/N on force
+ * rows and (rad/s^2)/(N m) on torque rows (an impulse's velocity error is mu times the impulse,
+ * (m/s)/(N s)). The forces tend to the minimum-norm ones as mu -> 0, and the linearizations are
+ * the exact derivatives of the regularized problem. mu is small against the diagonal of
+ * J_c M^-1 J_c^T (about 1 / the robot's mass): 1e-8 .. 1e-4 for a robot of tens of kg.
+ * mu finite and >= 0 (errors name 'mu'; the setting is unchanged on error). Not concurrently
+ * with an evaluation on the same workspace. */
+GEOLIN_API int geolin_workspace_set_contact_regularization(geolin_workspace *ws, double mu);
 
 /* ============================================================================================
  * Dynamics
@@ -403,7 +421,9 @@ GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const
  * Errors: INVALID_ARGUMENT / NONFINITE naming the argument and index; NUMERIC when the contact
  * Jacobian is rank-deficient at this state (redundant contacts such as two rigid contacts on one
  * body, more rows than degrees of freedom, a leg at full stretch; the message names the
- * contacts) or the mass matrix is singular. Needs GEOLIN_WORKSPACE_CONTACTS. */
+ * contacts) or the mass matrix is singular. Dependent rows (not more rows than n) are solved,
+ * softly, with geolin_workspace_set_contact_regularization(ws, mu > 0).
+ * Needs GEOLIN_WORKSPACE_CONTACTS. */
 GEOLIN_API int geolin_contact_dynamics(geolin_workspace *ws, const double *H, const double *s,
                                        const double *v, const double *r, const double *tau, int nc,
                                        const int *frames, const int *types, unsigned wrench_flags,
@@ -423,6 +443,35 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
                                         const int *frames, const int *types, unsigned wrench_flags,
                                         const double *gains, const double *refs, double *A,
                                         double *B, double *dlambda_dz, double *dlambda_dw);
+
+/* The impact map at touchdown: the contacts stop within an instant (point: the frame origin's
+ * velocity; rigid: the frame's twist), scaled by the restitution e:
+ *   M (nu+ - nu-) = J_c^T Lambda,   J_c nu+ = -e J_c nu-,
+ * the pose and the joint positions unchanged (RBDA ch. 11; docs/contacts.md section 9).
+ *   in:  H[16], s[n_J], v[6], r[n_J] (the state just before the impact, nu- = [v; r]); nc,
+ *        frames, types, wrench_flags as geolin_contact_dynamics (an impact has no gains);
+ *        restitution e in [0, 1] (0: the contacts stop, a plastic impact; 1: their velocity
+ *        reverses and the kinetic energy is kept)
+ *   out: v_next[6], r_next[n_J] (nu+), impulse[m] (Lambda, N s: the impulse the environment
+ *        applies ON the robot, in the axes of wrench_flags; may be NULL)
+ * With nc = 0, nu+ = nu- exactly. Fixed base: H, v and v_next may be NULL. Outputs may alias the
+ * inputs. Errors as geolin_contact_dynamics. Needs GEOLIN_WORKSPACE_CONTACTS. */
+GEOLIN_API int geolin_impulse(geolin_workspace *ws, const double *H, const double *s,
+                              const double *v, const double *r, int nc, const int *frames,
+                              const int *types, unsigned wrench_flags, double restitution,
+                              double *v_next, double *r_next, double *impulse);
+
+/* The exact Jacobian of geolin_impulse in the left-trivialized coordinates of geolin_linearize:
+ * x- exp(z) -> x+ exp(A_imp z).
+ *   in:  as geolin_impulse
+ *   out: A_imp[N * N] (the identity in the pose rows z_H, z_s), dimpulse_dz[m * N] (may be
+ *        NULL), column-major
+ * With nc = 0, A_imp = I exactly. Fixed base: H and v may be NULL. Needs
+ * GEOLIN_WORKSPACE_CONTACTS and GEOLIN_WORKSPACE_LINEARIZE. */
+GEOLIN_API int geolin_impulse_linearize(geolin_workspace *ws, const double *H, const double *s,
+                                        const double *v, const double *r, int nc, const int *frames,
+                                        const int *types, unsigned wrench_flags, double restitution,
+                                        double *A_imp, double *dimpulse_dz);
 
 /* ============================================================================================
  * Discrete time
@@ -456,6 +505,35 @@ GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const dou
 GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h, const double *H,
                                      const double *s, const double *v, const double *r,
                                      const double *tau, double *A_d, double *B_d);
+
+/* One step of length h of the contact-constrained dynamics of geolin_contact_dynamics (the same
+ * contact set, gains and refs held during the step), method and outputs as geolin_step.
+ *   in:  method, h as geolin_step; H, s, v, r, tau, nc, frames, types, wrench_flags, gains, refs
+ *        as geolin_contact_dynamics
+ *   out: H_next[16], s_next[n_J], v_next[6], r_next[n_J] as geolin_step; lambda[m]: the contact
+ *        forces of the step: the semi-implicit Euler step's at (x, tau), RK4's weighted mean
+ *        (lambda_1 + 2 lambda_2 + 2 lambda_3 + lambda_4) / 6 of its stages. May be NULL.
+ * With nc = 0 the result equals geolin_step exactly. Fixed base: H, v, H_next, v_next may be
+ * NULL. Outputs may alias the inputs. Errors as geolin_contact_dynamics (at any stage) and
+ * geolin_step. Needs GEOLIN_WORKSPACE_CONTACTS. */
+GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, const double *H,
+                                   const double *s, const double *v, const double *r,
+                                   const double *tau, int nc, const int *frames, const int *types,
+                                   unsigned wrench_flags, const double *gains, const double *refs,
+                                   double *H_next, double *s_next, double *v_next, double *r_next,
+                                   double *lambda);
+
+/* Its exact linearization: x exp(z) -> x+ exp(A_d z + B_d w), and the derivatives of the step's
+ * lambda. A_d[N*N], B_d[N*n_J], dlambda_dz[m*N], dlambda_dw[m*n_J], column-major; the last two
+ * may be NULL. With nc = 0 the result equals geolin_step_linearize exactly. Fixed base: H and v
+ * may be NULL. Needs GEOLIN_WORKSPACE_CONTACTS and GEOLIN_WORKSPACE_STEP_LINEARIZE. */
+GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, double h,
+                                             const double *H, const double *s, const double *v,
+                                             const double *r, const double *tau, int nc,
+                                             const int *frames, const int *types,
+                                             unsigned wrench_flags, const double *gains,
+                                             const double *refs, double *A_d, double *B_d,
+                                             double *dlambda_dz, double *dlambda_dw);
 
 /* ============================================================================================
  * Costs and constraints (docs/dynamics.md §11): what an MPC's cost and constraint terms need,

@@ -39,6 +39,9 @@ struct geolin_workspace {
   Eigen::MatrixXd J;               // 6 x n
   Eigen::MatrixXd Dz;              // 6 x N (derivatives of the cost functions in z)
   Eigen::VectorXd s_next, r_next;  // n_J
+  // The contact regularization mu of geolin_workspace_set_contact_regularization (0: redundant
+  // contact sets are refused), passed to every contact function as geolin::Contacts::mu.
+  double contact_mu = 0.0;
 
   geolin_workspace(const geolin_model *model, unsigned features, int max_wrenches)
       : m(model), ws(model->model, features, max_wrenches) {
@@ -764,6 +767,19 @@ GEOLIN_API int geolin_workspace_set_gravity(geolin_workspace *ws, const double g
   return GEOLIN_OK;
 }
 
+GEOLIN_API int geolin_workspace_set_contact_regularization(geolin_workspace *ws, double mu) {
+  if (int st = check_workspace(__func__, ws)) return st;
+  if (!std::isfinite(mu))
+    return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'mu' is not finite (%g)", __func__, mu);
+  if (mu < 0.0)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'mu' = %g is negative (0: redundant contacts are refused; > 0: "
+                "the compliance of the regularized contacts, docs/contacts.md section 4)",
+                __func__, mu);
+  ws->contact_mu = mu;
+  return GEOLIN_OK;
+}
+
 // ============================================================================================
 // Dynamics
 // ============================================================================================
@@ -1341,6 +1357,7 @@ int check_contacts(const char *fn, const geolin_workspace *ws, int nc, const int
   c.Kp = Kp;
   c.Kd = Kd;
   c.refs = refs;
+  c.mu = ws->contact_mu;
   return GEOLIN_OK;
 }
 
@@ -1371,10 +1388,39 @@ int contact_failure(const char *fn, const geolin_workspace *ws,
               "%s: the contacts are redundant or singular at this state: row %d of contact %d "
               "('%.60s', %s) depends on the rows before it%s%s (pivot %.1e of its diagonal in "
               "J_c M^-1 J_c^T, threshold 1e-10; e.g. two contacts on one body, or a leg at full "
-              "stretch); nothing was written",
+              "stretch; %s); nothing was written",
               fn, ws->ws.contact_failed_row, k, model.frames[c.frames[k]].name.c_str(),
               c.types[k] == GEOLIN_CONTACT_RIGID ? "rigid" : "point", k > 0 ? " of contacts " : "",
-              others, ws->ws.contact_failed_ratio);
+              others, ws->ws.contact_failed_ratio,
+              c.mu > 0.0 ? "the contact regularization is too small to survive the round-off"
+                         : "geolin_workspace_set_contact_regularization solves such sets softly");
+}
+
+// restitution: finite, in [0, 1].
+int check_restitution(const char *fn, double e) noexcept {
+  if (!std::isfinite(e))
+    return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'restitution' is not finite (%g)", fn, e);
+  if (e < 0.0 || e > 1.0)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'restitution' = %g is out of range [0, 1] (0: the contacts stop, "
+                "1: their velocity reverses, a perfectly elastic impact)",
+                fn, e);
+  return GEOLIN_OK;
+}
+
+// The inputs shared by geolin_impulse and geolin_impulse_linearize: the workspace with
+// `features`, the state, the contacts (no gains: an impact has none) and the restitution.
+int check_impulse_inputs(const char *fn, geolin_workspace *ws, unsigned features,
+                         const char *feature_names, const double *H, const double *s,
+                         const double *v, const double *r, int nc, const int *frames,
+                         const int *types, unsigned wrench_flags, double restitution,
+                         geolin::Contacts &c) noexcept {
+  if (int st = check_workspace(fn, ws)) return st;
+  if (int st = check_feature(fn, ws, features, feature_names)) return st;
+  if (int st = check_state(fn, ws, H, s, v, r)) return st;
+  if (int st = check_contacts(fn, ws, nc, frames, types, wrench_flags, nullptr, nullptr, c))
+    return st;
+  return check_restitution(fn, restitution);
 }
 
 }  // namespace
@@ -1458,6 +1504,199 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
     if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "A");
     if (ws->ws.contact_failed >= 0) return contact_failure(__func__, ws, c);
     if (!ok) return numeric_failure(__func__, ws, "A");
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_impulse(geolin_workspace *ws, const double *H, const double *s,
+                              const double *v, const double *r, int nc, const int *frames,
+                              const int *types, unsigned wrench_flags, double restitution,
+                              double *v_next, double *r_next, double *impulse) {
+  geolin::Contacts c;
+  if (int st = check_impulse_inputs(__func__, ws, geolin::kWorkspaceContacts,
+                                    "GEOLIN_WORKSPACE_CONTACTS", H, s, v, r, nc, frames, types,
+                                    wrench_flags, restitution, c))
+    return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints(), o = model.joint_offset();
+  const int m = c.rows();
+  if (!model.fixed_base)
+    if (int st = check_output(__func__, "v_next", v_next, 6)) return st;
+  if (int st = check_output(__func__, "r_next", r_next, nj)) return st;
+  if (int st = check_disjoint(__func__, {{"v_next", model.fixed_base ? nullptr : v_next, 6},
+                                         {"r_next", r_next, nj},
+                                         {"impulse", impulse, m}}))
+    return st;
+  if (int st = check_contact_rows(__func__, ws, c)) return st;
+  try {
+    ws->ws.singular = -1;
+    // Staged (ν⁺ in ws->vec, Λ in contact_lambda_plus): outputs may alias the inputs.
+    const bool ok = geolin::impulse(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
+                                    base_twist(model, v), joint_vector(r, nj), c, restitution,
+                                    ws->vec, ws->ws.contact_lambda_plus);
+    if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "v_next/r_next");
+    if (!ok) return contact_failure(__func__, ws, c);
+    if (!all_finite(ws->vec)) return numeric_failure(__func__, ws, "v_next/r_next");
+    if (!all_finite(ws->ws.contact_lambda_plus.head(m)))
+      return numeric_failure(__func__, ws, "impulse");
+    if (!model.fixed_base)
+      for (int i = 0; i < 6; ++i) v_next[i] = ws->vec[i];
+    for (int i = 0; i < nj; ++i) r_next[i] = ws->vec[o + i];
+    if (impulse != nullptr)
+      for (int k = 0; k < m; ++k) impulse[k] = ws->ws.contact_lambda_plus[k];
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_impulse_linearize(geolin_workspace *ws, const double *H, const double *s,
+                                        const double *v, const double *r, int nc, const int *frames,
+                                        const int *types, unsigned wrench_flags, double restitution,
+                                        double *A_imp, double *dimpulse_dz) {
+  geolin::Contacts c;
+  if (int st = check_impulse_inputs(__func__, ws,
+                                    geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
+                                    "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE", H, s,
+                                    v, r, nc, frames, types, wrench_flags, restitution, c))
+    return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints();
+  const std::ptrdiff_t N = model.state_dim(), m = c.rows();
+  if (int st = check_output(__func__, "A_imp", A_imp, N * N)) return st;
+  if (int st =
+          check_disjoint(__func__, {{"A_imp", A_imp, N * N}, {"dimpulse_dz", dimpulse_dz, m * N}}))
+    return st;
+  if (int st = check_contact_rows(__func__, ws, c)) return st;
+  try {
+    ws->ws.singular = -1;
+    // Straight into the caller's arrays: every input is read before they are written, and
+    // nothing is written unless the result is finite.
+    Eigen::Map<Eigen::MatrixXd> Am(A_imp, N, N);
+    Eigen::Map<Eigen::MatrixXd> dz(dimpulse_dz, dimpulse_dz ? m : 0, dimpulse_dz ? N : 0);
+    const bool ok = geolin::impulse_linearize(model, ws->ws, base_transform(model, H),
+                                              joint_vector(s, nj), base_twist(model, v),
+                                              joint_vector(r, nj), c, restitution, Am, dz);
+    if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "A_imp");
+    if (ws->ws.contact_failed >= 0) return contact_failure(__func__, ws, c);
+    if (!ok) return numeric_failure(__func__, ws, "A_imp");
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, const double *H,
+                                   const double *s, const double *v, const double *r,
+                                   const double *tau, int nc, const int *frames, const int *types,
+                                   unsigned wrench_flags, const double *gains, const double *refs,
+                                   double *H_next, double *s_next, double *v_next, double *r_next,
+                                   double *lambda) {
+  if (int st = check_workspace(__func__, ws)) return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints();
+  if (int st = check_feature(__func__, ws, geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS"))
+    return st;
+  if (int st = check_step(__func__, method, h)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  if (int st = check_array(__func__, "tau", tau, nj)) return st;
+  geolin::Contacts c;
+  if (int st = check_contacts(__func__, ws, nc, frames, types, wrench_flags, gains, refs, c))
+    return st;
+  const int m = c.rows();
+  if (!model.fixed_base) {
+    if (int st = check_output(__func__, "H_next", H_next, 16)) return st;
+    if (int st = check_output(__func__, "v_next", v_next, 6)) return st;
+  }
+  if (int st = check_output(__func__, "s_next", s_next, nj)) return st;
+  if (int st = check_output(__func__, "r_next", r_next, nj)) return st;
+  if (int st = check_disjoint(__func__, {{"H_next", model.fixed_base ? nullptr : H_next, 16},
+                                         {"s_next", s_next, nj},
+                                         {"v_next", model.fixed_base ? nullptr : v_next, 6},
+                                         {"r_next", r_next, nj},
+                                         {"lambda", lambda, m}}))
+    return st;
+  if (int st = check_contact_rows(__func__, ws, c)) return st;
+  try {
+    ws->ws.singular = -1;
+    geolin::Transform Hn = base_transform(model, H);
+    geolin::Vec6 vn = base_twist(model, v);
+    const bool ok = geolin::contact_step(
+        model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(model, H),
+        joint_vector(s, nj), base_twist(model, v), joint_vector(r, nj), joint_vector(tau, nj), c,
+        Hn, ws->s_next, vn, ws->r_next, ws->ws.contact_lambda_plus);
+    if (!ok && ws->ws.singular < 0) return contact_failure(__func__, ws, c);
+    if (ws->ws.singular >= 0 || !Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() ||
+        !all_finite(ws->s_next) || !all_finite(ws->r_next))
+      return step_failure(__func__, ws, h, H, s, v, r, tau, "H_next/s_next/v_next/r_next");
+    if (!all_finite(ws->ws.contact_lambda_plus.head(m)))
+      return step_failure(__func__, ws, h, H, s, v, r, tau, "lambda");
+    if (!model.fixed_base) {
+      copy_transform(Hn, H_next);
+      for (int i = 0; i < 6; ++i) v_next[i] = vn[i];
+    }
+    copy_out(ws->s_next, s_next);
+    copy_out(ws->r_next, r_next);
+    if (lambda != nullptr)
+      for (int k = 0; k < m; ++k) lambda[k] = ws->ws.contact_lambda_plus[k];
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, double h,
+                                             const double *H, const double *s, const double *v,
+                                             const double *r, const double *tau, int nc,
+                                             const int *frames, const int *types,
+                                             unsigned wrench_flags, const double *gains,
+                                             const double *refs, double *A_d, double *B_d,
+                                             double *dlambda_dz, double *dlambda_dw) {
+  if (int st = check_workspace(__func__, ws)) return st;
+  const geolin::Model &model = model_of(ws);
+  const int nj = model.num_joints();
+  const std::ptrdiff_t N = model.state_dim();
+  if (int st =
+          check_feature(__func__, ws, geolin::kWorkspaceContacts | geolin::kWorkspaceStepLinearize,
+                        "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_STEP_LINEARIZE"))
+    return st;
+  if (int st = check_step(__func__, method, h)) return st;
+  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
+  if (int st = check_array(__func__, "tau", tau, nj)) return st;
+  geolin::Contacts c;
+  if (int st = check_contacts(__func__, ws, nc, frames, types, wrench_flags, gains, refs, c))
+    return st;
+  const std::ptrdiff_t m = c.rows();
+  if (int st = check_output(__func__, "A_d", A_d, N * N)) return st;
+  if (int st = check_output(__func__, "B_d", B_d, N * nj)) return st;
+  if (int st = check_disjoint(__func__, {{"A_d", A_d, N * N},
+                                         {"B_d", B_d, N * nj},
+                                         {"dlambda_dz", dlambda_dz, m * N},
+                                         {"dlambda_dw", dlambda_dw, m * nj}}))
+    return st;
+  if (int st = check_contact_rows(__func__, ws, c)) return st;
+  try {
+    ws->ws.singular = -1;
+    Eigen::Map<Eigen::MatrixXd> none(nullptr, 0, 0);
+    // Staged: A_d, B_d in ws->A, ws->B and [dlambda_dz, dlambda_dw] in ws.step_dlambda.
+    const bool ok = geolin::contact_step_linearize(
+        model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(model, H),
+        joint_vector(s, nj), base_twist(model, v), joint_vector(r, nj), joint_vector(tau, nj), c,
+        ws->A, ws->B, none, none);
+    if (!ok && ws->ws.singular < 0 && ws->ws.contact_failed >= 0)
+      return contact_failure(__func__, ws, c);
+    if (!ok || ws->ws.singular >= 0 || !all_finite(ws->A))
+      return step_failure(__func__, ws, h, H, s, v, r, tau, "A_d");
+    if (!all_finite(ws->B)) return step_failure(__func__, ws, h, H, s, v, r, tau, "B_d");
+    const auto D = ws->ws.step_dlambda.topRows(m);
+    if (m > 0 && !D.allFinite())
+      return step_failure(__func__, ws, h, H, s, v, r, tau, "dlambda_dz");
+    copy_out(ws->A, A_d);
+    copy_out(ws->B, B_d);
+    if (m > 0 && dlambda_dz != nullptr) copy_out(D.leftCols(N), dlambda_dz);
+    if (m > 0 && dlambda_dw != nullptr) copy_out(D.rightCols(nj), dlambda_dw);
     return GEOLIN_OK;
   } catch (...) {
     return handle_exception(__func__);

@@ -10,7 +10,9 @@
 // frame's acceleration at ν̇_free, J_c ν̇_free + J̇_c ν, is G_a (a_b − a_g) with aba_pass's
 // accelerations a_b. Λ⁻¹ comes from the backward pass of the articulated solve over the m
 // columns of J_cᵀ alone (its innovations; articulated_solve_backward), and M⁻¹ J_cᵀ λ from one
-// forward pass of a single column, so that neither J_c nor M⁻¹ J_cᵀ is formed.
+// forward pass of a single column, so that neither J_c nor M⁻¹ J_cᵀ is formed. With a
+// regularization contacts.mu > 0 every Λ⁻¹ below is Λ⁻¹ + mu 1 (docs/contacts.md §4, (C14)): the
+// factor is of that matrix, and so are the forces and, through the same factor, every derivative.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,14 +32,16 @@ namespace {
 // Cholesky factor L Lᵀ of the symmetric m x m matrix A (row-major, stride ld, lower triangle
 // read and overwritten; dinv receives 1 / L_kk). Each pivot is compared with the diagonal entry it
 // comes from: a ratio at or below kContactPivotTolerance means a row of J_c (nearly) repeats the
-// others in the M⁻¹ metric. Returns the first such row, or -1.
-int cholesky_in_place(double *A, int m, std::ptrdiff_t ld, double *dinv, double *ratio) {
+// others in the M⁻¹ metric. A holds Λ⁻¹ + mu 1 (C14): its pivots are then at least mu in exact
+// arithmetic, and a pivot of at least mu / 2 is accepted whatever the ratio (the ridge survived
+// the round-off). Returns the first refused row, or -1.
+int cholesky_in_place(double *A, int m, std::ptrdiff_t ld, double mu, double *dinv, double *ratio) {
   for (int k = 0; k < m; ++k) {
     double *rk = A + k * ld;
     const double diag = rk[k];
     double d = diag;
     for (int j = 0; j < k; ++j) d -= rk[j] * rk[j];
-    if (!(d > kContactPivotTolerance * diag)) {
+    if (!(d > kContactPivotTolerance * diag) && !(mu > 0.0 && d >= 0.5 * mu)) {
       *ratio = diag > 0.0 ? d / diag : 0.0;
       return k;
     }
@@ -229,10 +233,12 @@ void forces_and_acceleration(const Model &model, Workspace &ws, const Contacts &
   }
 }
 
-// §3, steps 2-6 after aba_pass (step 1).
+}  // namespace
+
+// §3, steps 2-5 after aba_pass (step 1).
 // (aba_pass's factorization and accelerations, contacts) => (ws.contacts, ws.contact_Y = X_J,
-// ws.contact_W, ws.contact_L, ws.contact_dinv, ws.contact_lambda, ws.nu_dot; or ws.contact_failed*)
-bool solve_contacts(const Model &model, Workspace &ws, const Transform &H,
+// ws.contact_W, ws.contact_L, ws.contact_dinv, ws.contact_gamma; or ws.contact_failed*)
+bool contact_factor(const Model &model, Workspace &ws, const Transform &H,
                     const Contacts &contacts) {
   const int n = model.num_dofs(), m = contacts.rows();
   const bool moving = !model.fixed_base;
@@ -258,8 +264,10 @@ bool solve_contacts(const Model &model, Workspace &ws, const Transform &H,
   }
   double *L = ws.contact_L.data();
   inverse_operational_inertia(model, ws, contacts, X, W, L, ldm);  // step 4
-  double ratio = 0.0;                                              // step 5, with §4's pivot test
-  const int bad = cholesky_in_place(L, m, ldm, ws.contact_dinv.data(), &ratio);
+  if (contacts.mu > 0.0)  // the ridge of the regularized problem (C14)
+    for (int p = 0; p < m; ++p) L[p * ldm + p] += contacts.mu;
+  double ratio = 0.0;  // step 5, with §4's pivot test
+  const int bad = cholesky_in_place(L, m, ldm, contacts.mu, ws.contact_dinv.data(), &ratio);
   if (bad >= 0) {
     int k = 0;
     while (k + 1 < contacts.count && ws.contacts[k + 1].row0 <= bad) ++k;
@@ -268,15 +276,19 @@ bool solve_contacts(const Model &model, Workspace &ws, const Transform &H,
     ws.contact_failed_ratio = ratio;
     return false;
   }
-  forces_and_acceleration(model, ws, contacts, X, ldm);  // step 6
   return true;
 }
 
-}  // namespace
+void contact_forces(const Model &model, Workspace &ws, const Contacts &contacts) {
+  forces_and_acceleration(model, ws, contacts, ws.contact_Y.data(),
+                          solve_stride(contacts.rows()));  // step 6
+}
 
 bool contact_solve(const Model &model, Workspace &ws, const Transform &H,
                    const Contacts &contacts) {
-  return solve_contacts(model, ws, H, contacts);
+  if (!contact_factor(model, ws, H, contacts)) return false;
+  contact_forces(model, ws, contacts);
+  return true;
 }
 
 }  // namespace detail

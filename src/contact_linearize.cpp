@@ -24,6 +24,7 @@
 // X + Y K. X_J is non-zero only on the base and the contacts' paths, so both products are small.
 #include <algorithm>
 
+#include "contact_correction.hpp"
 #include "contact_solve.hpp"
 #include "geometry.hpp"
 #include "linearize_solve.hpp"
@@ -41,9 +42,8 @@ namespace {
 // joint columns below). g_a is the row of G_a (contact_solve's; J_c = G_a J_b). Stored by
 // columns, G[e][r] for entry e of row r, so that the joint columns are products of its column
 // blocks (joint_columns).
-using ConstraintColumns = double[18][8];
 void constraint_rows(const Workspace::ContactFrame &f, const Contacts &contacts, bool mixed,
-                     const Vec6 &vb, ConstraintColumns &G) {
+                     const Vec6 &vb, const double *lambda, ConstraintColumns &G) {
   Mat6 Gv, Gx;  // their first f.rows rows
   if (f.rows == kContactRigid) {
     // c = ^F a_F + Kd ^F v_F + Kp log(H_ref⁻¹ H_F), with δ log = J_r⁻¹ ξ_F.
@@ -84,6 +84,12 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &contacts,
     Gx.topRightCorner<3, 3>() = contacts.Kp * Qp;
     Gx.topRightCorner<3, 3>().noalias() -= hat(Rm * (cF + contacts.Kd * vl)) * Q;
   }
+  // (C14): regularized, c = −mu λ at the solution, and the terms that turn c with the frame,
+  // dropped above where c vanishes, count: a Local point's c = R_Fᵀ (...) (c^ ξ_F) and a Mixed
+  // rigid contact's c = R_F c_F (−c^ R_F ξ_F). Local rigid and Mixed point errors are written in
+  // their own axes (§5.2) and need nothing.
+  if (contacts.mu > 0.0 && mixed == (f.rows == kContactRigid))
+    add_turning_of_error(f, contacts.mu, lambda, mixed ? -1.0 : 1.0, Gx);
   for (int r = 0; r < f.rows; ++r) {
     const Vec6 ga = f.Ga.row(r).transpose();
     const Vec6 h = Gv.row(r).transpose() + cross_force(vb, ga);
@@ -95,48 +101,14 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &contacts,
   }
 }
 
-// Joint j's two columns of the contact's kRows rows of K (§5.3, step 4; §5.2): K[r][c] +=
-// g_a·w + h·Ψ̇_j + g_x·S_j and K[r][c + 1] += g_a·2Ψ̇_j + h·S_j, from G's [g_a, h, g_x] blocks
-// (rows e, 6 + e, 12 + e of G hold their column e, lane r the contact's row r).
-// (G, w, Ψ̇_j, S_j) => (K's columns c, c + 1 of the contact's rows)
-template <int kRows>
-void joint_columns(const ConstraintColumns &G, const Vec6 &w, const Vec6 &Pd, const Vec6 &S,
-                   double *K, std::ptrdiff_t ldk, int c) {
-  double ks[kRows] = {}, kr[kRows] = {};
-  for (int e = 0; e < 6; ++e) {
-    const double *ga = G[e], *h = G[6 + e], *gx = G[12 + e];
-    for (int r = 0; r < kRows; ++r) {
-      ks[r] += ga[r] * w[e] + h[r] * Pd[e] + gx[r] * S[e];
-      kr[r] += ga[r] * (2.0 * Pd[e]) + h[r] * S[e];
-    }
-  }
-  for (int r = 0; r < kRows; ++r) {
-    K[r * ldk + c] += ks[r];
-    K[r * ldk + c + 1] += kr[r];
-  }
-}
-
-// What steps 4-7 of §5.3 share: the solve's right-hand sides X (n x L.cols, stride ldx) and K
-// (m x L.cols), the innovations Y_J of J_cᵀ (n x m, stride ldm) and the gravity block.
-struct Correction {
-  const Model &model;
-  Workspace &ws;
-  const Contacts &contacts;
-  const LinearizeLayout &L;
-  double *X, *K;
-  const double *YJ;
-  std::ptrdiff_t ldm, ldx;
-  Mat3 Gg;  // (Rᵀ g)^, the z_H attitude block of −F_ext's base linear rows (moving base)
-  Vec6 v0, a_g;
-  bool moving, mixed;
-};
-
 // §5.3, step 4, first part: K = −J_c X over all columns. By the innovations form of M⁻¹
 // (articulated_solve_backward; docs/contacts.md §3, step 3), J_c X = Σ_i D_i Y_J,iᵀ X_R,i +
 // Y_J,0ᵀ I^A_0 X_R,0: the base rows through (I^A_0 Y_J,0)ᵀ, left by contact_solve in
 // ws.contact_W, and the joint rows i along each contact's path (Y_J,i is zero for contacts not
 // below i). On the z_H columns, J_c X_H is written out.
 // (X = X_R, Y_J, ws.contact_W, ws.D, G_a) => (K = −J_c X)
+}  // namespace
+
 void minus_jc_x(const Correction &s) {
   const Model &model = s.model;
   Workspace &ws = s.ws;
@@ -186,6 +158,8 @@ void minus_jc_x(const Correction &s) {
   }
 }
 
+namespace {
+
 // §5.3, step 4, second part: K += C_z, the sparse terms of §5.2 per contact: on the base velocity
 // and z_H columns, and the two columns (s_j, ṙ_j) of each joint j on the contact's path.
 // (ws.v, ws.a, ws.S0, ws.Psi_dot, the contacts' G_a, vF, gains) => (K += C_z; f.aF)
@@ -196,7 +170,7 @@ void add_constraint_derivatives(const Correction &s) {
     const int b = f.body;
     f.aF = inverse_transform_motion(f.H0F, ws.a[b] - s.a_g);
     alignas(64) ConstraintColumns G;  // rows [g_a, h, g_x], by columns
-    constraint_rows(f, s.contacts, s.mixed, ws.v[b], G);
+    constraint_rows(f, s.contacts, s.mixed, ws.v[b], ws.contact_lambda.data() + f.row0, G);
     double *Kk = s.K + f.row0 * s.ldx;
     if (s.moving)
       // ∂/∂v: δa_b = (v_0 − v_b) × δv, δv_b = δv: g_a ((v_0 − v_b)×) + g_v = h − v_0 ×* g_a
@@ -226,6 +200,8 @@ void add_constraint_derivatives(const Correction &s) {
     }
   }
 }
+
+}  // namespace
 
 // §5.3, steps 5 and 6: K ← Λ K = (L Lᵀ)⁻¹ K, then the innovations X_R += Y_J K, whose forward
 // pass gives the constrained −F (z_H columns included) and M⁻¹ S: X + Y K with Y = M⁻¹ J_cᵀ, by
@@ -297,7 +273,20 @@ bool write_results(const Correction &s, const Vec6 &v, RefMat A, RefMat B, RefMa
   return true;
 }
 
-}  // namespace
+BodyWrenches contact_force_wrenches(const Model &model, Workspace &ws, const Transform &H,
+                                    const Contacts &contacts) {
+  for (int k = 0; k < contacts.count; ++k) {
+    const Workspace::ContactFrame &f = ws.contacts[k];
+    ws.contact_frames[k] = f.frame;
+    auto w = ws.contact_wrenches.segment<6>(6 * k);
+    w.setZero();
+    w.head(f.rows) = ws.contact_lambda.segment(f.row0, f.rows);
+  }
+  const ExternalWrenches ext{contacts.count, ws.contact_frames.data(), ws.contact_wrenches.data(),
+                             contacts.flags};
+  return load_external_wrenches(model, ws, H, &ext);
+}
+
 }  // namespace detail
 
 // §5.3 (docs/contacts.md), steps 1-3 here, 4-7 in the functions above.
@@ -329,16 +318,7 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   ws.a[0] = a0;
   for (int i = 1; i <= nj; ++i)
     ws.a[i] = ws.a[model.parent[i]] + ws.c[i] + ws.S0[i] * ws.nu_dot[model.dof(i)];
-  for (int k = 0; k < contacts.count; ++k) {
-    const Workspace::ContactFrame &f = ws.contacts[k];
-    ws.contact_frames[k] = f.frame;
-    auto w = ws.contact_wrenches.segment<6>(6 * k);
-    w.setZero();
-    w.head(f.rows) = ws.contact_lambda.segment(f.row0, f.rows);
-  }
-  const ExternalWrenches ext{contacts.count, ws.contact_frames.data(), ws.contact_wrenches.data(),
-                             contacts.flags};
-  const detail::BodyWrenches fext = detail::load_external_wrenches(model, ws, H, &ext);
+  const detail::BodyWrenches fext = detail::contact_force_wrenches(model, ws, H, contacts);
   const detail::LinearizeLayout L =
       detail::linearize_layout(model, 0, moving && mixed, /*base_pose_cols=*/true);
 

@@ -15,6 +15,15 @@ namespace geolin::detail {
 /// Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
 bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &contacts);
 
+/// contact_solve in its two parts. contact_factor: everything up to the factor of Λ⁻¹, with
+/// −c(ν̇_free) in ws.contact_gamma (false, ws.contact_failed set, when Λ⁻¹ is singular);
+/// contact_forces: λ = Λ ws.contact_gamma into ws.contact_lambda and ws.nu_dot += M⁻¹ J_cᵀ λ.
+/// A caller that prescribes another right-hand side (impulse.cpp) overwrites ws.contact_gamma
+/// in between.
+bool contact_factor(const Model &model, Workspace &ws, const Transform &H,
+                    const Contacts &contacts);
+void contact_forces(const Model &model, Workspace &ws, const Contacts &contacts);
+
 /// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place and its
 /// inverse diagonal dinv.
 void cholesky_solve(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *x);

@@ -24,15 +24,26 @@ void retract(const Model &model, const Transform &H, CRefVec s, const Vec6 &v, C
   r_out = r + u.segment(n + o, nj);
 }
 
-// h λ(x, τ) into out (N).
-void scaled_field(const Model &model, Workspace &ws, double h, const Transform &H, CRefVec s,
-                  const Vec6 &v, CRefVec r, CRefVec tau, RefVec out, detail::SingularLatch &latch) {
+// h λ(x, τ) into out (N): ν̇ of aba, or of contact_dynamics when contacts is not NULL (the
+// contact step; docs/contacts.md §10), whose λ, times weight, is added to ws.step_lambda.
+// Returns false when the contacts are singular at x (ws.contact_failed).
+bool scaled_field(const Model &model, Workspace &ws, double h, const Transform &H, CRefVec s,
+                  const Vec6 &v, CRefVec r, CRefVec tau, RefVec out, detail::SingularLatch &latch,
+                  const Contacts *contacts = nullptr, double weight = 0.0) {
   const int nj = model.n_B, n = model.num_dofs(), o = model.joint_offset();
   if (!model.fixed_base) out.head<6>() = h * v;
   out.segment(o, nj) = h * r;
-  aba(model, ws, H, s, v, r, tau, ws.nu_dot);
+  bool ok = true;
+  if (contacts == nullptr) {
+    aba(model, ws, H, s, v, r, tau, ws.nu_dot);
+  } else {
+    const int m = contacts->rows();
+    ok = contact_dynamics(model, ws, H, s, v, r, tau, *contacts, ws.nu_dot, ws.contact_lambda);
+    ws.step_lambda.head(m) += weight * ws.contact_lambda.head(m);  // (C12)
+  }
   latch.take(ws);
   out.tail(n) = h * ws.nu_dot;
+  return ok;
 }
 
 // k ← dexp⁻¹_{−Θ} k on the SE(3) block, to second order in Θ: docs/dynamics.md (D25).
@@ -45,13 +56,25 @@ void dexp_inverse(const Model &model, CRefVec theta, RefVec k) {
 
 }  // namespace
 
-void step(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
-          CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, Transform &H_next, RefVec s_next,
-          Vec6 &v_next, RefVec r_next) {
-  const int nj = model.n_B, n = model.num_dofs(), o = model.joint_offset();
+namespace {
+
+// step and contact_step (contacts not NULL): false when the contacts are singular at a stage.
+bool step_impl(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
+               CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, const Contacts *contacts,
+               Transform &H_next, RefVec s_next, Vec6 &v_next, RefVec r_next) {
+  const int nj = model.n_B, o = model.joint_offset();
   const bool moving = !model.fixed_base;
+  if (contacts != nullptr) ws.step_lambda.head(contacts->rows()).setZero();
   if (method == StepMethod::SemiImplicitEuler) {
-    aba(model, ws, H, s, v, r, tau, ws.nu_dot);
+    bool ok = true;
+    if (contacts == nullptr) {
+      aba(model, ws, H, s, v, r, tau, ws.nu_dot);
+    } else {
+      const int m = contacts->rows();
+      ok = contact_dynamics(model, ws, H, s, v, r, tau, *contacts, ws.nu_dot, ws.contact_lambda);
+      ws.step_lambda.head(m) = ws.contact_lambda.head(m);  // (C12)
+    }
+    if (!ok) return false;
     Vec6 v_plus = v;
     if (moving) v_plus += h * ws.nu_dot.head<6>();
     r_next = r + h * ws.nu_dot.segment(o, nj);
@@ -60,20 +83,23 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
       H_next = H * exp_se3(h * v_plus);  // docs/dynamics.md (D24)
       v_next = v_plus;
     }
-    return;
+    return true;
   }
   // RKMK4.
   Transform Hs = H;
   Vec6 vs = v;
   detail::SingularLatch latch;  // a singular stage makes the step singular
-  scaled_field(model, ws, h, H, s, v, r, tau, ws.stage_k.col(0), latch);
+  const double b[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
+  bool ok = scaled_field(model, ws, h, H, s, v, r, tau, ws.stage_k.col(0), latch, contacts, b[0]);
   const double c[3] = {0.5, 0.5, 1.0};
-  for (int stage = 1; stage < 4; ++stage) {
+  for (int stage = 1; stage < 4 && ok; ++stage) {
     ws.theta = c[stage - 1] * ws.stage_k.col(stage - 1);
     retract(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
-    scaled_field(model, ws, h, Hs, ws.stage_s, vs, ws.stage_r, tau, ws.stage_k.col(stage), latch);
+    ok = scaled_field(model, ws, h, Hs, ws.stage_s, vs, ws.stage_r, tau, ws.stage_k.col(stage),
+                      latch, contacts, b[stage]);
     dexp_inverse(model, ws.theta, ws.stage_k.col(stage));
   }
+  if (!ok) return false;
   ws.theta =
       (ws.stage_k.col(0) + 2.0 * ws.stage_k.col(1) + 2.0 * ws.stage_k.col(2) + ws.stage_k.col(3)) /
       6.0;
@@ -85,7 +111,31 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
     H_next = Hn;
     v_next = vn;
   }
-  (void)n;
+  return true;
+}
+
+}  // namespace
+
+void step(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
+          CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, Transform &H_next, RefVec s_next,
+          Vec6 &v_next, RefVec r_next) {
+  step_impl(model, ws, method, h, H, s, v, r, tau, nullptr, H_next, s_next, v_next, r_next);
+}
+
+bool contact_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                  const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                  const Contacts &contacts, Transform &H_next, RefVec s_next, Vec6 &v_next,
+                  RefVec r_next, RefVec lambda) {
+  ws.contact_failed = -1;
+  if (contacts.count == 0) {  // nothing held: geolin_step, exactly
+    step(model, ws, method, h, H, s, v, r, tau, H_next, s_next, v_next, r_next);
+    return true;
+  }
+  if (!step_impl(model, ws, method, h, H, s, v, r, tau, &contacts, H_next, s_next, v_next, r_next))
+    return false;
+  const int m = contacts.rows();
+  lambda.head(m) = ws.step_lambda.head(m);
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,13 +163,38 @@ void retraction_jacobian(const Model &model, CRefVec theta, const MatX &D_theta,
 
 }  // namespace
 
-void step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
-                    const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                    RefMat A_d, RefMat B_d) {
+namespace {
+
+// The continuous A, B at a stage into ws.A_stage, ws.B_stage (ν̇ left in ws.nu_dot): linearize,
+// or contact_linearize with ∂λ/∂z, ∂λ/∂w in ws.step_dlambda_dz, ws.step_dlambda_dw.
+bool stage_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                     const Vec6 &v, CRefVec r, CRefVec tau, const Contacts *contacts) {
+  if (contacts == nullptr) {
+    linearize(model, ws, H, s, v, r, tau, ws.A_stage, ws.B_stage);
+    return true;
+  }
+  const int m = contacts->rows();
+  auto dz = ws.step_dlambda_dz.topRows(m);
+  auto dw = ws.step_dlambda_dw.topRows(m);
+  return contact_linearize(model, ws, H, s, v, r, tau, *contacts, ws.A_stage, ws.B_stage, dz, dw);
+}
+
+// Dλ += weight (∂λ/∂z Z + [0, ∂λ/∂w]): the stage's λ through its state x exp(θ) (Z = ∂ζ/∂(z, w)
+// of retraction_jacobian) and through w: (C13).
+void add_lambda_derivative(const Model &model, Workspace &ws, const Contacts &contacts,
+                           double weight, const MatX &Z) {
+  const int m = contacts.rows(), nj = model.n_B;
+  ws.step_dlambda.topRows(m).noalias() += weight * ws.step_dlambda_dz.topRows(m) * Z;
+  ws.step_dlambda.topRows(m).rightCols(nj) += weight * ws.step_dlambda_dw.topRows(m);
+}
+
+bool step_linearize_impl(const Model &model, Workspace &ws, StepMethod method, double h,
+                         const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                         const Contacts *contacts, RefMat A_d, RefMat B_d) {
   const int nj = model.n_B, n = model.num_dofs(), N = model.state_dim(), o = model.joint_offset();
   const bool moving = !model.fixed_base;
   if (method == StepMethod::SemiImplicitEuler) {
-    linearize(model, ws, H, s, v, r, tau, ws.A_stage, ws.B_stage);
+    if (!stage_linearize(model, ws, H, s, v, r, tau, contacts)) return false;
     // Dν⁺ = [0 1] + h [F  M⁻¹S]   (rows n..2n−1 of A and B)
     auto &Dnu = ws.D_k;  // n rows used
     Dnu.topRows(n).setZero();
@@ -141,7 +216,7 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
     }
     A_d = ws.Z.leftCols(N);
     B_d = ws.Z.rightCols(nj);
-    return;
+    return true;
   }
   // RKMK4: k₁ = hλ(x); θᵢ = cᵢ k̃ᵢ₋₁, kᵢ = hλ(x exp θᵢ), k̃ᵢ = dexp⁻¹ correction of kᵢ;
   // Θ = (k̃₁ + 2k̃₂ + 2k̃₃ + k̃₄)/6; x⁺ = x exp Θ. Differentiate each line.
@@ -153,6 +228,7 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
   ws.D_theta.setZero();
   ws.theta.setZero();
   detail::SingularLatch latch;  // a singular stage makes the step singular
+  if (contacts != nullptr) ws.step_dlambda.topRows(contacts->rows()).setZero();
   for (int i = 0; i < 4; ++i) {
     if (i > 0) {
       ws.theta = c[i] * ws.stage_k.col(i - 1);
@@ -160,8 +236,9 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
     }
     retract(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
     retraction_jacobian(model, ws.theta, ws.D_theta, ws.Z);
-    linearize(model, ws, Hs, ws.stage_s, vs, ws.stage_r, tau, ws.A_stage, ws.B_stage);
+    if (!stage_linearize(model, ws, Hs, ws.stage_s, vs, ws.stage_r, tau, contacts)) return false;
     latch.take(ws);
+    if (contacts != nullptr) add_lambda_derivative(model, ws, *contacts, b[i], ws.Z);
     // λ at the stage (linearize leaves ν̇ in ws.nu_dot) and Dλ = A + ad_λ.
     auto k = ws.stage_k.col(i);
     if (moving) k.head<6>() = h * vs;
@@ -191,6 +268,37 @@ void step_linearize(const Model &model, Workspace &ws, StepMethod method, double
   A_d = ws.Z.leftCols(N);
   B_d = ws.Z.rightCols(nj);
   latch.restore(ws);
+  return true;
+}
+
+}  // namespace
+
+void step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                    const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                    RefMat A_d, RefMat B_d) {
+  step_linearize_impl(model, ws, method, h, H, s, v, r, tau, nullptr, A_d, B_d);
+}
+
+bool contact_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                            const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                            const Contacts &contacts, RefMat A_d, RefMat B_d, RefMat dlambda_dz,
+                            RefMat dlambda_dw) {
+  ws.contact_failed = -1;
+  if (contacts.count == 0) {  // nothing held: step_linearize, exactly
+    step_linearize(model, ws, method, h, H, s, v, r, tau, A_d, B_d);
+    return true;
+  }
+  if (!step_linearize_impl(model, ws, method, h, H, s, v, r, tau, &contacts, A_d, B_d))
+    return false;
+  const int m = contacts.rows(), N = model.state_dim(), nj = model.n_B;
+  if (method == StepMethod::SemiImplicitEuler) {  // λ at (x, τ): contact_linearize's, (C13)
+    ws.step_dlambda.topLeftCorner(m, N) = ws.step_dlambda_dz.topRows(m);
+    ws.step_dlambda.topRightCorner(m, nj) = ws.step_dlambda_dw.topRows(m);
+  }
+  // Dλ = [∂λ/∂z, ∂λ/∂w] stays in ws.step_dlambda (the C API copies it from there).
+  if (dlambda_dz.size() > 0) dlambda_dz = ws.step_dlambda.topLeftCorner(m, N);
+  if (dlambda_dw.size() > 0) dlambda_dw = ws.step_dlambda.topRightCorner(m, nj);
+  return true;
 }
 
 }  // namespace geolin

@@ -117,6 +117,9 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     const std::size_t cc = static_cast<std::size_t>(d.contact_cols);
     bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 6 * ldm + 5 * m));
     bytes = add(bytes, mul(nb, D + sizeof(Vec6)));  // contact_x, contact_a
+    bytes = add(bytes, mul(D, nj + m));             // contact_zero, step_lambda
+    if (d.features & kWorkspaceStepLinearize)       // step_dlambda_dz, _dw, step_dlambda
+      bytes = add(bytes, mul(D, mul(m, 2 * (N + nj))));
   }
   return bytes;
 }
@@ -214,6 +217,13 @@ void size_contacts(Workspace &ws, const Model &model) {
     x->setZero(static_cast<Eigen::Index>(m));
   ws.contact_x.assign(model.num_bodies(), 0.0);
   ws.contact_a.assign(model.num_bodies(), Vec6::Zero());
+  ws.contact_zero.setZero(model.n_B);
+  const Eigen::Index rows = static_cast<Eigen::Index>(m), N = model.state_dim(), nj = model.n_B;
+  ws.step_lambda.setZero(rows);
+  if (!ws.has(kWorkspaceStepLinearize)) return;
+  ws.step_dlambda_dz.setZero(rows, N);
+  ws.step_dlambda_dw.setZero(rows, nj);
+  ws.step_dlambda.setZero(rows, N + nj);
 }
 
 }  // namespace

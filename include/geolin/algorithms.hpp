@@ -55,6 +55,10 @@ struct Contacts {
   unsigned flags = kWrenchLocal;
   double Kp = 0.0, Kd = 0.0;
   const double *refs = nullptr;
+  // The contact regularization mu >= 0 (docs/contacts.md §4, (C14)): 0 solves the contacts
+  // exactly and refuses dependent rows; mu > 0 solves (J_c M⁻¹ J_cᵀ + mu 1) λ = −c, a soft
+  // constraint whose error is c = −mu λ ((m/s²)/N on force rows, (rad/s²)/(N m) on torque rows).
+  double mu = 0.0;
   int rows() const {
     int m = 0;
     for (int k = 0; k < count; ++k) m += types[k];
@@ -168,6 +172,23 @@ bool contact_linearize_finite_difference(const Model &model, Workspace &ws, cons
                                          const Contacts &contacts, double eps, RefMat A, RefMat B,
                                          RefMat dlambda_dz, RefMat dlambda_dw);
 
+/// The impact map at touchdown (impulse.cpp; docs/contacts.md §9): the contacts stop, scaled by
+/// the restitution e in [0, 1] (point: the frame origin's velocity; rigid: the frame's twist):
+///   M (ν⁺ − ν⁻) = J_cᵀ Λ,   J_c ν⁺ = −e J_c ν⁻,
+/// the pose and s unchanged. nu_next: ν⁺ (n); impulse: Λ (m, N s, in the axes of
+/// contacts.flags). contacts' gains and refs are not used. Returns false as contact_dynamics
+/// (nothing to be used then). With no contacts ν⁺ = ν⁻ exactly. Needs kWorkspaceContacts.
+bool impulse(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+             CRefVec r, const Contacts &contacts, double restitution, RefVec nu_next,
+             RefVec impulse);
+
+/// Its exact Jacobian: x⁻ exp(z) ↦ x⁺ exp(A_imp z), A_imp (N x N, identity in the pose rows),
+/// and ∂Λ/∂z (m x N; may be empty). Returns false as contact_linearize (nothing written). With
+/// no contacts A_imp = I exactly. Needs kWorkspaceContacts and kWorkspaceLinearize.
+bool impulse_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                       const Vec6 &v, CRefVec r, const Contacts &contacts, double restitution,
+                       RefMat A_imp, RefMat dimpulse_dz);
+
 /// Integration methods of step() (the values of GEOLIN_STEP_*).
 enum class StepMethod : int { SemiImplicitEuler = 0, Rk4 = 1 };
 
@@ -188,6 +209,25 @@ void step(const Model &model, Workspace &ws, StepMethod method, double h, const 
 void step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
                     const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
                     RefMat A_d, RefMat B_d);
+
+/// One step of the contact-constrained dynamics of contact_dynamics (step.cpp; docs/contacts.md
+/// §10): step() with ν̇ of contact_dynamics, the contacts, gains and refs held. lambda (m): the
+/// semi-implicit Euler step's λ at (x, τ); RK4's weighted mean (λ₁ + 2λ₂ + 2λ₃ + λ₄)/6 of its
+/// stages. With no contacts exactly step(). Returns false as contact_dynamics (at any stage).
+/// Needs kWorkspaceContacts.
+bool contact_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                  const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                  const Contacts &contacts, Transform &H_next, RefVec s_next, Vec6 &v_next,
+                  RefVec r_next, RefVec lambda);
+
+/// Its exact linearization as step_linearize, with contact_linearize's A, B at the stages, and
+/// the derivatives of the step's λ: ∂λ/∂z (m x N), ∂λ/∂w (m x n_J), either may be empty. With no
+/// contacts exactly step_linearize(). Returns false as contact_linearize. Needs
+/// kWorkspaceContacts and kWorkspaceStepLinearize.
+bool contact_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                            const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                            const Contacts &contacts, RefMat A_d, RefMat B_d, RefMat dlambda_dz,
+                            RefMat dlambda_dw);
 
 /// The quantities of MPC costs and their derivatives in z (docs/dynamics.md §11). Matrices with
 /// N columns are in the order of z = [z_H; z_s; z_v; z_r] (fixed base: [z_s; z_r]); an empty

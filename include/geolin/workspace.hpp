@@ -230,6 +230,11 @@ struct Workspace {
   std::vector<double> contact_x;  // its innovations x_i = Σ_p X_ip λ_p (joint rows)
   std::vector<Vec6> contact_a;    // its accelerations a_i
   VecX contact_lambda_plus, contact_lambda_minus;  // max_rows (finite differences)
+  VecX contact_zero;  // n_J zeros: the rates and torques of impulse's velocity-free pass
+  // contact_step (step.cpp): the step's λ (max_rows), and with kWorkspaceStepLinearize a
+  // stage's ∂λ/∂z (max_rows x N), ∂λ/∂w (max_rows x n_J) and the step's Dλ (max_rows x (N + n_J)).
+  VecX step_lambda;
+  MatX step_dlambda_dz, step_dlambda_dw, step_dlambda;
 };
 
 }  // namespace geolin

@@ -139,6 +139,11 @@ const Kernel kKernels[] = {
     {"frame_acceleration", "frame_acceleration (mixed) with both derivatives"},
     {"contact_dynamics", "contact_dynamics"},
     {"contact_linearize", "contact_linearize"},
+    {"impulse", "impulse (e = 0)"},
+    {"impulse_linearize", "impulse_linearize (e = 0)"},
+    {"contact_step", "contact_step (Euler, h 1 ms)"},
+    {"contact_step_linearize", "contact_step_linearize (Euler, h 1 ms)"},
+    {"contact_step_linearize_rk4", "contact_step_linearize (RK4, h 1 ms)"},
 };
 constexpr int kNumKernels = sizeof(kKernels) / sizeof(kKernels[0]);
 enum KernelId {
@@ -155,7 +160,12 @@ enum KernelId {
   kFrameVelocity,
   kFrameAcceleration,
   kContactDynamics,
-  kContactLinearize
+  kContactLinearize,
+  kImpulse,
+  kImpulseLinearize,
+  kContactStep,
+  kContactStepLinearize,
+  kContactStepLinearizeRk4
 };
 // --scaling times the dynamics kernels (before the costs and the contacts: generated models
 // have no feet).
@@ -335,6 +345,32 @@ class Bench {
                            lambda_);
           g_sink = lambda_[0];
         };
+      case kImpulse:
+        return [this] {
+          impulse(model_, ws_, H_, st_.s, st_.v, st_.r, c_, 0.0, contact_nu_dot_, lambda_);
+          g_sink = lambda_[0];
+        };
+      case kImpulseLinearize:
+        return [this] {
+          impulse_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, c_, 0.0, A_, dlambda_dz_);
+          g_sink = dlambda_dz_(0, 0);
+        };
+      case kContactStep:
+        return [this] {
+          contact_step(model_, ws_, StepMethod::SemiImplicitEuler, 1e-3, H_, st_.s, st_.v, st_.r,
+                       st_.tau, c_, H_next_, s_next_, v_next_, r_next_, lambda_);
+          g_sink = lambda_[0];
+        };
+      case kContactStepLinearize:
+      case kContactStepLinearizeRk4: {
+        const StepMethod method =
+            k == kContactStepLinearize ? StepMethod::SemiImplicitEuler : StepMethod::Rk4;
+        return [this, method] {
+          contact_step_linearize(model_, ws_, method, 1e-3, H_, st_.s, st_.v, st_.r, st_.tau, c_,
+                                 A_, B_, dlambda_dz_, dlambda_dw_);
+          g_sink = dlambda_dz_(0, 0);
+        };
+      }
       default:
         return [this] {
           contact_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, A_, B_, dlambda_dz_,
@@ -363,6 +399,9 @@ class Bench {
   MatX J_com_, J6_, D6_;
   int frame_ = 0;
   Transform H_ref_;
+  Transform H_next_;  // contact_step's outputs
+  Vec6 v_next_ = Vec6::Zero();
+  VecX s_next_ = VecX::Zero(model_.num_joints()), r_next_ = VecX::Zero(model_.num_joints());
 };
 
 std::string format_ns(double ns) {
@@ -454,6 +493,17 @@ const Ratio kRatios[] = {
      kAba, true},
     {"contact_linearize/forward_dynamics", "contact_linearize / forward dynamics",
      kContactLinearize, kAba, true},
+    {"impulse/contact_dynamics", "impulse / contact_dynamics", kImpulse, kContactDynamics, true},
+    {"impulse_linearize/contact_linearize", "impulse_linearize / contact_linearize",
+     kImpulseLinearize, kContactLinearize, true},
+    {"contact_step/contact_dynamics", "contact_step (Euler) / contact_dynamics", kContactStep,
+     kContactDynamics, true},
+    {"contact_step_linearize/contact_linearize",
+     "contact_step_linearize (Euler) / contact_linearize", kContactStepLinearize, kContactLinearize,
+     true},
+    {"contact_step_linearize_rk4/contact_linearize",
+     "contact_step_linearize (RK4) / contact_linearize", kContactStepLinearizeRk4,
+     kContactLinearize, true},
 };
 
 Json model_timings_json(const LoadedModel &lm, const Bench &bench, const std::vector<Timing> &t) {

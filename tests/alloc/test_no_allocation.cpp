@@ -116,6 +116,17 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
   };
   const ExternalWrenches local{nf, frames.data(), wrenches.data(), kWrenchLocal};
   const ExternalWrenches mixed{nf, frames.data(), wrenches.data(), kWrenchMixed};
+  // One point contact at the last frame (the impact map; OK or refused, never allocating).
+  const int contact_type = kContactPoint;
+  Contacts contact;
+  contact.count = nf > 0 && n >= 3 ? 1 : 0;  // a workspace holds at most n rows
+  contact.frames = frames.data();
+  contact.types = &contact_type;
+  contact.flags = kWrenchMixed;
+  Contacts soft = contact;  // the same, regularized (C14)
+  soft.mu = 1e-6;
+  VecX nu_next(n), impulse_out(3);
+  MatX dimpulse(3, N), dimpulse_w(3, nj);
   const std::vector<Call> calls = {
       {"aba", [&] { aba(m, ws, x.H, x.s, x.v, x.r, x.tau, nu_dot); }},
       {"aba_ext", [&] { aba(m, ws, x.H, x.s, x.v, x.r, x.tau, mixed, nu_dot); }},
@@ -169,6 +180,38 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
        }},
       {"step_linearize_rk4",
        [&] { step_linearize(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, A, B); }},
+      {"impulse", [&] { impulse(m, ws, x.H, x.s, x.v, x.r, contact, 0.5, nu_next, impulse_out); }},
+      {"impulse_linearize",
+       [&] { impulse_linearize(m, ws, x.H, x.s, x.v, x.r, contact, 0.5, A, dimpulse); }},
+      {"contact_step_euler",
+       [&] {
+         contact_step(m, ws, StepMethod::SemiImplicitEuler, 0.01, x.H, x.s, x.v, x.r, x.tau,
+                      contact, H_next, s_next, v_next, r_next, impulse_out);
+       }},
+      {"contact_step_rk4",
+       [&] {
+         contact_step(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, contact, H_next,
+                      s_next, v_next, r_next, impulse_out);
+       }},
+      {"contact_step_linearize_euler",
+       [&] {
+         contact_step_linearize(m, ws, StepMethod::SemiImplicitEuler, 0.01, x.H, x.s, x.v, x.r,
+                                x.tau, contact, A, B, dimpulse, dimpulse_w);
+       }},
+      {"contact_step_linearize_rk4",
+       [&] {
+         contact_step_linearize(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, contact, A,
+                                B, dimpulse, dimpulse_w);
+       }},
+      {"impulse_regularized",
+       [&] { impulse(m, ws, x.H, x.s, x.v, x.r, soft, 0.5, nu_next, impulse_out); }},
+      {"impulse_linearize_regularized",
+       [&] { impulse_linearize(m, ws, x.H, x.s, x.v, x.r, soft, 0.5, A, dimpulse); }},
+      {"contact_step_linearize_rk4_regularized",
+       [&] {
+         contact_step_linearize(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, soft, A, B,
+                                dimpulse, dimpulse_w);
+       }},
       {"energies",
        [&] {
          kinetic_energy(m, ws, x.s, x.v, x.r);

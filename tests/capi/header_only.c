@@ -22,6 +22,7 @@ static int use_everything(geolin_model *m, geolin_workspace *ws) {
   (void)geolin_step;
   (void)size;
   (void)geolin_workspace_set_gravity;
+  (void)geolin_workspace_set_contact_regularization;
   (void)g;
   (void)ws;
   return codes[8] + version;

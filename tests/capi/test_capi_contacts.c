@@ -1,7 +1,8 @@
 /* The contact-constrained dynamics through the C ABI (C99): geolin_contact_dynamics and
  * geolin_contact_linearize against their identities and against geometric central finite
  * differences computed here, from geolin_contact_dynamics alone; every misuse returns its status,
- * names the argument, and writes nothing.
+ * names the argument, and writes nothing. A redundant set is refused, and solved once a contact
+ * regularization is set (geolin_workspace_set_contact_regularization).
  *
  * usage: test_capi_contacts <models_dir>   (uses quadruped.urdf, humanoid.urdf, arm7.urdf)
  */
@@ -244,6 +245,150 @@ static void check_finite_differences(Setup *x, const State *st, const char *labe
       label, errA / scaleA, errB / scaleA, errZ / scaleL, errW / scaleL);
 }
 
+/* geolin_impulse and geolin_impulse_linearize: nc = 0 leaves nu alone and A_imp = I exactly;
+ * in place (outputs aliasing v and r) gives the same nu+; A_imp is the identity in the pose rows
+ * and its velocity rows and dimpulse_dz agree with geometric central differences of
+ * geolin_impulse; a restitution outside [0, 1] or NaN is refused and nothing is written. */
+static void check_impulse(Setup *x, const State *st, const char *label) {
+  static double A[MAXNN * MAXNN], dz[MAXM * MAXNN];
+  double Hp[16], E[16], sp[MAXN], vp[6], rp[MAXN], vn[6], rn[MAXN], lam[MAXM];
+  double vpl[6], rpl[MAXN], vml[6], rml[MAXN], lp[MAXM], lm[MAXM];
+  const double eps = 1e-5, e = 0.3;
+  const int n = x->n, N = x->N, nj = x->nj, m = x->m, off = x->fixed ? 0 : 6;
+  double errA = 0.0, errZ = 0.0, scaleA = 1.0, scaleL = 1.0;
+  int col, sign, i, status, pose_ok = 1;
+  status =
+      geolin_impulse(x->ws, st->H, st->s, st->v, st->r, 0, NULL, NULL, x->flags, e, vn, rn, NULL);
+  CHECK(status == GEOLIN_OK && memcmp(rn, st->r, sizeof(double) * (size_t)nj) == 0 &&
+            (x->fixed || memcmp(vn, st->v, sizeof vn) == 0),
+        "%s: impulse with nc = 0 leaves nu alone", label);
+  status = geolin_impulse_linearize(x->ws, st->H, st->s, st->v, st->r, 0, NULL, NULL, x->flags, e,
+                                    A, NULL);
+  for (i = 0; i < N * N; ++i) pose_ok = pose_ok && A[i] == (i % (N + 1) == 0 ? 1.0 : 0.0);
+  CHECK(status == GEOLIN_OK && pose_ok, "%s: impulse_linearize with nc = 0 is I", label);
+  status = geolin_impulse(x->ws, st->H, st->s, st->v, st->r, x->nc, x->frames, x->types, x->flags,
+                          e, vn, rn, lam);
+  CHECK(status == GEOLIN_OK, "%s: impulse -> %d", label, status);
+  memcpy(vp, st->v, sizeof vp);
+  memcpy(rp, st->r, sizeof rp);
+  status = geolin_impulse(x->ws, st->H, st->s, vp, rp, x->nc, x->frames, x->types, x->flags, e, vp,
+                          rp, NULL);
+  CHECK(status == GEOLIN_OK && memcmp(rp, rn, sizeof(double) * (size_t)nj) == 0 &&
+            (x->fixed || memcmp(vp, vn, sizeof vn) == 0),
+        "%s: impulse in place", label);
+  status = geolin_impulse_linearize(x->ws, st->H, st->s, st->v, st->r, x->nc, x->frames, x->types,
+                                    x->flags, e, A, dz);
+  CHECK(status == GEOLIN_OK, "%s: impulse_linearize -> %d", label, status);
+  if (status != GEOLIN_OK) return;
+  for (col = 0; col < N; ++col)
+    for (i = 0; i < n; ++i) pose_ok = pose_ok && A[i + N * col] == (i == col ? 1.0 : 0.0);
+  CHECK(pose_ok, "%s: A_imp is the identity in the pose rows", label);
+  for (i = 0; i < N * N; ++i) scaleA = fabs(A[i]) > scaleA ? fabs(A[i]) : scaleA;
+  for (i = 0; i < m * N; ++i) scaleL = fabs(dz[i]) > scaleL ? fabs(dz[i]) : scaleL;
+  for (col = 0; col < N; ++col) {
+    for (sign = 0; sign < 2; ++sign) {
+      const double d = sign == 0 ? eps : -eps;
+      memcpy(Hp, st->H, sizeof Hp);
+      memcpy(sp, st->s, sizeof sp);
+      memcpy(vp, st->v, sizeof vp);
+      memcpy(rp, st->r, sizeof rp);
+      if (!x->fixed && col < 6) {
+        double z[6] = {0, 0, 0, 0, 0, 0};
+        z[col] = d;
+        exp_se3(z, E);
+        mul4(st->H, E, Hp);
+      } else if (col < n) {
+        sp[col - off] += d;
+      } else if (!x->fixed && col < n + 6) {
+        vp[col - n] += d;
+      } else {
+        rp[col - n - off] += d;
+      }
+      status = geolin_impulse(x->ws, Hp, sp, vp, rp, x->nc, x->frames, x->types, x->flags, e,
+                              sign == 0 ? vpl : vml, sign == 0 ? rpl : rml, sign == 0 ? lp : lm);
+      CHECK(status == GEOLIN_OK, "%s: perturbed impulse -> %d", label, status);
+    }
+    for (i = 0; i < n; ++i) {
+      const double hi = i < off ? vpl[i] : rpl[i - off], lo = i < off ? vml[i] : rml[i - off];
+      errA = fmax(errA, fabs(A[n + i + N * col] - (hi - lo) / (2.0 * eps)));
+    }
+    for (i = 0; i < m; ++i)
+      errZ = fmax(errZ, fabs(dz[i + m * col] - (lp[i] - lm[i]) / (2.0 * eps)));
+  }
+  CHECK(errA / scaleA < 1e-6, "%s: A_imp vs finite differences %g", label, errA / scaleA);
+  CHECK(errZ / scaleL < 1e-6, "%s: dimpulse/dz vs finite differences %g", label, errZ / scaleL);
+  printf("%s: impulse, worst relative error vs finite differences: A_imp %.1e, dimpulse/dz %.1e\n",
+         label, errA / scaleA, errZ / scaleL);
+  fill(vp, 6, 7.0);
+  fill(rp, MAXN, 7.0);
+  status = geolin_impulse(x->ws, st->H, st->s, st->v, st->r, x->nc, x->frames, x->types, x->flags,
+                          -0.1, vp, rp, NULL);
+  CHECK(status == GEOLIN_ERR_INVALID_ARGUMENT && strstr(geolin_last_error(), "'restitution'") &&
+            vp[0] == 7.0 && rp[0] == 7.0,
+        "%s: restitution -0.1 refused, nothing written", label);
+  status = geolin_impulse_linearize(x->ws, st->H, st->s, st->v, st->r, x->nc, x->frames, x->types,
+                                    x->flags, NAN, A, NULL);
+  CHECK(status == GEOLIN_ERR_NONFINITE && strstr(geolin_last_error(), "'restitution'"),
+        "%s: restitution NaN refused", label);
+}
+
+/* geolin_contact_step and geolin_contact_step_linearize through the ABI: nc = 0 equals
+ * geolin_step / geolin_step_linearize bit for bit; Euler's lambda is geolin_contact_dynamics'
+ * at the state and its nu+ is nu + h nu_dot; NULL lambda and dlambda outputs are allowed; h = 0
+ * is refused with nothing written. (The derivatives against finite differences:
+ * tests/test_contact_step.cpp.) */
+static void check_contact_step(Setup *x, const State *st, const char *label) {
+  static double A[MAXNN * MAXNN], B[MAXNN * MAXN], A0[MAXNN * MAXNN], B0[MAXNN * MAXN];
+  static double dz[MAXM * MAXNN], dw[MAXM * MAXN];
+  double H1[16], s1[MAXN], v1[6], r1[MAXN], H0[16], s0[MAXN], v0[6], r0[MAXN];
+  double nu[MAXN], lam[MAXM], lam_step[MAXM];
+  const double h = 0.005;
+  const int nj = x->nj, N = x->N, off = x->fixed ? 0 : 6;
+  int method, i, status, same = 1;
+  for (method = 0; method < 2; ++method) {
+    status = geolin_contact_step(x->ws, method, h, st->H, st->s, st->v, st->r, st->tau, 0, NULL,
+                                 NULL, x->flags, NULL, NULL, H1, s1, v1, r1, NULL);
+    CHECK(status == GEOLIN_OK, "%s: contact_step nc = 0 -> %d", label, status);
+    CHECK(geolin_step(x->ws, method, h, st->H, st->s, st->v, st->r, st->tau, H0, s0, v0, r0) ==
+              GEOLIN_OK,
+          "step");
+    CHECK(memcmp(s1, s0, sizeof(double) * (size_t)nj) == 0 &&
+              memcmp(r1, r0, sizeof(double) * (size_t)nj) == 0 &&
+              (x->fixed || (memcmp(H1, H0, sizeof H0) == 0 && memcmp(v1, v0, sizeof v0) == 0)),
+          "%s: contact_step with nc = 0 equals geolin_step (method %d)", label, method);
+    status = geolin_contact_step_linearize(x->ws, method, h, st->H, st->s, st->v, st->r, st->tau, 0,
+                                           NULL, NULL, x->flags, NULL, NULL, A, B, NULL, NULL);
+    CHECK(status == GEOLIN_OK, "%s: contact_step_linearize nc = 0 -> %d", label, status);
+    CHECK(geolin_step_linearize(x->ws, method, h, st->H, st->s, st->v, st->r, st->tau, A0, B0) ==
+              GEOLIN_OK,
+          "step_linearize");
+    CHECK(memcmp(A, A0, sizeof(double) * (size_t)(N * N)) == 0 &&
+              memcmp(B, B0, sizeof(double) * (size_t)(N * nj)) == 0,
+          "%s: contact_step_linearize with nc = 0 equals geolin_step_linearize", label);
+    status = geolin_contact_step_linearize(x->ws, method, h, st->H, st->s, st->v, st->r, st->tau,
+                                           x->nc, x->frames, x->types, x->flags, x->gains, x->refs,
+                                           A, B, dz, dw);
+    CHECK(status == GEOLIN_OK, "%s: contact_step_linearize -> %d", label, status);
+    for (i = 0; i < N * N; ++i) same = same && isfinite(A[i]);
+    CHECK(same, "%s: A_d finite", label);
+  }
+  status = contact_dynamics(x, st->H, st->s, st->v, st->r, st->tau, nu, lam);
+  CHECK(status == GEOLIN_OK, "%s: contact_dynamics -> %d", label, status);
+  status = geolin_contact_step(x->ws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, h, st->H, st->s, st->v,
+                               st->r, st->tau, x->nc, x->frames, x->types, x->flags, x->gains,
+                               x->refs, H1, s1, v1, r1, lam_step);
+  CHECK(status == GEOLIN_OK, "%s: contact_step -> %d", label, status);
+  for (i = 0; i < x->m; ++i) same = same && lam_step[i] == lam[i];
+  for (i = 0; i < nj; ++i)
+    same = same && fabs(r1[i] - (st->r[i] + h * nu[off + i])) <= 1e-15 * (1.0 + fabs(r1[i]));
+  CHECK(same, "%s: Euler contact_step's lambda and r+ are contact_dynamics'", label);
+  fill(s1, MAXN, 7.0);
+  status = geolin_contact_step(x->ws, 0, 0.0, st->H, st->s, st->v, st->r, st->tau, x->nc, x->frames,
+                               x->types, x->flags, x->gains, x->refs, H1, s1, v1, r1, NULL);
+  CHECK(status == GEOLIN_ERR_INVALID_ARGUMENT && strstr(geolin_last_error(), "'h'") && s1[0] == 7.0,
+        "%s: h = 0 refused, nothing written", label);
+}
+
 /* A rigid contact's H_ref = refs[16 k .. 16 k + 15] that is not a rigid transform, one class
  * at a time: each is refused with its status, the message starts with the function and the
  * argument 'refs', names contact k and the index in refs (16 k + entry), and nothing is written
@@ -399,6 +544,72 @@ static void check_redundant(const char *dir) {
   geolin_model_free(x.model);
 }
 
+/* geolin_workspace_set_contact_regularization: misuse (NULL ws, negative, NaN, inf mu) names 'mu'
+ * and leaves the setting as it was; with mu > 0 the redundant set of check_redundant is solved
+ * by all six contact functions (finite outputs, lambda as wrenches reproduces nu_dot, the
+ * linearization agrees with finite differences of the regularized call); mu = 0 refuses it
+ * again. */
+static void check_regularized(const char *dir) {
+  static const char *const names[2] = {"FL_foot", "FL_foot"};
+  static const int types[2] = {GEOLIN_CONTACT_RIGID, GEOLIN_CONTACT_POINT};
+  static double A[MAXNN * MAXNN], B[MAXNN * MAXN], dz[MAXM * MAXNN];
+  const double bad[3] = {-1e-6, NAN, INFINITY};
+  double nu[MAXN], lam[MAXM], nu2[MAXN], lam2[MAXM], Hn[16], sn[MAXN], vn[6], rn[MAXN];
+  Setup x;
+  State st;
+  int status, i;
+  if (!setup(&x, dir, "quadruped.urdf", 0u, names, types, 2)) return;
+  random_state(&x, &st, 98u);
+  make_refs(&x, &st);
+  status = geolin_workspace_set_contact_regularization(NULL, 1e-4);
+  CHECK(status == GEOLIN_ERR_INVALID_ARGUMENT, "set_contact_regularization(NULL) -> %d", status);
+  for (i = 0; i < 3; ++i) { /* refused, the workspace still refuses the redundant set */
+    status = geolin_workspace_set_contact_regularization(x.ws, bad[i]);
+    CHECK(status == (i == 0 ? GEOLIN_ERR_INVALID_ARGUMENT : GEOLIN_ERR_NONFINITE) &&
+              strstr(geolin_last_error(), "'mu'"),
+          "set_contact_regularization(%g) -> %d", bad[i], status);
+    status = contact_dynamics(&x, st.H, st.s, st.v, st.r, st.tau, nu, lam);
+    CHECK(status == GEOLIN_ERR_NUMERIC, "mu unchanged (0) after a refused %g -> %d", bad[i],
+          status);
+  }
+  CHECK(geolin_workspace_set_contact_regularization(x.ws, 1e-4) == GEOLIN_OK, "set mu");
+  for (x.flags = 0; x.flags < 2; ++x.flags) {
+    x.gains[0] = x.flags ? 40.0 : 0.0;
+    x.gains[1] = x.flags ? 9.0 : 0.0;
+    check_identities(&x, &st, x.flags ? "regularized (mixed)" : "regularized (local)");
+    check_finite_differences(&x, &st, x.flags ? "regularized (mixed)" : "regularized (local)");
+  }
+  x.flags = GEOLIN_WRENCH_MIXED;
+  status = contact_dynamics(&x, st.H, st.s, st.v, st.r, st.tau, nu, lam);
+  CHECK(status == GEOLIN_OK, "regularized contact_dynamics -> %d", status);
+  CHECK(geolin_workspace_set_contact_regularization(x.ws, NAN) == GEOLIN_ERR_NONFINITE, "NaN");
+  status = contact_dynamics(&x, st.H, st.s, st.v, st.r, st.tau, nu2, lam2);
+  CHECK(status == GEOLIN_OK && memcmp(nu, nu2, sizeof(double) * (size_t)x.n) == 0 &&
+            memcmp(lam, lam2, sizeof(double) * (size_t)x.m) == 0,
+        "mu unchanged (1e-4) after a refused NaN -> %d", status);
+  status = geolin_impulse(x.ws, st.H, st.s, st.v, st.r, x.nc, x.frames, x.types, x.flags, 0.2, vn,
+                          rn, lam);
+  CHECK(status == GEOLIN_OK, "regularized impulse -> %d", status);
+  status = geolin_impulse_linearize(x.ws, st.H, st.s, st.v, st.r, x.nc, x.frames, x.types, x.flags,
+                                    0.2, A, dz);
+  CHECK(status == GEOLIN_OK, "regularized impulse_linearize -> %d", status);
+  status = geolin_contact_step(x.ws, GEOLIN_STEP_RK4, 0.01, st.H, st.s, st.v, st.r, st.tau, x.nc,
+                               x.frames, x.types, x.flags, x.gains, x.refs, Hn, sn, vn, rn, lam);
+  CHECK(status == GEOLIN_OK, "regularized contact_step -> %d", status);
+  status = geolin_contact_step_linearize(x.ws, GEOLIN_STEP_RK4, 0.01, st.H, st.s, st.v, st.r,
+                                         st.tau, x.nc, x.frames, x.types, x.flags, x.gains, x.refs,
+                                         A, B, dz, NULL);
+  CHECK(status == GEOLIN_OK, "regularized contact_step_linearize -> %d", status);
+  for (i = 0; i < x.N * x.N; ++i)
+    if (!isfinite(A[i])) break;
+  CHECK(i == x.N * x.N, "regularized A_d finite");
+  CHECK(geolin_workspace_set_contact_regularization(x.ws, 0.0) == GEOLIN_OK, "mu = 0");
+  status = contact_dynamics(&x, st.H, st.s, st.v, st.r, st.tau, nu, lam);
+  CHECK(status == GEOLIN_ERR_NUMERIC, "mu = 0 refuses the redundant set again -> %d", status);
+  geolin_workspace_free(x.ws);
+  geolin_model_free(x.model);
+}
+
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "models";
   static const char *const feet[4] = {"FL_foot", "FR_foot", "HL_foot", "HR_foot"};
@@ -435,12 +646,15 @@ int main(int argc, char **argv) {
                x.gains[0]);
       check_identities(&x, &st, label);
       check_finite_differences(&x, &st, label);
+      check_impulse(&x, &st, label);
+      check_contact_step(&x, &st, label);
     }
     check_misuse(&x, &st);
     geolin_workspace_free(x.ws);
     geolin_model_free(x.model);
   }
   check_redundant(dir);
+  check_regularized(dir);
   printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed == 0 ? 0 : 1;
 }

@@ -36,6 +36,7 @@ static const char *const k_functions[] = {
     "geolin_workspace_new",
     "geolin_workspace_free",
     "geolin_workspace_set_gravity",
+    "geolin_workspace_set_contact_regularization",
     "geolin_forward_dynamics",
     "geolin_inverse_dynamics",
     "geolin_mass_matrix",

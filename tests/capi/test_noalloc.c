@@ -167,6 +167,15 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
                                    gains, refs, g_A, g_B, g_dz, g_dw);
     st |= geolin_contact_linearize(ws, H, s, v, r, tau, 1, frames + 1, rigid_types,
                                    GEOLIN_WRENCH_LOCAL, NULL, NULL, g_A, g_B, NULL, NULL);
+    if (n >= 6) { /* the last frame held twice, solved with a contact regularization */
+      const int twice[2] = {g_num_frames - 1, g_num_frames - 1};
+      st |= geolin_workspace_set_contact_regularization(ws, 1e-6);
+      st |= geolin_contact_dynamics(ws, H, s, v, r, tau, 2, twice, point_types, GEOLIN_WRENCH_MIXED,
+                                    gains, refs, nu_dot, lambda);
+      st |= geolin_contact_linearize(ws, H, s, v, r, tau, 2, twice, point_types,
+                                     GEOLIN_WRENCH_LOCAL, gains, refs, g_A, g_B, g_dz, g_dw);
+      st |= geolin_workspace_set_contact_regularization(ws, 0.0);
+    }
     return st;
   }
   /* error paths: each must fail (and report) without allocating */
@@ -196,7 +205,8 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
     st += geolin_contact_dynamics(ws, H, s, v, r, tau, 2, twice, rigid_types, 0u, NULL, NULL,
                                   nu_dot, lambda) == GEOLIN_ERR_NUMERIC;
   }
-  return st == 17 ? 0 : 1; /* the number of checks above: each counts 1 when it fails as it must */
+  st += geolin_workspace_set_contact_regularization(ws, -1.0) == GEOLIN_ERR_INVALID_ARGUMENT;
+  return st == 18 ? 0 : 1; /* the number of checks above: each counts 1 when it fails as it must */
 }
 
 int main(int argc, char **argv) {

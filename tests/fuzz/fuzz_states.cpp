@@ -9,7 +9,8 @@
 // Input: byte 0 chooses one of the bundled models (models/*.urdf, GEOLIN_FUZZ_MODELS_DIR),
 // moving or fixed base; the rest is read as the numbers of the calls (gravity, H, s, v, r, tau,
 // nu_dot, the wrenches, frame indices, the step method and length, the finite-difference
-// step, then the contacts: count, frames, types, gains, references). Each number is one control
+// step, then the contact regularization mu, the contacts: count, frames, types, gains,
+// references, then the impact's restitution). Each number is one control
 // byte, then either a small value (one byte, times a scale from 1e-8 to 1e150 chosen by the control
 // byte) or, for control bytes >= 0xE0, the raw 8 bytes of a double (NaN, Inf, denormals, anything).
 // H is a rigid transform built from six numbers, or 16 raw numbers, or a rigid transform with one
@@ -384,6 +385,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
           o);
   }
 
+  // The contact regularization: 0 (dependent contacts refused) or fuzzed; the setter accepts
+  // exactly the finite mu >= 0, and a refused mu leaves 0 (the workspace is shared by all inputs).
+  double mu = 0.0;
+  if (geolin_workspace_set_contact_regularization(ws, mu) != GEOLIN_OK)
+    fail(robot, "geolin_workspace_set_contact_regularization", -1, "mu = 0 is refused", nullptr, 0);
+  if (in.byte() % 2) in.numbers(&mu, 1);
+  const int mu_status = geolin_workspace_set_contact_regularization(ws, mu);
+  if ((mu_status == GEOLIN_OK) != (std::isfinite(mu) && mu >= 0.0))
+    fail(robot, "geolin_workspace_set_contact_regularization", mu_status,
+         "accepted a mu that is not finite and >= 0, or refused one that is", nullptr, 0);
+
   // Contacts: up to 4, at fuzzed frames (one past the last is invalid), point or rigid or an
   // invalid type, gains NULL or fuzzed, references NULL or rigid transforms (possibly broken).
   const int nc = static_cast<int>(in.byte() % 5u);
@@ -425,6 +437,49 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                                    contact_frames.data(), types.data(), wrench_flags, gp, rp,
                                    o[0].data.data(), o[1].data.data(), o[2].data.data(),
                                    o[3].data.data()),
+          o);
+  }
+  // The contact step with the same contacts, method and h.
+  {
+    std::vector<Output> o{{"H_next", 16, !robot.fixed},
+                          {"s_next", unj},
+                          {"v_next", 6, !robot.fixed},
+                          {"r_next", unj},
+                          {"lambda", um}};
+    check(robot, "geolin_contact_step",
+          geolin_contact_step(ws, method, h, Hp, s.data(), vp, r.data(), tau.data(), nc,
+                              contact_frames.data(), types.data(), wrench_flags, gp, rp,
+                              o[0].data.data(), o[1].data.data(), o[2].data.data(),
+                              o[3].data.data(), o[4].data.data()),
+          o);
+  }
+  {
+    std::vector<Output> o{
+        {"A_d", uN * uN}, {"B_d", uN * unj}, {"dlambda_dz", um * uN}, {"dlambda_dw", um * unj}};
+    check(robot, "geolin_contact_step_linearize",
+          geolin_contact_step_linearize(ws, method, h, Hp, s.data(), vp, r.data(), tau.data(), nc,
+                                        contact_frames.data(), types.data(), wrench_flags, gp, rp,
+                                        o[0].data.data(), o[1].data.data(), o[2].data.data(),
+                                        o[3].data.data()),
+          o);
+  }
+  // The impact map with the same contacts and a fuzzed restitution (in [0, 1] or not).
+  double restitution = 0.0;
+  in.numbers(&restitution, 1);
+  {
+    std::vector<Output> o{{"v_next", 6, !robot.fixed}, {"r_next", unj}, {"impulse", um}};
+    check(robot, "geolin_impulse",
+          geolin_impulse(ws, Hp, s.data(), vp, r.data(), nc, contact_frames.data(), types.data(),
+                         wrench_flags, restitution, o[0].data.data(), o[1].data.data(),
+                         o[2].data.data()),
+          o);
+  }
+  {
+    std::vector<Output> o{{"A_imp", uN * uN}, {"dimpulse_dz", um * uN}};
+    check(robot, "geolin_impulse_linearize",
+          geolin_impulse_linearize(ws, Hp, s.data(), vp, r.data(), nc, contact_frames.data(),
+                                   types.data(), wrench_flags, restitution, o[0].data.data(),
+                                   o[1].data.data()),
           o);
   }
   return 0;
