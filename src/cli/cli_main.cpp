@@ -99,6 +99,7 @@ const Command kCommands[] = {
      "                    [--fd richardson|central] [--seed SEED] [--format text|json]\n"
      "                    [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
      "                     [--gains KP,KD] [--mixed]]\n"
+     "                    [--step H [--method euler|rk4] | --impulse [--restitution E]]\n"
      "\n"
      "Compares the analytical A, B with geometric finite differences over exactly K states\n"
      "(default 20): pitch +90 deg, pitch -90 deg, large velocities (|v| = 10, r in [-10, 10]),\n"
@@ -117,7 +118,14 @@ const Command kCommands[] = {
      "                  (contact_linearize against contact_linearize_finite_difference): A, B,\n"
      "                  dlambda/dz and dlambda/dw, with the same tolerances; the references\n"
      "                  are the frames' poses at each state; --contact-type, --gains, --mixed\n"
-     "                  as for dynamics. Redundant contacts at a state: GEOLIN_ERR_NUMERIC\n"},
+     "                  as for dynamics. Redundant contacts at a state: GEOLIN_ERR_NUMERIC\n"
+     "  --step H        check the discrete step with the contacts held instead\n"
+     "                  (contact_step_linearize: A_d, B_d, dlambda/dz, dlambda/dw against\n"
+     "                  central differences of contact_step through x exp(z)); --method euler\n"
+     "                  (semi-implicit, the default) or rk4\n"
+     "  --impulse       check the impact map at touchdown instead (impulse_linearize: A_imp,\n"
+     "                  dimpulse/dz against central differences of impulse); --restitution E\n"
+     "                  in [0, 1] (default 0: the contacts stop)\n"},
     {"generate", geolin::cli::cmd_generate, "print a synthetic URDF (chain or random tree)",
      "usage: geolin generate chain N\n"
      "       geolin generate tree N SEED\n"
@@ -128,6 +136,11 @@ const Command kCommands[] = {
      "integrate the dynamics (tau held constant), a CSV trajectory and energy plot",
      "usage: geolin simulate [URDF|-] [--steps K] [--dt H] [--method euler|rk4]\n"
      "                       [--state FILE | --random SEED] [--passive] [--fixed-base]\n"
+     "                       [--output FILE.csv] [--plot FILE.svg]\n"
+     "                       [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
+     "                        [--gains KP,KD] [--mixed]]\n"
+     "       geolin simulate [URDF|-] --drop HEIGHT [--contacts FEET] [--gains KP,KD]\n"
+     "                       [--joint-gains KP,KD] [--steps K] [--dt H] [--method euler|rk4]\n"
      "                       [--output FILE.csv] [--plot FILE.svg]\n"
      "\n"
      "Integrates K steps (default 1000) of length H (default 1e-3 s) with geolin::step from the\n"
@@ -140,7 +153,19 @@ const Command kCommands[] = {
      "  --method M      euler (semi-implicit) or rk4 (Runge-Kutta-Munthe-Kaas, the default)\n"
      "  --passive       tau = 0, so that the total energy is conserved\n"
      "  --plot FILE.svg the energy error |E(t) - E(0)| against t on a log axis, for H and for\n"
-     "                  H/2 (a second run over the same duration)\n"},
+     "                  H/2 (a second run over the same duration)\n"
+     "  --contacts FRAME,...  step with the contacts held (geolin::contact_step; references:\n"
+     "                  the frames' initial poses; --contact-type, --gains, --mixed as for\n"
+     "                  dynamics); the CSV gains the step's lambda[frame][fx..] columns\n"
+     "  --drop HEIGHT   the drop test: the robot at rest, upright, s = 0 (or --state), its\n"
+     "                  lowest foot HEIGHT m above the ground z = 0; flight (geolin::step),\n"
+     "                  an impact (geolin::impulse, e = 0) on the feet that reach the ground,\n"
+     "                  then stance with them held (point contacts at the touchdown points,\n"
+     "                  Baumgarte --gains, default 100,20); feet never lift off. The feet:\n"
+     "                  --contacts, default every frame named '...foot'. The joints: a PD\n"
+     "                  about their initial angles, --joint-gains (default 200,10). The CSV\n"
+     "                  gains z[foot], vz[foot], lambda[foot][fz] (world axes); --plot draws\n"
+     "                  the base height and the vertical foot forces\n"},
     {"bench", geolin::cli::cmd_bench, "time the algorithms (ns per call), and their scaling",
      "usage: geolin bench [URDF...] [--seconds T] [--json] [--fixed-base]\n"
      "                    [--contacts FRAME,... [--contact-type point|rigid[,...]] [--mixed]]\n"
