@@ -1,7 +1,8 @@
 ! An MPC-style use of geolin from Fortran: load a robot, linearize its dynamics at a state
 ! (the matrices A and B of dz/dt = A z + B w that a linear MPC discretizes), discretize it with
 ! geolin_step_linearize (A_d, B_d of z+ = A_d z + B_d w), and check them. Given a legged robot
-! too, stand it on its feet with geolin_contact_dynamics and check the contact forces.
+! too, stand it on its feet with geolin_contact_dynamics and check the contact forces, the impact
+! at touchdown (geolin_impulse) and the step with the feet held (geolin_contact_step).
 !
 ! usage: example_mpc robot.urdf [quadruped.urdf]     (exits with status 1 on failure)
 program example_mpc
@@ -208,7 +209,7 @@ contains
     qnj = geolin_model_num_joints(qmodel)
     qn = geolin_model_num_dofs(qmodel)
     qnn = geolin_model_state_dim(qmodel)
-    features = ior(GEOLIN_WORKSPACE_CONTACTS, GEOLIN_WORKSPACE_LINEARIZE)
+    features = ior(GEOLIN_WORKSPACE_CONTACTS, GEOLIN_WORKSPACE_STEP_LINEARIZE)
     call expect(geolin_workspace_bytes(qmodel, GEOLIN_WORKSPACE_DYNAMICS, 0_c_int) < &
                 geolin_workspace_bytes(qmodel, GEOLIN_WORKSPACE_ALL, 4_c_int), &
                 'a dynamics-only workspace is smaller', &
@@ -249,6 +250,8 @@ contains
                                         dlambda_dw=dw), 'contact_linearize')
     call expect(all(abs(dz) < huge(1.0_c_double)) .and. maxval(abs(dw)) > 0, &
                 'contact_linearize gives dlambda_dz(12, N), dlambda_dw(12, n_J)', maxval(abs(dw)))
+    call impact(qws, qH, qs, qv, qr, frames, types, qn, qnj)
+    call contact_step(qws, qH, qs, qv, qr, qtau, frames, types, qn, qnj, qnn)
     types(3) = 4
     st = geolin_contact_dynamics(qws, qH, qs, qv, qr, qtau, 4_c_int, frames, types, &
                                  GEOLIN_WRENCH_MIXED, nu_dot=nu, lambda=lambda)
@@ -256,6 +259,84 @@ contains
                 real(st, c_double))
     call geolin_workspace_free(qws)
     call geolin_model_free(qmodel)
+  end subroutine
+
+  ! 8. The impact at touchdown: the feet stop (J_c nu+ = 0 for e = 0, J_c = the linear rows of
+  !    the feet's Jacobians in their own axes), no contacts leave nu unchanged, e > 1 is refused.
+  subroutine impact(qws, qH, qs, qv, qr, frames, types, qn, qnj)
+    type(c_ptr), intent(in) :: qws
+    real(c_double), intent(in) :: qH(4, 4), qs(:), qv(6), qr(:)
+    integer(c_int), intent(in) :: frames(4), types(4)
+    integer, intent(in) :: qn, qnj
+    real(c_double) :: v1(6), lam(12), J(6, qn), nu(qn), worst
+    real(c_double), allocatable :: r1(:), A_imp(:, :)
+    integer :: c
+    allocate (r1(qnj), A_imp(2*qn, 2*qn))
+    call check(geolin_impulse(qws, qH, qs, qv, qr, 4_c_int, frames, types, GEOLIN_WRENCH_LOCAL, &
+                              0.0_c_double, v1, r1, lam), 'impulse')
+    nu(1:6) = v1
+    nu(7:qn) = r1
+    worst = 0
+    do c = 1, 4
+      call check(geolin_frame_jacobian(qws, qH, qs, frames(c), J), 'frame_jacobian')
+      worst = max(worst, maxval(abs(matmul(J(1:3, :), nu))))
+    end do
+    call expect(worst < 1e-10_c_double, 'impulse (e = 0) stops the feet: max |J_c nu+|', worst)
+    call check(geolin_impulse(qws, qH, qs, qv, qr, 0_c_int, v_next=v1, r_next=r1, &
+                              wrench_flags=GEOLIN_WRENCH_LOCAL, restitution=0.0_c_double), &
+               'impulse without contacts')
+    worst = max(maxval(abs(v1 - qv)), maxval(abs(r1 - qr)))  ! exactly: no == on reals
+    call expect(worst <= 0, 'impulse without contacts keeps nu', worst)
+    call check(geolin_impulse_linearize(qws, qH, qs, qv, qr, 4_c_int, frames, types, &
+                                        GEOLIN_WRENCH_LOCAL, 0.0_c_double, A_imp), &
+               'impulse_linearize')
+    worst = 0
+    do c = 1, qn  ! the pose rows are the identity
+      worst = max(worst, abs(A_imp(c, c) - 1), maxval(abs(A_imp(c, 1:c - 1))), &
+                  maxval(abs(A_imp(c, c + 1:))))
+    end do
+    call expect(worst <= 0, 'impulse_linearize: A_imp is the identity in the pose rows', worst)
+    st = geolin_impulse(qws, qH, qs, qv, qr, 4_c_int, frames, types, GEOLIN_WRENCH_LOCAL, &
+                        1.5_c_double, v1, r1)
+    call expect(st == GEOLIN_ERR_INVALID_ARGUMENT, 'a restitution above 1 is refused', &
+                real(st, c_double))
+  end subroutine
+
+  ! 9. The step with the contacts held: without contacts it is geolin_step exactly; the
+  !    semi-implicit Euler step's nu+ is nu + dt nu_dot of geolin_contact_dynamics.
+  subroutine contact_step(qws, qH, qs, qv, qr, qtau, frames, types, qn, qnj, qnn)
+    type(c_ptr), intent(in) :: qws
+    real(c_double), intent(in) :: qH(4, 4), qs(:), qv(6), qr(:), qtau(:)
+    integer(c_int), intent(in) :: frames(4), types(4)
+    integer, intent(in) :: qn, qnj, qnn
+    real(c_double), parameter :: dt = 1e-3_c_double
+    real(c_double) :: H1(4, 4), H2(4, 4), v1(6), v2(6), lam(12), nu_dot(qn), worst
+    real(c_double), allocatable :: s1(:), s2(:), r1(:), r2(:), Ad(:, :), Bd(:, :), dz(:, :)
+    allocate (s1(qnj), s2(qnj), r1(qnj), r2(qnj), Ad(qnn, qnn), Bd(qnn, qnj), dz(12, qnn))
+    call check(geolin_contact_step(qws, GEOLIN_STEP_RK4, dt, qH, qs, qv, qr, qtau, 0_c_int, &
+                                   wrench_flags=GEOLIN_WRENCH_LOCAL, H_next=H1, s_next=s1, &
+                                   v_next=v1, r_next=r1), 'contact_step without contacts')
+    call check(geolin_step(qws, GEOLIN_STEP_RK4, dt, qH, qs, qv, qr, qtau, H2, s2, v2, r2), &
+               'step')
+    worst = max(maxval(abs(H1 - H2)), maxval(abs(s1 - s2)), maxval(abs(v1 - v2)), &
+                maxval(abs(r1 - r2)))
+    call expect(worst <= 0, 'contact_step without contacts is geolin_step exactly', worst)
+    call check(geolin_contact_dynamics(qws, qH, qs, qv, qr, qtau, 4_c_int, frames, types, &
+                                       GEOLIN_WRENCH_MIXED, nu_dot=nu_dot, lambda=lam), &
+               'contact_dynamics')
+    call check(geolin_contact_step(qws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, dt, qH, qs, qv, qr, &
+                                   qtau, 4_c_int, frames, types, GEOLIN_WRENCH_MIXED, &
+                                   H_next=H1, s_next=s1, v_next=v1, r_next=r1, lambda=lam), &
+               'contact_step')
+    worst = max(maxval(abs(v1 - qv - dt*nu_dot(1:6))), maxval(abs(r1 - qr - dt*nu_dot(7:qn))))
+    call expect(worst < 1e-12_c_double*max(1.0_c_double, maxval(abs(nu_dot))), &
+                'Euler contact_step: nu+ = nu + dt nu_dot', worst)
+    call check(geolin_contact_step_linearize(qws, GEOLIN_STEP_RK4, dt, qH, qs, qv, qr, qtau, &
+                                             4_c_int, frames, types, GEOLIN_WRENCH_MIXED, &
+                                             A_d=Ad, B_d=Bd, dlambda_dz=dz), &
+               'contact_step_linearize')
+    call expect(all(abs(Ad) < huge(1.0_c_double)) .and. maxval(abs(dz)) > 0, &
+                'contact_step_linearize gives A_d(N, N), dlambda_dz(12, N)', maxval(abs(dz)))
   end subroutine
 
   subroutine expect(ok, what, value)

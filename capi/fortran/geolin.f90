@@ -8,11 +8,12 @@
 ! so a Fortran array A(N, N) is passed as is. Handles are type(c_ptr). Strings going in must be
 ! NUL-terminated: use geolin_c_string('file.urdf'); strings coming back (type(c_ptr)) are
 ! converted with geolin_f_string. Arguments that the C API allows to be NULL (H and v for a
-! fixed-base model, H_next and v_next of geolin_step for a fixed-base model, frames and wrenches
-! when nf = 0, frames, types, gains, refs and lambda of the contact functions, dlambda_dz and
-! dlambda_dw, the outputs of geolin_version) are optional: leave them out. Frame, joint and body
-! indices are 0-based, as in C. C unsigned arguments (flags, features) are integer(c_int) here,
-! with the same bits.
+! fixed-base model, H_next and v_next of geolin_step and geolin_contact_step for a fixed-base
+! model, v and v_next of geolin_impulse for a fixed-base model, frames and wrenches when nf = 0,
+! frames, types, gains, refs and lambda of the contact functions, dlambda_dz and dlambda_dw,
+! impulse and dimpulse_dz, the outputs of geolin_version) are optional: leave them out. Frame,
+! joint and body indices are 0-based, as in C. C unsigned arguments (flags, features) are
+! integer(c_int) here, with the same bits.
 !
 !   use geolin
 !   type(c_ptr) :: model, ws
@@ -484,6 +485,43 @@ module geolin
       integer(c_int) :: geolin_frame_acceleration
     end function
 
+    ! The impact map at touchdown: nc contacts as geolin_contact_dynamics (no gains), the
+    ! restitution e in [0, 1] -> v_next(6), r_next(n_J) (nu+), impulse(m) (Lambda, N s, on the
+    ! robot; optional). v and v_next are optional for a fixed-base model.
+    function geolin_impulse(ws, H, s, v, r, nc, frames, types, wrench_flags, restitution, &
+                            v_next, r_next, impulse) &
+        bind(c, name='geolin_impulse')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*)
+      integer(c_int), value :: nc
+      integer(c_int), intent(in), optional :: frames(*), types(*)
+      integer(c_int), value :: wrench_flags
+      real(c_double), value :: restitution
+      real(c_double), intent(inout), optional :: v_next(*)
+      real(c_double), intent(inout) :: r_next(*)
+      real(c_double), intent(inout), optional :: impulse(*)
+      integer(c_int) :: geolin_impulse
+    end function
+
+    ! -> A_imp(N, N) (x- exp(z) -> x+ exp(A_imp z)), dimpulse_dz(m, N) (optional)
+    function geolin_impulse_linearize(ws, H, s, v, r, nc, frames, types, wrench_flags, &
+                                      restitution, A_imp, dimpulse_dz) &
+        bind(c, name='geolin_impulse_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*)
+      integer(c_int), value :: nc
+      integer(c_int), intent(in), optional :: frames(*), types(*)
+      integer(c_int), value :: wrench_flags
+      real(c_double), value :: restitution
+      real(c_double), intent(inout) :: A_imp(*)
+      real(c_double), intent(inout), optional :: dimpulse_dz(*)
+      integer(c_int) :: geolin_impulse_linearize
+    end function
+
     ! ---------------------------------------------------------------- discrete time
     ! One step of length dt (the C API's h; Fortran names are case-insensitive, and H is the
     ! pose): -> H_next(16), s_next(n_J), v_next(6), r_next(n_J). The C function
@@ -513,6 +551,50 @@ module geolin
       real(c_double), intent(in) :: s(*), r(*), tau(*)
       real(c_double), intent(inout) :: A_d(*), B_d(*)
       integer(c_int) :: geolin_step_linearize
+    end function
+
+    ! One step of length dt of geolin_contact_dynamics with the contacts, gains and refs held
+    ! (arguments as geolin_step and geolin_contact_dynamics) -> H_next(16), s_next(n_J),
+    ! v_next(6), r_next(n_J), lambda(m) (optional: Euler's forces at (x, tau), RK4's weighted
+    ! mean of its stages). With nc = 0 it is geolin_step exactly.
+    function geolin_contact_step(ws, method, dt, H, s, v, r, tau, nc, frames, types, &
+                                 wrench_flags, gains, refs, H_next, s_next, v_next, r_next, &
+                                 lambda) &
+        bind(c, name='geolin_contact_step')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      integer(c_int), value :: nc
+      integer(c_int), intent(in), optional :: frames(*), types(*)
+      integer(c_int), value :: wrench_flags
+      real(c_double), intent(in), optional :: gains(*), refs(*)
+      real(c_double), intent(inout), optional :: H_next(*), v_next(*)
+      real(c_double), intent(inout) :: s_next(*), r_next(*)
+      real(c_double), intent(inout), optional :: lambda(*)
+      integer(c_int) :: geolin_contact_step
+    end function
+
+    ! -> A_d(N, N), B_d(N, n_J), dlambda_dz(m, N), dlambda_dw(m, n_J) (the last two optional)
+    function geolin_contact_step_linearize(ws, method, dt, H, s, v, r, tau, nc, frames, types, &
+                                           wrench_flags, gains, refs, A_d, B_d, dlambda_dz, &
+                                           dlambda_dw) &
+        bind(c, name='geolin_contact_step_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      integer(c_int), value :: nc
+      integer(c_int), intent(in), optional :: frames(*), types(*)
+      integer(c_int), value :: wrench_flags
+      real(c_double), intent(in), optional :: gains(*), refs(*)
+      real(c_double), intent(inout) :: A_d(*), B_d(*)
+      real(c_double), intent(inout), optional :: dlambda_dz(*), dlambda_dw(*)
+      integer(c_int) :: geolin_contact_step_linearize
     end function
 
     ! strlen of the C library (used by geolin_f_string)

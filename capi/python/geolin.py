@@ -172,6 +172,18 @@ _SIGNATURES = {
     "geolin_step": (ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 9),
     "geolin_step_linearize": (
         ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 7),
+    "geolin_impulse": (
+        ctypes.c_int, [_handle] + [_c_double_p] * 4
+        + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint, ctypes.c_double] + [_c_double_p] * 3),
+    "geolin_impulse_linearize": (
+        ctypes.c_int, [_handle] + [_c_double_p] * 4
+        + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint, ctypes.c_double] + [_c_double_p] * 2),
+    "geolin_contact_step": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 5
+        + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 7),
+    "geolin_contact_step_linearize": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 5
+        + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 6),
 }
 
 _lib = None
@@ -893,6 +905,89 @@ class Workspace:
         if not derivatives:
             return _result(a, ra, 6), None, None
         return _result(a, ra, 6), _result(d, rd, 6 * N), _result(j, rj, 6 * n)
+
+    def impulse(self, H, s, v, r, frames, types, flags=WRENCH_LOCAL, restitution=0.0, out=None,
+                as_numpy=False):
+        """(v_next, r_next, impulse): the impact map at touchdown, M (nu+ - nu-) = J_c^T Lambda,
+        J_c nu+ = -e J_c nu- (e = restitution in [0, 1]); contacts as contact_dynamics (no gains).
+        impulse (m values, N s) is the impulse on the robot in the axes flags says. For a fixed
+        base H, v may be None and v_next is None. out=(v_next, r_next, impulse) fills
+        preallocated arrays (they may be the inputs). Needs WORKSPACE_CONTACTS."""
+        nj = self._nj
+        fixed = self.model.is_fixed_base
+        nc, c_frames, c_types, m = _frames_and_types(frames, types)
+        out_v, out_r, out_i = _outs(out, 3)
+        vb, vr = (None, None) if fixed else _out("v_next", out_v, (6,), as_numpy)
+        rb, rr = _out("r_next", out_r, (nj,), as_numpy)
+        ib, ir = _out("impulse", out_i, (m,), as_numpy)
+        _check(_L().geolin_impulse(
+            self._h, _in("H", H, 16), _in("s", s, nj), _in("v", v, 6), _in("r", r, nj), nc,
+            c_frames, c_types, _index("flags", flags), float(restitution), vb, rb, ib))
+        return (None if fixed else _result(vb, vr, 6)), _result(rb, rr, nj), _result(ib, ir, m)
+
+    def impulse_linearize(self, H, s, v, r, frames, types, flags=WRENCH_LOCAL, restitution=0.0,
+                          dimpulse=True, as_numpy=False, out=None):
+        """(A_imp, dimpulse_dz): the exact Jacobian x- exp(z) -> x+ exp(A_imp z) of impulse
+        (N x N, the identity in the pose rows) and the derivative of the impulse (m x N);
+        dimpulse=False skips the latter (None). out=(A_imp, dimpulse_dz) (or out=(A_imp,)) fills
+        preallocated arrays. Needs WORKSPACE_CONTACTS and WORKSPACE_LINEARIZE."""
+        N, nj = self._N, self._nj
+        nc, c_frames, c_types, m = _frames_and_types(frames, types)
+        out_a, out_d = _outs(out, 2) if dimpulse else (_outs(out, 1)[0], None)
+        a, ra = _out("A_imp", out_a, (N, N), as_numpy)
+        d, rd = _out("dimpulse_dz", out_d, (m, N), as_numpy) if dimpulse else (None, None)
+        _check(_L().geolin_impulse_linearize(
+            self._h, _in("H", H, 16), _in("s", s, nj), _in("v", v, 6), _in("r", r, nj), nc,
+            c_frames, c_types, _index("flags", flags), float(restitution), a, d))
+        return _result(a, ra, N * N), (_result(d, rd, m * N) if dimpulse else None)
+
+    def contact_step(self, method, h, H, s, v, r, tau, frames, types, flags=WRENCH_LOCAL,
+                     gains=None, refs=None, out=None, as_numpy=False):
+        """(H_next, s_next, v_next, r_next, lambda): one step of length h of contact_dynamics
+        with the contacts, gains and refs held (arguments as step and contact_dynamics). lambda:
+        the semi-implicit Euler step's forces at (x, tau), RK4's weighted mean of its stages.
+        With no contacts it is step exactly. out=(H_next, s_next, v_next, r_next, lambda) fills
+        preallocated arrays (they may be the inputs). Needs WORKSPACE_CONTACTS."""
+        nj = self._nj
+        fixed = self.model.is_fixed_base
+        nc, c_frames, c_types, m = _frames_and_types(frames, types)
+        out_h, out_s, out_v, out_r, out_l = _outs(out, 5)
+        hb, hr = (None, None) if fixed else _out("H_next", out_h, (4, 4), as_numpy)
+        sb, sr = _out("s_next", out_s, (nj,), as_numpy)
+        vb, vr = (None, None) if fixed else _out("v_next", out_v, (6,), as_numpy)
+        rb, rr = _out("r_next", out_r, (nj,), as_numpy)
+        lb, lr = _out("lambda", out_l, (m,), as_numpy)
+        _check(_L().geolin_contact_step(
+            self._h, _index("method", method), float(h), *self._state(H, s, v, r),
+            _in("tau", tau, nj), nc, c_frames, c_types, _index("flags", flags),
+            _in("gains", gains, 2), _refs(refs, nc), hb, sb, vb, rb, lb))
+        pose = (None, None) if fixed else (_result(hb, hr, 16), _result(vb, vr, 6))
+        return pose[0], _result(sb, sr, nj), pose[1], _result(rb, rr, nj), _result(lb, lr, m)
+
+    def contact_step_linearize(self, method, h, H, s, v, r, tau, frames, types,
+                               flags=WRENCH_LOCAL, gains=None, refs=None, dlambda=True,
+                               as_numpy=False, out=None):
+        """(A_d, B_d, dlambda_dz, dlambda_dw): the exact linearization of contact_step (N x N,
+        N x n_J) and the derivatives of its lambda (m x N, m x n_J; None with dlambda=False).
+        out as contact_linearize. Needs WORKSPACE_CONTACTS and WORKSPACE_STEP_LINEARIZE."""
+        N, nj = self._N, self._nj
+        nc, c_frames, c_types, m = _frames_and_types(frames, types)
+        if dlambda:
+            out_a, out_b, out_dz, out_dw = _outs(out, 4)
+        else:
+            (out_a, out_b), out_dz, out_dw = _outs(out, 2), None, None
+        a, ra = _out("A_d", out_a, (N, N), as_numpy)
+        b, rb = _out("B_d", out_b, (N, nj), as_numpy)
+        dz, rdz = _out("dlambda_dz", out_dz, (m, N), as_numpy) if dlambda else (None, None)
+        dw, rdw = _out("dlambda_dw", out_dw, (m, nj), as_numpy) if dlambda else (None, None)
+        _check(_L().geolin_contact_step_linearize(
+            self._h, _index("method", method), float(h), *self._state(H, s, v, r),
+            _in("tau", tau, nj), nc, c_frames, c_types, _index("flags", flags),
+            _in("gains", gains, 2), _refs(refs, nc), a, b, dz, dw))
+        if not dlambda:
+            return _result(a, ra, N * N), _result(b, rb, N * nj), None, None
+        return (_result(a, ra, N * N), _result(b, rb, N * nj), _result(dz, rdz, m * N),
+                _result(dw, rdw, m * nj))
 
 
 def _identity_pose(x=0.0, y=0.0, z=0.0):

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -287,6 +288,46 @@ class Random {
 /// The rotation about y by angle (pitch).
 Mat3 rotation_y(double angle);
 
+// --- discrete maps (discrete_fd.cpp) ---------------------------------------------------------
+
+/// A point x = (H, s, v, r) of a trajectory or of a discrete map (fixed base: H = H_A_0, v = 0).
+struct StatePoint {
+  Transform H;
+  VecX s, r;
+  Vec6 v = Vec6::Zero();
+};
+
+/// A discrete map (x, tau) -> (x+, lambda): contact_step or impulse. Returns false where the
+/// library does (out and lambda are not to be used then).
+using DiscreteMap =
+    std::function<bool(const StatePoint &x, const VecX &tau, StatePoint &out, VecX &lambda)>;
+
+/// The geometric central finite differences of a discrete map at (x, tau) with step eps:
+/// x exp(z) -> x+ exp(A z + B w), and the derivatives of its lambda (dlambda_dz: m x N,
+/// dlambda_dw: m x B.cols()). A map without input takes B with no columns. Returns false if an
+/// evaluation failed. The reference of geolin check --step / --impulse.
+bool discrete_finite_difference(const Model &model, const DiscreteMap &map, const StatePoint &x,
+                                const VecX &tau, double eps, MatX &A, MatX &B, MatX &dlambda_dz,
+                                MatX &dlambda_dw);
+
+// --- simulate (cmd_simulate.cpp, simulate_drop.cpp) ------------------------------------------
+
+/// One step of simulate: geolin::step without contacts, contact_step with them held (their
+/// gains and refs; lambda: the step's forces). Returns false where contact_step does.
+bool simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                     const StatePoint &x, const VecX &tau, const ContactSet &contacts,
+                     StatePoint &next, VecX &lambda);
+
+/// The columns of simulate's trajectory CSV: t, the base pose, s, v, r, energies, momentum.
+std::vector<std::string> trajectory_header(const Model &model);
+/// One row of it (ending in a newline) into line; returns the total energy.
+double trajectory_row(const Model &model, Workspace &ws, double t, const StatePoint &x,
+                      std::string &line);
+
+/// geolin simulate --drop HEIGHT (simulate_drop.cpp): the drop test, with the parsed --steps,
+/// --dt and --method.
+int simulate_drop(const Args &args, long steps, double h, StepMethod method);
+
 // --- labels ---------------------------------------------------------------------------------
 
 /// Labels of the generalized velocity nu: v[vx]..v[wz] (moving base), then r[joint].
@@ -450,6 +491,8 @@ struct Plot {
 
 /// The SVG document of a plot.
 std::string render_svg(const Plot &plot);
+/// One SVG document of several plots stacked vertically (each a full-size panel).
+std::string render_svg_panels(const std::vector<Plot> &plots);
 
 /// A qualitative colour for series k (a 10-colour palette).
 std::string plot_color(int k);

@@ -1,7 +1,10 @@
 // geolin check: the analytical A, B against geometric finite differences (docs/dynamics.md §5,
 // §6.7) over several states, including pitch ±90° and large velocities; with --contacts the
 // contact-constrained A, B, dlambda/dz and dlambda/dw (contact_linearize against
-// contact_linearize_finite_difference). Exit status 1 above the tolerance.
+// contact_linearize_finite_difference). --step H checks the discrete step with the contacts
+// held (contact_step_linearize: A_d, B_d, dlambda/dz, dlambda/dw) and --impulse the impact map
+// (impulse_linearize: A_imp, dimpulse/dz) against geometric central differences of contact_step
+// and impulse (discrete_fd.cpp; docs/contacts.md §9-§10). Exit status 1 above the tolerance.
 //
 // The reference is a Richardson extrapolation of central differences (Richardson 1911; e.g.
 // Nocedal & Wright, Numerical Optimization, §8.1): a central difference D(eps) = D + c eps^2 +
@@ -43,7 +46,30 @@ struct CheckBlock {
   int worst_sample = -1;   // the sample of the largest error / tolerance (decides pass or fail)
 };
 
-std::vector<CheckBlock> check_blocks(const Model &model, int contact_rows) {
+// What is checked: the continuous A, B (linearize, contact_linearize), the discrete step with
+// the contacts held (--step) or the impact map (--impulse).
+enum class Checked { Continuous, Step, Impulse };
+
+// The blocks of a discrete map's matrices: its pose rows (z_H, z_s), its velocity rows (z_v,
+// z_r), its input columns and the derivatives of its forces.
+std::vector<CheckBlock> discrete_blocks(const Model &model, int contact_rows, Checked what) {
+  const int nj = model.num_joints(), n = model.num_dofs(), N = model.state_dim();
+  const bool step = what == Checked::Step;
+  const std::string A = step ? "A_d" : "A_imp", f = step ? "dlambda" : "dimpulse";
+  std::vector<CheckBlock> out = {{A + " pose rows", kA, 0, n, 0, N},
+                                 {A + " velocity rows", kA, n, n, 0, N},
+                                 {"B_d", kB, 0, N, 0, step ? nj : 0},
+                                 {f + "/dz", kDz, 0, contact_rows, 0, N},
+                                 {"dlambda/dw", kDw, 0, contact_rows, 0, step ? nj : 0}};
+  std::vector<CheckBlock> nonempty;
+  for (const auto &b : out) {
+    if (b.rows > 0 && b.cols > 0) nonempty.push_back(b);
+  }
+  return nonempty;
+}
+
+std::vector<CheckBlock> check_blocks(const Model &model, int contact_rows, Checked what) {
+  if (what != Checked::Continuous) return discrete_blocks(model, contact_rows, what);
   const int nj = model.num_joints(), n = model.num_dofs(), N = model.state_dim();
   const int dyn = model.fixed_base ? nj : 6 + nj;  // first dynamics row (z_v, or z_r)
   std::vector<CheckBlock> out;
@@ -126,7 +152,12 @@ struct CheckOptions {
   unsigned long long seed = 1;
   FdMethod method = FdMethod::Richardson;
   std::string fd_name;  // as given: "richardson" or "central"
-  bool costs = false;   // --costs: the derivatives of the cost-side functions instead
+  Checked checked = Checked::Continuous;
+  double h = 0.0;  // --step H
+  StepMethod step_method = StepMethod::SemiImplicitEuler;
+  std::string step_method_name = "euler";  // --method
+  double restitution = 0.0;                // --restitution E
+  bool costs = false;  // --costs: the derivatives of the cost-side functions instead
 };
 
 FdMethod parse_fd_method(const std::string &name) {
@@ -135,10 +166,37 @@ FdMethod parse_fd_method(const std::string &name) {
   throw UsageError(fmt::format("--fd: unknown method '{}' (richardson or central)", name));
 }
 
+// --step H [--method euler|rk4] or --impulse [--restitution E]: the discrete map checked.
+void parse_discrete_options(const Args &args, CheckOptions &o) {
+  if (args.has("--step") && args.flag("--impulse"))
+    throw UsageError("--step (the contact step) and --impulse (the impact map) cannot be combined");
+  if (args.has("--method") && !args.has("--step")) throw UsageError("--method needs --step H");
+  if (args.has("--restitution") && !args.flag("--impulse"))
+    throw UsageError("--restitution needs --impulse");
+  if (args.has("--step")) {
+    o.checked = Checked::Step;
+    o.h = args.get_double("--step", 0.0);
+    if (!(o.h > 0.0) || !std::isfinite(o.h)) throw UsageError("--step: H must be positive");
+    o.step_method_name = args.get("--method", "euler");
+    if (o.step_method_name == "rk4") {
+      o.step_method = StepMethod::Rk4;
+    } else if (o.step_method_name != "euler") {
+      throw UsageError(
+          fmt::format("--method: unknown method '{}' (euler or rk4)", o.step_method_name));
+    }
+  } else if (args.flag("--impulse")) {
+    o.checked = Checked::Impulse;
+    o.restitution = args.get_double("--restitution", 0.0);
+    if (!(o.restitution >= 0.0 && o.restitution <= 1.0))
+      throw UsageError("--restitution: E must be in [0, 1]");
+  }
+}
+
 CheckOptions parse_check_options(const std::vector<std::string> &argv) {
   ArgSpec spec;
-  spec.add_flags(kModelFlags).add_flags(kMixedFlags).add_flags({"--costs"});
-  spec.options = {"--samples", "--tol", "--eps", "--seed", "--format", "--fd"};
+  spec.add_flags(kModelFlags).add_flags(kMixedFlags).add_flags({"--impulse", "--costs"});
+  spec.options = {"--samples", "--tol",  "--eps",    "--seed",       "--format",
+                  "--fd",      "--step", "--method", "--restitution"};
   spec.add_options(kContactOptions);
   CheckOptions o;
   o.args = parse_args(argv, spec);
@@ -146,6 +204,8 @@ CheckOptions parse_check_options(const std::vector<std::string> &argv) {
   if (args.flag("--mixed") && !args.has("--contacts")) throw UsageError("--mixed needs --contacts");
   o.costs = args.flag("--costs");
   if (o.costs && args.has("--contacts")) throw UsageError("--costs does not take --contacts");
+  if (o.costs && (args.has("--step") || args.flag("--impulse")))
+    throw UsageError("--costs does not take --step or --impulse");
   o.constrained = constrained_mode(args);
   o.format = parse_format(args, {Format::Text, Format::Json});
   const long samples = args.get_int("--samples", 20);
@@ -163,6 +223,7 @@ CheckOptions parse_check_options(const std::vector<std::string> &argv) {
   if (seed < 0) throw UsageError("--seed: SEED must be >= 0");
   o.count = static_cast<int>(samples);
   o.seed = static_cast<unsigned long long>(seed);
+  parse_discrete_options(args, o);
   return o;
 }
 
@@ -172,8 +233,9 @@ struct Comparison {
   MatX an[4], fd[4], half[4];
 };
 
-Comparison make_comparison(const Model &model, int contact_rows, FdMethod method) {
-  const int N = model.state_dim(), nj = model.num_joints(), m = contact_rows;
+Comparison make_comparison(const Model &model, int contact_rows, FdMethod method, Checked what) {
+  const int N = model.state_dim(), m = contact_rows;
+  const int nj = what == Checked::Impulse ? 0 : model.num_joints();  // the impact has no input
   const int rows[4] = {N, N, m, m}, cols[4] = {N, nj, N, nj};
   Comparison c;
   for (int i = 0; i < 4; ++i) {
@@ -220,6 +282,44 @@ void contact_linearize_both(const Model &model, Workspace &ws, const Transform &
   }
 }
 
+// contact_step_linearize or impulse_linearize, and the finite differences of contact_step or
+// impulse (discrete_fd.cpp; at eps, and eps/2 for Richardson).
+void discrete_both(const Model &model, Workspace &ws, const Transform &H, const State &st,
+                   const CheckOptions &o, const ContactSet &contacts, Comparison &c) {
+  const Contacts lib = contacts.library();
+  const bool step = o.checked == Checked::Step;
+  const std::string name = step ? "contact_step" : "impulse";
+  ws.singular = -1;
+  const bool ok =
+      step ? contact_step_linearize(model, ws, o.step_method, o.h, H, st.s, st.v, st.r, st.tau, lib,
+                                    c.an[kA], c.an[kB], c.an[kDz], c.an[kDw])
+           : impulse_linearize(model, ws, H, st.s, st.v, st.r, lib, o.restitution, c.an[kA],
+                               c.an[kDz]);
+  if (!ok) throw_contact_failure(model, ws, contacts, name + "_linearize", "A");
+  check_singular(model, ws, name + "_linearize", "A");
+  VecX nu_next(model.num_dofs());
+  const DiscreteMap map = [&](const StatePoint &x, const VecX &tau, StatePoint &out, VecX &lam) {
+    ws.singular = -1;
+    const bool done =
+        step ? contact_step(model, ws, o.step_method, o.h, x.H, x.s, x.v, x.r, tau, lib, out.H,
+                            out.s, out.v, out.r, lam)
+             : impulse(model, ws, x.H, x.s, x.v, x.r, lib, o.restitution, nu_next, lam);
+    if (!step) {
+      out = x;
+      if (!model.fixed_base) out.v = nu_next.head<6>();
+      out.r = nu_next.tail(model.num_joints());
+    }
+    return done && ws.singular < 0;
+  };
+  const StatePoint x{H, st.s, st.r, model.fixed_base ? Vec6::Zero() : st.v};
+  const double steps[2] = {o.eps, o.eps / 2.0};
+  for (int h = 0; h < (o.method == FdMethod::Richardson ? 2 : 1); ++h) {
+    MatX *X = h == 0 ? c.fd : c.half;
+    if (!discrete_finite_difference(model, map, x, st.tau, steps[h], X[kA], X[kB], X[kDz], X[kDw]))
+      throw_contact_failure(model, ws, contacts, name + " (finite differences)", "A");
+  }
+}
+
 // The analytical matrices and their reference at sample k. A state where M is singular, or the
 // contacts redundant, fails with the library's message, naming the joint or the contact, and
 // the state (nothing to compare).
@@ -233,7 +333,9 @@ void compute_sample(const Model &model, Workspace &ws, const Sample &sample, int
   }
   if (o.constrained) set_contact_refs(model, ws, H, st.s, contacts);
   try {
-    if (o.constrained) {
+    if (o.checked != Checked::Continuous) {
+      discrete_both(model, ws, H, st, o, contacts, c);
+    } else if (o.constrained) {
       contact_linearize_both(model, ws, H, st, o, contacts, c);
     } else {
       linearize_both(model, ws, H, st, o, c);
@@ -303,10 +405,10 @@ struct CheckResult {
 
 CheckResult run_check(const Model &model, const CheckOptions &o, ContactSet &contacts) {
   Workspace ws(model, kWorkspaceAll, workspace_capacity(model, contacts));
-  Comparison c = make_comparison(model, contacts.rows(), o.method);
+  Comparison c = make_comparison(model, contacts.rows(), o.method, o.checked);
   MatX M(model.num_dofs(), model.num_dofs());
   CheckResult out;
-  out.blocks = check_blocks(model, contacts.rows());
+  out.blocks = check_blocks(model, contacts.rows(), o.checked);
   out.samples = make_samples(model, o.count, o.seed);
   for (int k = 0; k < o.count; ++k) {
     const Sample &sample = out.samples[k];
@@ -326,6 +428,19 @@ CheckResult run_check(const Model &model, const CheckOptions &o, ContactSet &con
   return out;
 }
 
+// What is checked, in words.
+std::string checked_text(const CheckOptions &o) {
+  if (o.checked == Checked::Step)
+    return fmt::format(
+        "contact_step_linearize ({}, h = {:g} s: A_d, B_d, dlambda/dz, dlambda/dw) of the step "
+        "with the contacts held",
+        o.step_method_name, o.h);
+  if (o.checked == Checked::Impulse)
+    return fmt::format("impulse_linearize (e = {:g}: A_imp, dimpulse/dz) of the impact map",
+                       o.restitution);
+  return o.constrained ? "contact-constrained A, B, dlambda/dz, dlambda/dw" : "A, B";
+}
+
 // What is compared with what (text output, before the run).
 void print_check_header(const LoadedModel &lm, const ContactSet &contacts, const CheckOptions &o) {
   const std::string fd_text =
@@ -338,7 +453,7 @@ void print_check_header(const LoadedModel &lm, const ContactSet &contacts, const
   fmt::print("model: {}\n", model_summary(lm));
   if (o.constrained) fmt::print("contacts: {}\n", contacts.describe());
   fmt::print("checking {} state{}: analytical {} against {}\n\n", o.count, o.count == 1 ? "" : "s",
-             o.constrained ? "contact-constrained A, B, dlambda/dz, dlambda/dw" : "A, B", fd_text);
+             checked_text(o), fd_text);
 }
 
 // Why this tolerance, in the output itself.
@@ -398,6 +513,7 @@ void print_check_json(const LoadedModel &lm, const ContactSet &contacts, const C
   Json doc;
   doc["model"] = model_json(lm);
   if (o.constrained) doc["contacts"] = contacts.json();
+  doc["checked"] = checked_text(o);
   doc["fd_method"] = o.fd_name;
   doc["eps"] = o.eps;
   doc["tol"] = o.tol;

@@ -1,6 +1,8 @@
 // geolin simulate: integrates x_dot = x lambda(x, tau) with geolin::step (tau held constant) and
 // writes the trajectory as CSV, with energies and the inertial spatial momentum; --plot writes an
-// SVG of the energy error for steps h and h/2.
+// SVG of the energy error for steps h and h/2. With --contacts it steps with the contacts held
+// (geolin::contact_step, references at the initial poses) and writes the step's lambda per
+// contact; --drop HEIGHT runs the drop test of simulate_drop.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,12 +29,7 @@ Method parse_method(const Args &args) {
   throw UsageError(fmt::format("--method: unknown method '{}' (euler or rk4)", name));
 }
 
-// The moving point of the integration.
-struct Point {
-  Transform H;
-  VecX s, r;
-  Vec6 v = Vec6::Zero();
-};
+using Point = StatePoint;
 
 bool finite(const Point &x) {
   return x.H.R.allFinite() && x.H.o.allFinite() && x.s.allFinite() && x.r.allFinite() &&
@@ -40,26 +37,27 @@ bool finite(const Point &x) {
 }
 
 // Integrates `steps` steps of length h from the state, calling visit(k, t, point) for
-// k = 0 (the initial state) .. steps. Throws Error(Numeric) if the state stops being finite or
-// the mass matrix is singular at a stage.
+// k = 0 (the initial state) .. steps; the step's lambda (with contacts) is in ws.contact_lambda's
+// head. Throws Error(Numeric) if the state stops being finite or the mass matrix is singular, or
+// the contacts redundant, at a stage.
 template <class Visit>
 void integrate(const Model &model, Workspace &ws, StepMethod method, double h, long steps,
-               const State &st, Visit &&visit) {
+               const State &st, const ContactSet &contacts, Visit &&visit) {
   Point x{model.fixed_base ? model.H_A_0 : st.H, st.s, st.r,
           model.fixed_base ? Vec6::Zero() : st.v};
   Point next = x;
-  visit(0L, 0.0, x);
+  VecX lambda = VecX::Zero(contacts.rows());
+  visit(0L, 0.0, x, lambda);
   for (long k = 1; k <= steps; ++k) {
-    ws.singular = -1;
-    step(model, ws, method, h, x.H, x.s, x.v, x.r, st.tau, next.H, next.s, next.v, next.r);
     const double t = static_cast<double>(k) * h;
-    // A singular mass matrix at a stage: the step is not to be used (the C API's message).
-    if (ws.singular >= 0) {
-      try {
-        check_singular(model, ws, "step", "the next state");
-      } catch (const Error &e) {
-        throw Error(e.status(), fmt::format("step {} (t = {:g} s): {}", k, t, e.what()));
-      }
+    try {
+      ws.singular = -1;
+      const bool ok = simulation_step(model, ws, method, h, x, st.tau, contacts, next, lambda);
+      // A singular mass matrix at a stage: the step is not to be used (the C API's message).
+      if (!ok) throw_contact_failure(model, ws, contacts, "contact_step", "the next state");
+      check_singular(model, ws, contacts.empty() ? "step" : "contact_step", "the next state");
+    } catch (const Error &e) {
+      throw Error(e.status(), fmt::format("step {} (t = {:g} s): {}", k, t, e.what()));
     }
     std::swap(x, next);
     if (!finite(x)) {
@@ -68,12 +66,25 @@ void integrate(const Model &model, Workspace &ws, StepMethod method, double h, l
                               "smaller --dt",
                               k, t, h));
     }
-    visit(k, t, x);
+    visit(k, t, x, lambda);
   }
 }
 
 double total_energy(const Model &model, Workspace &ws, const Point &x) {
   return kinetic_energy(model, ws, x.s, x.v, x.r) + potential_energy(model, ws, x.H, x.s);
+}
+
+}  // namespace
+
+bool simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                     const StatePoint &x, const VecX &tau, const ContactSet &contacts,
+                     StatePoint &next, VecX &lambda) {
+  if (contacts.empty()) {
+    step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, next.H, next.s, next.v, next.r);
+    return true;
+  }
+  return contact_step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, contacts.library(), next.H,
+                      next.s, next.v, next.r, lambda);
 }
 
 std::vector<std::string> trajectory_header(const Model &model) {
@@ -94,8 +105,7 @@ std::vector<std::string> trajectory_header(const Model &model) {
   return h;
 }
 
-// One CSV row; returns the total energy.
-double trajectory_row(const Model &model, Workspace &ws, double t, const Point &x,
+double trajectory_row(const Model &model, Workspace &ws, double t, const StatePoint &x,
                       std::string &line) {
   line = fmt::format("{:.17g}", t);
   auto add = [&line](double value) { line += fmt::format(",{:.17g}", value); };
@@ -121,6 +131,8 @@ double trajectory_row(const Model &model, Workspace &ws, double t, const Point &
   line += '\n';
   return K + U;
 }
+
+namespace {
 
 // At most max_points points of |E - E0| against t: the first point, then the largest error of
 // each bin, so that the envelope of a long run survives.
@@ -157,13 +169,14 @@ struct SimulateOptions {
   Method method;
   std::string output, plot;  // --output, --plot ("": none)
   bool passive = false;      // --passive: tau = 0
+  bool constrained = false;  // --contacts: steps with the contacts held
 };
 
 SimulateOptions parse_simulate_options(const std::vector<std::string> &argv) {
   ArgSpec spec;
-  spec.add_flags(kModelFlags).add_flags({"--passive"});
-  spec.options = {"--steps", "--dt", "--method", "--plot", "--output"};
-  spec.add_options(kStateOptions);
+  spec.add_flags(kModelFlags).add_flags(kMixedFlags).add_flags({"--passive"});
+  spec.options = {"--steps", "--dt", "--method", "--plot", "--output", "--drop", "--joint-gains"};
+  spec.add_options(kStateOptions).add_options(kContactOptions);
   SimulateOptions o;
   o.args = parse_args(argv, spec);
   const Args &args = o.args;
@@ -178,6 +191,12 @@ SimulateOptions parse_simulate_options(const std::vector<std::string> &argv) {
   o.output = args.get("--output");
   o.plot = args.get("--plot");
   o.passive = args.flag("--passive");
+  if (args.has("--joint-gains") && !args.has("--drop"))
+    throw UsageError("--joint-gains needs --drop HEIGHT");
+  if (!args.has("--drop")) {
+    o.constrained = constrained_mode(args);
+    if (args.flag("--mixed") && !o.constrained) throw UsageError("--mixed needs --contacts");
+  }
   return o;
 }
 
@@ -235,22 +254,31 @@ class TrajectorySink {
 // The run with step h: writes the trajectory (header, then one row per step) and returns the
 // energy error |E(t) - E(0)| at every step; E0 is set to E(0).
 EnergyError run_trajectory(const Model &model, Workspace &ws, const SimulateOptions &o,
-                           const State &st, bool two_runs, TrajectorySink &sink, double &E0) {
-  sink.write(csv_line(trajectory_header(model)) + "\n");
+                           const State &st, const ContactSet &contacts, bool two_runs,
+                           TrajectorySink &sink, double &E0) {
+  std::vector<std::string> header = trajectory_header(model);
+  for (const auto &l : lambda_labels(contacts)) header.push_back(l);
+  sink.write(csv_line(header) + "\n");
   // A percentage on stderr while the run lasts, only if stderr is a terminal.
   Progress progress;
   const std::string label = fmt::format("simulate: {} steps of h = {:g} s{}", o.steps, o.h,
                                         two_runs ? " (run 1 of 2)" : "");
   EnergyError run;
   std::string line;
-  integrate(model, ws, o.method.method, o.h, o.steps, st, [&](long k, double t, const Point &x) {
+  auto row = [&](long k, double t, const Point &x, const VecX &lambda) {
     const double E = trajectory_row(model, ws, t, x, line);
+    if (lambda.size() > 0) {
+      line.pop_back();  // the newline: lambda's columns follow
+      for (int i = 0; i < lambda.size(); ++i) line += fmt::format(",{:.17g}", lambda[i]);
+      line += '\n';
+    }
     if (k == 0) E0 = E;
     run.t.push_back(t);
     run.err.push_back(std::abs(E - E0));
     sink.write(line);
     progress.percent(label, k, o.steps);
-  });
+  };
+  integrate(model, ws, o.method.method, o.h, o.steps, st, contacts, row);
   progress.clear();
   sink.finish();
   return run;
@@ -258,12 +286,12 @@ EnergyError run_trajectory(const Model &model, Workspace &ws, const SimulateOpti
 
 // The same duration with h / 2: the energy error against E0 (no trajectory).
 EnergyError run_half_step(const Model &model, Workspace &ws, const SimulateOptions &o,
-                          const State &st, double E0) {
+                          const State &st, const ContactSet &contacts, double E0) {
   Progress progress;
   const std::string label = fmt::format("simulate: {} steps of h/2 (run 2 of 2)", 2 * o.steps);
   EnergyError run;
-  integrate(model, ws, o.method.method, o.h / 2.0, 2 * o.steps, st,
-            [&](long k, double t, const Point &x) {
+  integrate(model, ws, o.method.method, o.h / 2.0, 2 * o.steps, st, contacts,
+            [&](long k, double t, const Point &x, const VecX &) {
               run.t.push_back(t);
               run.err.push_back(std::abs(total_energy(model, ws, x) - E0));
               progress.percent(label, k, 2 * o.steps);
@@ -335,20 +363,31 @@ void print_half_step_summary(std::FILE *msg, const SimulateOptions &o, const Ene
 
 int cmd_simulate(const std::vector<std::string> &argv) {
   const SimulateOptions o = parse_simulate_options(argv);
+  if (o.args.has("--drop")) return simulate_drop(o.args, o.steps, o.h, o.method.method);
   SimulateFiles files = open_simulate_files(o);
   const LoadedModel lm = load_model(o.args);
   const Model &model = lm.model;
   const State st = simulate_state(model, o);
-  Workspace ws(model);
+  ContactSet contacts;
+  if (o.constrained) contacts = contacts_from_args(model, o.args);
+  Workspace ws(model, kWorkspaceAll, workspace_capacity(model, contacts));
   ws.gravity = st.gravity;
+  // The contacts hold the frames at their initial poses.
+  if (o.constrained) set_contact_refs(model, ws, base_pose(model, st), st.s, contacts);
   // Messages go where the trajectory does not.
   std::FILE *msg = files.csv ? stdout : stderr;
   TrajectorySink sink(files.csv.get());
   double E0 = 0.0;
-  const EnergyError run_h = run_trajectory(model, ws, o, st, files.plot != nullptr, sink, E0);
+  const EnergyError run_h =
+      run_trajectory(model, ws, o, st, contacts, files.plot != nullptr, sink, E0);
   print_run_summary(msg, model, o, st, run_h, E0);
+  if (!contacts.empty()) {
+    fmt::print(msg, "  contacts held: {}\n", contacts.describe());
+    if (contacts.Kp != 0.0 || contacts.Kd != 0.0)
+      fmt::print(msg, "  note: the Baumgarte gains of the contacts do work too\n");
+  }
   if (files.plot) {
-    const EnergyError run_h2 = run_half_step(model, ws, o, st, E0);
+    const EnergyError run_h2 = run_half_step(model, ws, o, st, contacts, E0);
     files.plot->write(render_svg(energy_plot(lm, o, st, run_h, run_h2, E0)));
     files.plot->close();
     print_half_step_summary(msg, o, run_h, run_h2);

@@ -1,6 +1,6 @@
-// Self-written SVG line plots (simulate --plot, bench --scaling --plot): linear or logarithmic
-// axes with ticks and grid, polylines (solid or dashed), title, subtitle and legend. No external
-// program or library.
+// Self-written SVG line plots (simulate --plot, simulate --drop --plot, bench --scaling --plot):
+// linear or logarithmic axes with ticks and grid, polylines (solid or dashed), title, subtitle and
+// legend. No external program or library.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -147,16 +147,22 @@ std::string line_style(const PlotSeries &s) {
                      s.dashed ? " stroke-dasharray=\"7,4\"" : "");
 }
 
-// The document's start: the canvas, the clip path of the plot area, the title and subtitle.
-std::string svg_header(const Plot &plot) {
-  std::string out = fmt::format(
+// The document's start: the canvas of `panels` plots stacked vertically.
+std::string svg_document(int panels) {
+  return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" font-family=\"Helvetica, Arial, sans-serif\">\n"
-      "<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
-      "<defs><clipPath id=\"area\"><rect x=\"{2}\" y=\"{3}\" width=\"{4}\" height=\"{5}\"/>"
+      "<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n",
+      kWidth, kHeight * panels);
+}
+
+// A panel's start: the clip path of its plot area (named clip), the title and subtitle.
+std::string svg_header(const Plot &plot, const std::string &clip) {
+  std::string out = fmt::format(
+      "<defs><clipPath id=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
       "</clipPath></defs>\n",
-      kWidth, kHeight, kLeft, kTop, kRight - kLeft, kBottom - kTop);
+      clip, kLeft, kTop, kRight - kLeft, kBottom - kTop);
   out += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"17\" text-anchor=\"middle\">{}</text>\n",
                      (kLeft + kRight) / 2, xml_escape(plot.title));
   if (!plot.subtitle.empty()) {
@@ -208,8 +214,8 @@ std::string svg_frame(const Plot &plot) {
 }
 
 // The data: one polyline per series, clipped to the plot area.
-std::string svg_series(const Plot &plot, const Axis &ax, const Axis &ay) {
-  std::string out = "<g clip-path=\"url(#area)\" stroke-linejoin=\"round\">\n";
+std::string svg_series(const Plot &plot, const Axis &ax, const Axis &ay, const std::string &clip) {
+  std::string out = fmt::format("<g clip-path=\"url(#{})\" stroke-linejoin=\"round\">\n", clip);
   for (const auto &s : plot.series) {
     std::string points;
     for (std::size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
@@ -256,10 +262,28 @@ std::string plot_color(int k) {
   return kPalette[((k % 10) + 10) % 10];
 }
 
-std::string render_svg(const Plot &plot) {
+namespace {
+
+// One plot's content in the canvas' coordinates, its clip path named clip.
+std::string svg_panel(const Plot &plot, const std::string &clip) {
   const Axis ax = make_axis(plot, true), ay = make_axis(plot, false);
-  return svg_header(plot) + svg_ticks(plot, ax, ay) + svg_frame(plot) + svg_series(plot, ax, ay) +
-         svg_legend(plot) + "</svg>\n";
+  return svg_header(plot, clip) + svg_ticks(plot, ax, ay) + svg_frame(plot) +
+         svg_series(plot, ax, ay, clip) + svg_legend(plot);
+}
+
+}  // namespace
+
+std::string render_svg(const Plot &plot) {
+  return svg_document(1) + svg_panel(plot, "area") + "</svg>\n";
+}
+
+std::string render_svg_panels(const std::vector<Plot> &plots) {
+  std::string out = svg_document(static_cast<int>(plots.size()));
+  for (std::size_t k = 0; k < plots.size(); ++k) {
+    out += fmt::format("<g transform=\"translate(0,{})\">\n", kHeight * static_cast<double>(k));
+    out += svg_panel(plots[k], fmt::format("area{}", k)) + "</g>\n";
+  }
+  return out + "</svg>\n";
 }
 
 }  // namespace geolin::cli

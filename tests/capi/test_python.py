@@ -526,6 +526,130 @@ class TestContacts(unittest.TestCase):
         self.assertIn("'max_wrenches'", cm.exception.message)
 
 
+
+class TestImpulseAndContactStep(unittest.TestCase):
+    """impulse / impulse_linearize and contact_step / contact_step_linearize on the quadruped
+    state of TestContacts: the impact map's defining identities, and the step's reductions to
+    step and to contact_dynamics."""
+
+    setUp = TestContacts.setUp
+    state = TestContacts.state
+
+    def feet_velocity(self, nu):
+        """J_c nu for point contacts in local axes: each frame Jacobian's linear rows times nu."""
+        n = self.model.num_dofs
+        out = []
+        for f in self.feet:
+            J = self.ws.frame_jacobian(self.H, self.s, f)
+            out += [sum(J[row + 6 * c] * nu[c] for c in range(n)) for row in range(3)]
+        return out
+
+    def test_impulse_reverses_contact_velocities_by_the_restitution(self):
+        n = self.model.num_dofs
+        nu_minus = self.v + self.r
+        before = self.feet_velocity(nu_minus)
+        M = self.ws.mass_matrix(self.s)
+        for e in (0.0, 0.5, 1.0):
+            v1, r1, imp = self.ws.impulse(self.H, self.s, self.v, self.r, self.feet, self.types,
+                                          restitution=e)
+            nu_plus = v1 + r1
+            for a, b in zip(self.feet_velocity(nu_plus), before):
+                self.assertLess(abs(a + e * b), 1e-10)
+            # M (nu+ - nu-) = J_c^T Lambda
+            rhs = [0.0] * n
+            for k, f in enumerate(self.feet):
+                J = self.ws.frame_jacobian(self.H, self.s, f)
+                for c in range(n):
+                    rhs[c] += sum(J[row + 6 * c] * imp[3 * k + row] for row in range(3))
+            for i in range(n):
+                lhs = sum(M[i + n * c] * (nu_plus[c] - nu_minus[c]) for c in range(n))
+                self.assertLess(abs(lhs - rhs[i]), 1e-9 * (1.0 + abs(rhs[i])))
+        # no contacts: nu+ = nu- and A_imp = I, exactly
+        v1, r1, imp = self.ws.impulse(self.H, self.s, self.v, self.r, [], [])
+        self.assertEqual((v1, r1, imp), (self.v, self.r, []))
+        N = self.model.state_dim
+        A, none = self.ws.impulse_linearize(self.H, self.s, self.v, self.r, [], [])
+        self.assertEqual(A, [1.0 if i == j else 0.0 for j in range(N) for i in range(N)])
+        self.assertEqual(none, [])
+
+    def test_impulse_linearize_matches_central_differences_in_velocity(self):
+        n, N = self.model.num_dofs, self.model.state_dim
+        A, D = self.ws.impulse_linearize(self.H, self.s, self.v, self.r, self.feet, self.types,
+                                         geolin.WRENCH_MIXED, 0.3)
+        self.assertEqual((len(A), len(D)), (N * N, 12 * N))
+        A2, none = self.ws.impulse_linearize(self.H, self.s, self.v, self.r, self.feet,
+                                             self.types, geolin.WRENCH_MIXED, 0.3, dimpulse=False)
+        self.assertEqual((A2, none), (A, None))
+        eps = 1e-6
+        for c in (0, 4, 8, n - 1):  # z_v, z_r enter additively: nu -> nu + eps e_c
+            res = []
+            for sign in (1.0, -1.0):
+                nu = self.v + self.r
+                nu[c] += sign * eps
+                v1, r1, imp = self.ws.impulse(self.H, self.s, nu[:6], nu[6:], self.feet,
+                                              self.types, geolin.WRENCH_MIXED, 0.3)
+                res.append((v1 + r1, imp))
+            for i in range(n):
+                fd = (res[0][0][i] - res[1][0][i]) / (2 * eps)
+                self.assertAlmostEqual(fd, A[n + i + N * (n + c)], places=6)
+            for i in range(12):
+                fd = (res[0][1][i] - res[1][1][i]) / (2 * eps)
+                self.assertLess(abs(fd - D[i + 12 * (n + c)]), 1e-5 * (1.0 + abs(fd)))
+
+    def test_contact_step_without_contacts_is_step(self):
+        for method in (geolin.STEP_SEMI_IMPLICIT_EULER, geolin.STEP_RK4):
+            got = self.ws.contact_step(method, 1e-3, *self.state(), [], [])
+            self.assertEqual(got[:4], self.ws.step(method, 1e-3, *self.state()))
+            self.assertEqual(got[4], [])
+            A, B, dz, dw = self.ws.contact_step_linearize(method, 1e-3, *self.state(), [], [])
+            self.assertEqual((A, B), self.ws.step_linearize(method, 1e-3, *self.state()))
+
+    def test_euler_contact_step_follows_contact_dynamics(self):
+        h = 1e-3
+        nu_dot, lam = self.ws.contact_dynamics(*self.state(), self.feet, self.types)
+        H1, s1, v1, r1, lam1 = self.ws.contact_step(geolin.STEP_SEMI_IMPLICIT_EULER, h,
+                                                    *self.state(), self.feet, self.types)
+        for a, b, d in zip(v1 + r1, self.v + self.r, nu_dot):
+            self.assertLess(abs(a - b - h * d), 1e-12 * (1.0 + abs(d)))
+        self.assertEqual(lam1, lam)
+        A, B, dz, dw = self.ws.contact_step_linearize(geolin.STEP_RK4, h, *self.state(),
+                                                      self.feet, self.types)
+        N, nj = self.model.state_dim, self.model.num_joints
+        self.assertEqual((len(A), len(B), len(dz), len(dw)), (N * N, N * nj, 12 * N, 12 * nj))
+        self.assertTrue(all(math.isfinite(x) for x in A + B + dz + dw))
+        A2, B2, none_z, none_w = self.ws.contact_step_linearize(
+            geolin.STEP_RK4, h, *self.state(), self.feet, self.types, dlambda=False)
+        self.assertEqual((A2, B2, none_z, none_w), (A, B, None, None))
+
+    def test_misuse_of_impulse_and_contact_step(self):
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.impulse(self.H, self.s, self.v, self.r, self.feet, self.types,
+                            restitution=1.5)
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        self.assertIn("restitution", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.impulse_linearize(self.H, self.s, self.v, self.r, self.feet, [3, 3, 4, 3])
+        self.assertIn("'types'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.contact_step(7, 1e-3, *self.state(), self.feet, self.types)
+        self.assertIn("method", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:  # Kp != 0 needs the reference poses
+            self.ws.contact_step_linearize(geolin.STEP_RK4, 1e-3, *self.state(), self.feet,
+                                           self.types, gains=[1.0, 0.0])
+        self.assertIn("refs", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:  # no STEP_LINEARIZE feature
+            self.model.workspace(geolin.WORKSPACE_CONTACTS | geolin.WORKSPACE_LINEARIZE, 4) \
+                .contact_step_linearize(geolin.STEP_RK4, 1e-3, *self.state(), self.feet,
+                                        self.types)
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        # a failed call writes nothing
+        sentinel = array.array("d", [7.0] * self.model.num_joints)
+        with self.assertRaises(geolin.Error):
+            self.ws.contact_step(geolin.STEP_RK4, -1e-3, *self.state(), self.feet, self.types,
+                                 out=(None, sentinel, None, None, None))
+        self.assertEqual(list(sentinel), [7.0] * self.model.num_joints)
+
+
 class TestWithoutNumpy(unittest.TestCase):
     def test_bindings_work_when_numpy_cannot_be_imported(self):
         code = "\n".join([
@@ -667,6 +791,31 @@ class TestNumpy(StateFixture):
         got = self.ws.forward_dynamics_ext(*self.arrays(), np.array([tool, tool]),
                                            np.array([w, w]))  # nf x 6, row k is wrench k
         self.assertEqual(got, expected)
+
+    def test_contact_step_and_impulse_in_place_on_arrays(self):
+        model = geolin.Model.from_urdf_file(QUADRUPED)
+        ws = model.workspace()
+        feet = np.array([model.frame_index(name) for name in FEET])
+        types = np.full(4, geolin.CONTACT_POINT)
+        nj = model.num_joints
+        H = np.eye(4)
+        H[2, 3] = 0.45
+        s, v, r = np.tile([0.05, 0.7, -1.4], nj // 3), np.full(6, 0.1), np.full(nj, 0.2)
+        tau = np.zeros(nj)
+        Hn, sn, vn, rn, lam = ws.contact_step(geolin.STEP_RK4, 1e-3, H, s, v, r, tau, feet,
+                                              types, as_numpy=True)
+        self.assertEqual((Hn.shape, lam.shape), ((4, 4), (12,)))
+        lam2 = np.zeros(12)
+        H2, s2, v2, r2 = H.copy(order="F"), s.copy(), v.copy(), r.copy()
+        ws.contact_step(geolin.STEP_RK4, 1e-3, H2, s2, v2, r2, tau, feet, types,
+                        out=(H2, s2, v2, r2, lam2))  # the outputs alias the inputs
+        for a, b in ((H2, Hn), (s2, sn), (v2, vn), (r2, rn), (lam2, lam)):
+            self.assertTrue(np.array_equal(a, b))
+        v1, r1, imp = ws.impulse(H, s, v, r, feet, types, as_numpy=True)
+        ws.impulse(H, s, v, r, feet, types, out=(v, r, None))
+        self.assertTrue(np.array_equal(v, v1) and np.array_equal(r, r1))
+        A, D = ws.impulse_linearize(H, s, v, r, feet, types, as_numpy=True)
+        self.assertEqual((A.shape, D.shape), ((2 * model.num_dofs,) * 2, (12, 2 * model.num_dofs)))
 
     def test_contact_arrays(self):
         model = geolin.Model.from_urdf_file(QUADRUPED)

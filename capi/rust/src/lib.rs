@@ -371,6 +371,76 @@ pub mod sys {
             a_d: *mut c_double,
             b_d: *mut c_double,
         ) -> c_int;
+        pub fn geolin_impulse(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            nc: c_int,
+            frames: *const c_int,
+            types: *const c_int,
+            wrench_flags: c_uint,
+            restitution: c_double,
+            v_next: *mut c_double,
+            r_next: *mut c_double,
+            impulse: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_impulse_linearize(
+            ws: *mut geolin_workspace,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            nc: c_int,
+            frames: *const c_int,
+            types: *const c_int,
+            wrench_flags: c_uint,
+            restitution: c_double,
+            a_imp: *mut c_double,
+            dimpulse_dz: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_contact_step(
+            ws: *mut geolin_workspace,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            nc: c_int,
+            frames: *const c_int,
+            types: *const c_int,
+            wrench_flags: c_uint,
+            gains: *const c_double,
+            refs: *const c_double,
+            h_next: *mut c_double,
+            s_next: *mut c_double,
+            v_next: *mut c_double,
+            r_next: *mut c_double,
+            lambda: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_contact_step_linearize(
+            ws: *mut geolin_workspace,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            nc: c_int,
+            frames: *const c_int,
+            types: *const c_int,
+            wrench_flags: c_uint,
+            gains: *const c_double,
+            refs: *const c_double,
+            a_d: *mut c_double,
+            b_d: *mut c_double,
+            dlambda_dz: *mut c_double,
+            dlambda_dw: *mut c_double,
+        ) -> c_int;
     }
 }
 
@@ -1636,6 +1706,222 @@ impl<'m> Workspace<'m> {
                 tau.as_ptr(),
                 a_d.as_mut_ptr(),
                 b_d.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// The impact map at touchdown: the contacts (as in [`Workspace::contact_dynamics`], no
+    /// gains) stop, scaled by the `restitution` e in [0, 1]: `M (nu+ - nu-) = J_c^T Lambda`,
+    /// `J_c nu+ = -e J_c nu-`, the pose and `s` unchanged. Writes `nu+` into `v_next` (6;
+    /// `None` for a fixed base) and `r_next` (n_J), and the impulse `Lambda` (m, N s, on the
+    /// robot, in the coordinates `coords`) into `impulse` if given. Needs
+    /// [`WORKSPACE_CONTACTS`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn impulse(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        frames: &[i32],
+        types: &[ContactType],
+        coords: WrenchCoordinates,
+        restitution: f64,
+        v_next: Option<&mut [f64; 6]>,
+        r_next: &mut [f64],
+        impulse: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "impulse";
+        self.check_state(F, s, r)?;
+        let (nc, m) = check_contacts(F, frames, types, None)?;
+        check_len(F, "r_next", r_next.len(), self.model.num_joints())?;
+        if let Some(imp) = impulse.as_deref() {
+            check_len(F, "impulse", imp.len(), m)?;
+        }
+        // SAFETY: lengths checked; frame indices and restitution are checked by the library.
+        check(unsafe {
+            sys::geolin_impulse(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                nc,
+                slice_ptr(frames),
+                types_ptr(types),
+                coords.raw(),
+                restitution,
+                opt_mut_ptr(v_next),
+                r_next.as_mut_ptr(),
+                opt_slice_mut_ptr(impulse),
+            )
+        })
+    }
+
+    /// The exact Jacobian of [`Workspace::impulse`] (arguments as there):
+    /// `x- exp(z) -> x+ exp(A_imp z)`, `a_imp` (N x N, the identity in the pose rows) and
+    /// `dimpulse_dz` (m x N; `None`: not computed), column-major. Needs [`WORKSPACE_CONTACTS`]
+    /// and [`WORKSPACE_LINEARIZE`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn impulse_linearize(
+        &mut self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        frames: &[i32],
+        types: &[ContactType],
+        coords: WrenchCoordinates,
+        restitution: f64,
+        a_imp: &mut [f64],
+        dimpulse_dz: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "impulse_linearize";
+        self.check_state(F, s, r)?;
+        let nn = self.model.state_dim();
+        let (nc, m) = check_contacts(F, frames, types, None)?;
+        check_len(F, "A_imp", a_imp.len(), nn * nn)?;
+        if let Some(d) = dimpulse_dz.as_deref() {
+            check_len(F, "dimpulse_dz", d.len(), m * nn)?;
+        }
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_impulse_linearize(
+                self.ptr.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                nc,
+                slice_ptr(frames),
+                types_ptr(types),
+                coords.raw(),
+                restitution,
+                a_imp.as_mut_ptr(),
+                opt_slice_mut_ptr(dimpulse_dz),
+            )
+        })
+    }
+
+    /// One step of length `dt` of [`Workspace::contact_dynamics`] with the contacts, gains and
+    /// refs held (arguments as there and as [`Workspace::step`]). `lambda` (m), if given: the
+    /// semi-implicit Euler step's forces at (x, tau), RK4's weighted mean of its stages. With
+    /// no contacts this is [`Workspace::step`] exactly. Needs [`WORKSPACE_CONTACTS`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn contact_step(
+        &mut self,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        frames: &[i32],
+        types: &[ContactType],
+        coords: WrenchCoordinates,
+        gains: Option<&[f64; 2]>,
+        refs: Option<&[f64]>,
+        h_next: Option<&mut [f64; 16]>,
+        s_next: &mut [f64],
+        v_next: Option<&mut [f64; 6]>,
+        r_next: &mut [f64],
+        lambda: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "contact_step";
+        let nj = self.model.num_joints();
+        self.check_state(F, s, r)?;
+        check_len(F, "tau", tau.len(), nj)?;
+        let (nc, m) = check_contacts(F, frames, types, refs)?;
+        check_len(F, "s_next", s_next.len(), nj)?;
+        check_len(F, "r_next", r_next.len(), nj)?;
+        if let Some(l) = lambda.as_deref() {
+            check_len(F, "lambda", l.len(), m)?;
+        }
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_contact_step(
+                self.ptr.as_ptr(),
+                method.raw(),
+                dt,
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                nc,
+                slice_ptr(frames),
+                types_ptr(types),
+                coords.raw(),
+                opt_ptr(gains),
+                opt_slice_ptr(refs),
+                opt_mut_ptr(h_next),
+                s_next.as_mut_ptr(),
+                opt_mut_ptr(v_next),
+                r_next.as_mut_ptr(),
+                opt_slice_mut_ptr(lambda),
+            )
+        })
+    }
+
+    /// The exact linearization of [`Workspace::contact_step`]: `A_d` (N x N), `B_d` (N x n_J)
+    /// and the derivatives of the step's `lambda`, `dlambda_dz` (m x N) and `dlambda_dw`
+    /// (m x n_J; either `None`: not computed), column-major. Needs [`WORKSPACE_CONTACTS`] and
+    /// [`WORKSPACE_STEP_LINEARIZE`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn contact_step_linearize(
+        &mut self,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        frames: &[i32],
+        types: &[ContactType],
+        coords: WrenchCoordinates,
+        gains: Option<&[f64; 2]>,
+        refs: Option<&[f64]>,
+        a_d: &mut [f64],
+        b_d: &mut [f64],
+        dlambda_dz: Option<&mut [f64]>,
+        dlambda_dw: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "contact_step_linearize";
+        self.check_state(F, s, r)?;
+        let (nj, nn) = (self.model.num_joints(), self.model.state_dim());
+        check_len(F, "tau", tau.len(), nj)?;
+        let (nc, m) = check_contacts(F, frames, types, refs)?;
+        check_len(F, "A_d", a_d.len(), nn * nn)?;
+        check_len(F, "B_d", b_d.len(), nn * nj)?;
+        if let Some(dz) = dlambda_dz.as_deref() {
+            check_len(F, "dlambda_dz", dz.len(), m * nn)?;
+        }
+        if let Some(dw) = dlambda_dw.as_deref() {
+            check_len(F, "dlambda_dw", dw.len(), m * nj)?;
+        }
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_contact_step_linearize(
+                self.ptr.as_ptr(),
+                method.raw(),
+                dt,
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                nc,
+                slice_ptr(frames),
+                types_ptr(types),
+                coords.raw(),
+                opt_ptr(gains),
+                opt_slice_ptr(refs),
+                a_d.as_mut_ptr(),
+                b_d.as_mut_ptr(),
+                opt_slice_mut_ptr(dlambda_dz),
+                opt_slice_mut_ptr(dlambda_dw),
             )
         })
     }

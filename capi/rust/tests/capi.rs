@@ -1086,3 +1086,427 @@ fn costs_identities_and_derivatives() {
         .unwrap_err();
     assert_eq!(err.status(), status::INVALID_ARGUMENT);
 }
+
+/// The feet's constrained velocities J_c nu (the linear rows of each frame Jacobian, in the
+/// frame's own axes: what a point contact in local coordinates holds).
+fn feet_velocity(
+    ws: &mut geolin::Workspace,
+    h: &[f64; 16],
+    s: &[f64],
+    feet: &[i32],
+    nu: &[f64],
+) -> Vec<f64> {
+    let n = nu.len();
+    let mut out = Vec::new();
+    for &f in feet {
+        let mut j = vec![0.0; 6 * n];
+        ws.frame_jacobian(Some(h), s, f as usize, &mut j).unwrap();
+        for row in 0..3 {
+            out.push((0..n).map(|c| j[row + 6 * c] * nu[c]).sum());
+        }
+    }
+    out
+}
+
+#[test]
+fn impulse_reverses_contact_velocities_by_the_restitution() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (feet, h, s, v, r, _) = quadruped_state(&model);
+    let (n, nj) = (model.num_dofs(), model.num_joints());
+    let types = [ContactType::Point; 4];
+    let local = WrenchCoordinates::Local;
+    let nu_minus: Vec<f64> = v.iter().chain(&r).copied().collect();
+    let before = feet_velocity(&mut ws, &h, &s, &feet, &nu_minus);
+    for e in [0.0, 0.5, 1.0] {
+        let (mut v_next, mut r_next, mut imp) = ([0.0; 6], vec![0.0; nj], vec![0.0; 12]);
+        ws.impulse(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &feet,
+            &types,
+            local,
+            e,
+            Some(&mut v_next),
+            &mut r_next,
+            Some(&mut imp),
+        )
+        .unwrap();
+        let nu_plus: Vec<f64> = v_next.iter().chain(&r_next).copied().collect();
+        let after = feet_velocity(&mut ws, &h, &s, &feet, &nu_plus);
+        for i in 0..12 {
+            assert!((after[i] + e * before[i]).abs() < 1e-10, "e = {e}, row {i}");
+        }
+        // M (nu+ - nu-) = J_c^T Lambda
+        let mut m = vec![0.0; n * n];
+        ws.mass_matrix(&s, &mut m).unwrap();
+        let mut rhs = vec![0.0; n];
+        for (k, &f) in feet.iter().enumerate() {
+            let mut j = vec![0.0; 6 * n];
+            ws.frame_jacobian(Some(&h), &s, f as usize, &mut j).unwrap();
+            for c in 0..n {
+                rhs[c] += (0..3)
+                    .map(|row| j[row + 6 * c] * imp[3 * k + row])
+                    .sum::<f64>();
+            }
+        }
+        for i in 0..n {
+            let lhs: f64 = (0..n)
+                .map(|c| m[i + n * c] * (nu_plus[c] - nu_minus[c]))
+                .sum();
+            assert!(
+                (lhs - rhs[i]).abs() < 1e-9 * (1.0 + rhs[i].abs()),
+                "e = {e}, row {i}"
+            );
+        }
+    }
+    // no contacts: nu+ = nu- and A_imp = I exactly
+    let (mut v_next, mut r_next) = ([0.0; 6], vec![0.0; nj]);
+    ws.impulse(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &[],
+        &[],
+        local,
+        0.0,
+        Some(&mut v_next),
+        &mut r_next,
+        None,
+    )
+    .unwrap();
+    assert_eq!((v_next, &r_next), (v, &r));
+    let nn = model.state_dim();
+    let mut a = vec![1.0; nn * nn];
+    ws.impulse_linearize(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &[],
+        &[],
+        local,
+        0.0,
+        &mut a,
+        None,
+    )
+    .unwrap();
+    for i in 0..nn {
+        for c in 0..nn {
+            assert_eq!(a[i + nn * c], if i == c { 1.0 } else { 0.0 });
+        }
+    }
+}
+
+#[test]
+fn impulse_linearize_velocity_columns_match_central_differences() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (feet, h, s, v, r, _) = quadruped_state(&model);
+    let (n, nn, nj) = (model.num_dofs(), model.state_dim(), model.num_joints());
+    let types = [ContactType::Point; 4];
+    let mixed = WrenchCoordinates::Mixed;
+    let (mut a, mut d) = (vec![0.0; nn * nn], vec![0.0; 12 * nn]);
+    ws.impulse_linearize(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &feet,
+        &types,
+        mixed,
+        0.3,
+        &mut a,
+        Some(&mut d),
+    )
+    .unwrap();
+    // the velocity coordinates z_v, z_r enter additively: column n + c by central differences
+    let eps = 1e-6;
+    for c in [0, 4, 6 + 2, 6 + nj - 1] {
+        let mut plus = ([0.0; 6], vec![0.0; nj], vec![0.0; 12]);
+        let mut minus = ([0.0; 6], vec![0.0; nj], vec![0.0; 12]);
+        for (sign, out) in [(1.0, &mut plus), (-1.0, &mut minus)] {
+            let (mut vp, mut rp) = (v, r.clone());
+            if c < 6 {
+                vp[c] += sign * eps
+            } else {
+                rp[c - 6] += sign * eps
+            }
+            ws.impulse(
+                Some(&h),
+                &s,
+                Some(&vp),
+                &rp,
+                &feet,
+                &types,
+                mixed,
+                0.3,
+                Some(&mut out.0),
+                &mut out.1,
+                Some(&mut out.2),
+            )
+            .unwrap();
+        }
+        let nu_p: Vec<f64> = plus.0.iter().chain(&plus.1).copied().collect();
+        let nu_m: Vec<f64> = minus.0.iter().chain(&minus.1).copied().collect();
+        for i in 0..n {
+            let fd = (nu_p[i] - nu_m[i]) / (2.0 * eps);
+            assert!(
+                (fd - a[(n + i) + nn * (n + c)]).abs() < 1e-6,
+                "row {i} col {c}"
+            );
+        }
+        for i in 0..12 {
+            let fd = (plus.2[i] - minus.2[i]) / (2.0 * eps);
+            assert!(
+                (fd - d[i + 12 * (n + c)]).abs() < 1e-5 * (1.0 + fd.abs()),
+                "dimpulse {i} {c}"
+            );
+        }
+    }
+    // misuse: a restitution outside [0, 1], a wrong output length; outputs untouched
+    let (mut v_next, mut r_next) = ([7.0; 6], vec![7.0; nj]);
+    let err = ws
+        .impulse(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &feet,
+            &types,
+            mixed,
+            1.5,
+            Some(&mut v_next),
+            &mut r_next,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.message().contains("restitution"), "{err}");
+    assert_eq!((v_next, &r_next), ([7.0; 6], &vec![7.0; nj]));
+    let mut short = vec![0.0; 11];
+    let err = ws
+        .impulse_linearize(
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &feet,
+            &types,
+            mixed,
+            0.0,
+            &mut a,
+            Some(&mut short),
+        )
+        .unwrap_err();
+    assert!(err.message().contains("'dimpulse_dz'"), "{err}");
+}
+
+#[test]
+fn contact_step_is_step_without_contacts_and_euler_follows_contact_dynamics() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (feet, h, s, v, r, tau) = quadruped_state(&model);
+    let (n, nn, nj) = (model.num_dofs(), model.state_dim(), model.num_joints());
+    let types = [ContactType::Point; 4];
+    let local = WrenchCoordinates::Local;
+    let dt = 1e-3;
+    for method in [StepMethod::SemiImplicitEuler, StepMethod::Rk4] {
+        let (mut h1, mut s1, mut v1, mut r1) = ([0.0; 16], vec![0.0; nj], [0.0; 6], vec![0.0; nj]);
+        let (mut h2, mut s2, mut v2, mut r2) = ([0.0; 16], vec![0.0; nj], [0.0; 6], vec![0.0; nj]);
+        ws.contact_step(
+            method,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &[],
+            &[],
+            local,
+            None,
+            None,
+            Some(&mut h1),
+            &mut s1,
+            Some(&mut v1),
+            &mut r1,
+            None,
+        )
+        .unwrap();
+        ws.step(
+            method,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            Some(&mut h2),
+            &mut s2,
+            Some(&mut v2),
+            &mut r2,
+        )
+        .unwrap();
+        assert_eq!((h1, &s1, v1, &r1), (h2, &s2, v2, &r2));
+        let (mut a1, mut b1) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+        let (mut a2, mut b2) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+        ws.contact_step_linearize(
+            method,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &[],
+            &[],
+            local,
+            None,
+            None,
+            &mut a1,
+            &mut b1,
+            None,
+            None,
+        )
+        .unwrap();
+        ws.step_linearize(
+            method,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &mut a2,
+            &mut b2,
+        )
+        .unwrap();
+        assert_eq!((&a1, &b1), (&a2, &b2));
+    }
+    // semi-implicit Euler: nu+ = nu + dt nu_dot, lambda = contact_dynamics' lambda at (x, tau)
+    let (mut nu_dot, mut lambda) = (vec![0.0; n], vec![0.0; 12]);
+    ws.contact_dynamics(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &feet,
+        &types,
+        local,
+        None,
+        None,
+        &mut nu_dot,
+        &mut lambda,
+    )
+    .unwrap();
+    let (mut h1, mut s1, mut v1, mut r1, mut l1) = (
+        [0.0; 16],
+        vec![0.0; nj],
+        [0.0; 6],
+        vec![0.0; nj],
+        vec![0.0; 12],
+    );
+    ws.contact_step(
+        StepMethod::SemiImplicitEuler,
+        dt,
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &feet,
+        &types,
+        local,
+        None,
+        None,
+        Some(&mut h1),
+        &mut s1,
+        Some(&mut v1),
+        &mut r1,
+        Some(&mut l1),
+    )
+    .unwrap();
+    let nu: Vec<f64> = v.iter().chain(&r).copied().collect();
+    let nu1: Vec<f64> = v1.iter().chain(&r1).copied().collect();
+    for i in 0..n {
+        assert!(
+            (nu1[i] - nu[i] - dt * nu_dot[i]).abs() < 1e-12 * (1.0 + nu_dot[i].abs()),
+            "{i}"
+        );
+    }
+    assert_eq!(l1, lambda);
+    // the derivatives of lambda are optional; misuse is an error with the outputs untouched
+    let (mut a, mut b, mut dz) = (vec![0.0; nn * nn], vec![0.0; nn * nj], vec![0.0; 12 * nn]);
+    ws.contact_step_linearize(
+        StepMethod::Rk4,
+        dt,
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &feet,
+        &types,
+        local,
+        None,
+        None,
+        &mut a,
+        &mut b,
+        Some(&mut dz),
+        None,
+    )
+    .unwrap();
+    assert!(a.iter().chain(&b).chain(&dz).all(|x| x.is_finite()));
+    let mut s_next = vec![7.0; nj];
+    let err = ws
+        .contact_step(
+            StepMethod::Rk4,
+            -dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &feet,
+            &types,
+            local,
+            None,
+            None,
+            None,
+            &mut s_next,
+            None,
+            &mut r1,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert_eq!(s_next, vec![7.0; nj]);
+    let mut short = vec![0.0; 11];
+    let err = ws
+        .contact_step(
+            StepMethod::Rk4,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &feet,
+            &types,
+            local,
+            None,
+            None,
+            None,
+            &mut s_next,
+            None,
+            &mut r1,
+            Some(&mut short),
+        )
+        .unwrap_err();
+    assert!(err.message().contains("'lambda'"), "{err}");
+}

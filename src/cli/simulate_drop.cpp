@@ -1,0 +1,354 @@
+// geolin simulate --drop HEIGHT: the drop test of a legged robot. The robot starts at rest,
+// upright, with its lowest foot HEIGHT above the ground plane z = 0 and falls (flight:
+// geolin::step). At the step where feet reach the ground, the impact map (geolin::impulse,
+// restitution 0; docs/contacts.md §9) stops them, and from then on they are held as point (or
+// rigid) contacts (geolin::contact_step; docs/contacts.md §10) with references at their
+// touchdown points on the ground and the Baumgarte gains of --gains. Feet never lift off. The
+// joints are held by a PD about their initial angles (--joint-gains), evaluated once per step.
+// Writes the trajectory CSV (with each foot's height, vertical velocity and vertical force) and,
+// with --plot, an SVG of the base height and the vertical foot forces.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "cli.hpp"
+#include "geolin/algorithms.hpp"
+
+namespace geolin::cli {
+
+namespace {
+
+struct DropOptions {
+  double height = 0.0;  // --drop
+  long steps = 0;
+  double h = 0.0;
+  StepMethod method = StepMethod::Rk4;
+  double joint_kp = 200.0, joint_kd = 10.0;  // --joint-gains
+  double Kp = 100.0, Kd = 20.0;              // --gains (the contacts' Baumgarte gains)
+};
+
+// Two finite numbers >= 0 of an option "A,B".
+void parse_pair(const Args &args, const char *option, double &a, double &b) {
+  if (!args.has(option)) return;
+  const std::string text = args.get(option);
+  const auto comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+    throw UsageError(fmt::format("{}: '{}' is not KP,KD (two numbers)", option, text));
+  a = parse_double(text.substr(0, comma), fmt::format("{} (KP)", option));
+  b = parse_double(text.substr(comma + 1), fmt::format("{} (KD)", option));
+  if (!(std::isfinite(a) && a >= 0.0 && std::isfinite(b) && b >= 0.0))
+    throw UsageError(fmt::format("{}: '{}': the gains must be finite and >= 0", option, text));
+}
+
+DropOptions parse_drop_options(const Args &args, long steps, double h, StepMethod method) {
+  DropOptions o;
+  o.height = args.get_double("--drop", 0.0);
+  if (!(o.height >= 0.0 && std::isfinite(o.height)))
+    throw UsageError("--drop: HEIGHT must be finite and >= 0 (metres above the ground)");
+  if (args.flag("--passive")) throw UsageError("--passive cannot be combined with --drop");
+  o.steps = steps;
+  o.h = h;
+  o.method = method;
+  parse_pair(args, "--joint-gains", o.joint_kp, o.joint_kd);
+  parse_pair(args, "--gains", o.Kp, o.Kd);
+  return o;
+}
+
+// The feet: --contacts (with --contact-type), else every frame whose name ends in "foot".
+ContactSet drop_feet(const Model &model, const Args &args) {
+  ContactSet feet;
+  if (args.has("--contacts")) {
+    feet = contacts_from_args(model, args);
+  } else {
+    if (args.has("--contact-type")) throw UsageError("--contact-type needs --contacts FRAME,...");
+    for (int f = 0; f < static_cast<int>(model.frames.size()); ++f) {
+      const std::string &name = model.frames[f].name;
+      if (name.size() >= 4 && name.compare(name.size() - 4, 4, "foot") == 0) {
+        feet.names.push_back(name);
+        feet.frames.push_back(f);
+        feet.types.push_back(kContactPoint);
+      }
+    }
+    if (feet.empty())
+      throw Error(Status::InvalidArgument,
+                  fmt::format("--drop: model '{}' has no frame named '...foot': name the feet "
+                              "with --contacts FRAME,...",
+                              model.name));
+  }
+  feet.mixed = true;  // vertical forces: world axes
+  return feet;
+}
+
+// The initial state: --state / --random, else at rest with s = 0 and tau = 0; upright (R = I),
+// with zero velocity, lifted so that the lowest foot is `height` above z = 0.
+StatePoint drop_start(const Model &model, Workspace &ws, const Args &args, const ContactSet &feet,
+                      double height, State &st) {
+  st = state_from_args(model, args);
+  if (!args.has("--state") && !args.has("--random")) {
+    st.s.setZero();
+    st.tau.setZero();
+  }
+  if (model.fixed_base)
+    throw Error(Status::Unsupported, "--drop: the model is fixed-base (nothing to drop)");
+  StatePoint x{Transform(), st.s, VecX::Zero(st.r.size()), Vec6::Zero()};
+  double lowest = 0.0;
+  for (int k = 0; k < feet.count(); ++k) {
+    const double z = frame_pose(model, ws, x.H, x.s, feet.frames[k]).o.z();
+    lowest = k == 0 ? z : std::min(lowest, z);
+  }
+  x.H.o.z() = height - lowest;
+  return x;
+}
+
+// A foot's height and world vertical velocity (the frame origin's).
+void foot_motion(const Model &model, Workspace &ws, const StatePoint &x, int frame, MatX &J,
+                 double &z, double &vz) {
+  const Transform T = frame_pose(model, ws, x.H, x.s, frame);
+  frame_jacobian(model, ws, x.H, x.s, frame, J);
+  VecX nu(model.num_dofs());
+  nu << x.v, x.r;
+  z = T.o.z();
+  vz = (T.R * (J * nu).head<3>()).z();  // the body twist's linear part in world axes
+}
+
+// The run's record: per step t, base height, per foot height, vertical velocity and force.
+struct DropRecord {
+  std::vector<double> t, base_z;
+  std::vector<std::vector<double>> foot_z, foot_vz, foot_fz;  // [foot][step]
+  double touchdown_t = -1.0;
+  std::vector<std::string> touched;  // the feet of the first impact
+  double impact_z = 0.0;             // base height at the first impact
+  double impulse_z = 0.0;            // the vertical impulses' sum (N s) over the impacts
+};
+
+class Drop {
+ public:
+  Drop(const Model &model, Workspace &ws, const DropOptions &o, ContactSet feet, StatePoint x,
+       VecX tau0)
+      : model_(model),
+        ws_(ws),
+        o_(o),
+        feet_(std::move(feet)),
+        x_(std::move(x)),
+        s0_(x_.s),
+        tau0_(std::move(tau0)),
+        J_(6, model.num_dofs()) {
+    held_.assign(feet_.count(), -1);
+    stance_.mixed = true;
+    stance_.Kp = o.Kp;
+    stance_.Kd = o.Kd;
+    rec_.foot_z.resize(feet_.count());
+    rec_.foot_vz.resize(feet_.count());
+    rec_.foot_fz.resize(feet_.count());
+  }
+
+  const DropRecord &record() const { return rec_; }
+  const StatePoint &state() const { return x_; }
+
+  // The whole run; row(t, x, foot columns) after every step (and at t = 0).
+  template <class Row>
+  void run(Row &&row) {
+    lambda_.setZero(0);
+    write(0.0, row);
+    for (long k = 1; k <= o_.steps; ++k) {
+      const double t = static_cast<double>(k) * o_.h;
+      try {
+        advance();
+        touchdown(t);
+      } catch (const Error &e) {
+        throw Error(e.status(), fmt::format("step {} (t = {:g} s): {}", k, t, e.what()));
+      }
+      write(t, row);
+    }
+  }
+
+ private:
+  // The joint PD about the initial angles, on top of the state's tau.
+  VecX joint_torques() const { return tau0_ + o_.joint_kp * (s0_ - x_.s) - o_.joint_kd * x_.r; }
+
+  void advance() {
+    StatePoint next = x_;
+    ws_.singular = -1;
+    lambda_.resize(stance_.rows());
+    if (!simulation_step(model_, ws_, o_.method, o_.h, x_, joint_torques(), stance_, next, lambda_))
+      throw_contact_failure(model_, ws_, stance_, "contact_step", "the next state");
+    check_singular(model_, ws_, stance_.empty() ? "step" : "contact_step", "the next state");
+    if (!(next.H.o.allFinite() && next.v.allFinite() && next.r.allFinite()))
+      throw Error(Status::Numeric, "the simulation diverged: try a smaller --dt");
+    x_ = std::move(next);
+  }
+
+  // The feet that reached z <= 0 in this step: an impact (e = 0) on them and the feet already
+  // held, then they are held at their touchdown points on the ground.
+  void touchdown(double t) {
+    std::vector<int> touched;
+    for (int k = 0; k < feet_.count(); ++k) {
+      double z = 0.0, vz = 0.0;
+      foot_motion(model_, ws_, x_, feet_.frames[k], J_, z, vz);
+      if (held_[k] < 0 && z <= 0.0) touched.push_back(k);
+    }
+    if (touched.empty()) return;
+    for (int k : touched) hold(k);
+    VecX nu(model_.num_dofs()), Lambda(stance_.rows());
+    ws_.singular = -1;
+    if (!impulse(model_, ws_, x_.H, x_.s, x_.v, x_.r, stance_.library(), 0.0, nu, Lambda))
+      throw_contact_failure(model_, ws_, stance_, "impulse", "nu+");
+    x_.v = nu.head<6>();
+    x_.r = nu.tail(model_.num_joints());
+    for (int c = 0, row = 0; c < stance_.count(); row += stance_.types[c], ++c)
+      rec_.impulse_z += Lambda[row + 2];
+    if (rec_.touchdown_t < 0.0) {
+      rec_.touchdown_t = t;
+      rec_.impact_z = x_.H.o.z();
+      for (int k : touched) rec_.touched.push_back(feet_.names[k]);
+    }
+  }
+
+  // Foot k joins the stance set, its reference its pose now, moved onto the ground.
+  void hold(int k) {
+    held_[k] = stance_.count();
+    stance_.names.push_back(feet_.names[k]);
+    stance_.frames.push_back(feet_.frames[k]);
+    stance_.types.push_back(feet_.types[k]);
+    Transform T = frame_pose(model_, ws_, x_.H, x_.s, feet_.frames[k]);
+    T.o.z() = 0.0;
+    const Mat4 M = T.matrix();
+    stance_.refs.insert(stance_.refs.end(), M.data(), M.data() + 16);
+  }
+
+  template <class Row>
+  void write(double t, Row &row) {
+    rec_.t.push_back(t);
+    rec_.base_z.push_back(x_.H.o.z());
+    std::vector<double> columns;
+    for (int k = 0; k < feet_.count(); ++k) {
+      double z = 0.0, vz = 0.0;
+      foot_motion(model_, ws_, x_, feet_.frames[k], J_, z, vz);
+      int row_of = 0;
+      for (int c = 0; c < held_[k]; ++c) row_of += stance_.types[c];
+      // The step's vertical force (world axes) on the foot; 0 in flight.
+      const double fz = held_[k] >= 0 && lambda_.size() > row_of + 2 ? lambda_[row_of + 2] : 0.0;
+      rec_.foot_z[k].push_back(z);
+      rec_.foot_vz[k].push_back(vz);
+      rec_.foot_fz[k].push_back(fz);
+      columns.insert(columns.end(), {z, vz, fz});
+    }
+    row(t, x_, columns);
+  }
+
+  const Model &model_;
+  Workspace &ws_;
+  const DropOptions &o_;
+  ContactSet feet_, stance_;
+  StatePoint x_;
+  VecX s0_, tau0_, lambda_;
+  MatX J_;
+  std::vector<int> held_;  // the foot's index in stance_, or -1 in flight
+  DropRecord rec_;
+};
+
+std::vector<std::string> drop_header(const Model &model, const ContactSet &feet) {
+  std::vector<std::string> h = trajectory_header(model);
+  for (const auto &name : feet.names) {
+    h.push_back(fmt::format("z[{}]", name));
+    h.push_back(fmt::format("vz[{}]", name));
+    h.push_back(fmt::format("lambda[{}][fz]", name));
+  }
+  return h;
+}
+
+// Two panels: the base height, and the vertical force of each foot.
+std::vector<Plot> drop_plots(const Model &model, const ContactSet &feet, const DropOptions &o,
+                             const DropRecord &r) {
+  Plot height;
+  height.title = fmt::format("Drop test: {} from {:g} m", model.name, o.height);
+  height.subtitle = fmt::format(
+      "flight, impact (e = 0) at t = {:g} s, stance on held feet (Kp = {:g}, Kd = {:g}); h = {:g} "
+      "s",
+      r.touchdown_t, o.Kp, o.Kd, o.h);
+  height.x_label = "t [s]";
+  height.y_label = "base height z [m]";
+  height.series.push_back({"base z", plot_color(0), false, r.t, r.base_z});
+  Plot forces;
+  forces.title = "Vertical contact forces";
+  forces.x_label = "t [s]";
+  forces.y_label = "lambda_z [N]";
+  for (int k = 0; k < feet.count(); ++k)
+    forces.series.push_back({feet.names[k], plot_color(k + 1), k % 2 == 1, r.t, r.foot_fz[k]});
+  return {height, forces};
+}
+
+// The impact against the free fall's momentum m sqrt(2 g HEIGHT) (the feet stop the whole robot
+// when the legs cannot yield, e.g. straight; less otherwise), and the end state: at rest when
+// the base and every foot move slower than 1e-3 m/s vertically and the base height changed by
+// less than 1 mm over the last tenth of the run; then the vertical forces carry the weight.
+void print_drop_summary(std::FILE *msg, const Model &model, const ContactSet &feet,
+                        const DropOptions &o, const DropRecord &r, const StatePoint &x, double g) {
+  fmt::print(msg, "simulate --drop: {} from {:g} m, {} steps of h = {:g} s (t = 0 .. {:g} s)\n",
+             model.name, o.height, o.steps, o.h, static_cast<double>(o.steps) * o.h);
+  if (r.touchdown_t < 0.0) {
+    fmt::print(msg, "  no touchdown: the feet did not reach the ground (run longer)\n");
+    return;
+  }
+  const double mass = model.total_mass(), fall = mass * std::sqrt(2.0 * g * o.height);
+  fmt::print(msg,
+             "  touchdown at t = {:g} s: {} (base z = {:.6f} m); vertical impulse {:.6g} N s = "
+             "{:.3f} x m sqrt(2 g HEIGHT) = {:.6g} N s\n",
+             r.touchdown_t, fmt::join(r.touched, ", "), r.impact_z, r.impulse_z,
+             fall > 0.0 ? r.impulse_z / fall : 0.0, fall);
+  double foot_vz = 0.0, force = 0.0;
+  for (int k = 0; k < feet.count(); ++k) {
+    foot_vz = std::max(foot_vz, std::abs(r.foot_vz[k].back()));
+    force += r.foot_fz[k].back();
+  }
+  const double base_vz = (x.H.R * x.v.head<3>()).z();
+  const std::size_t last = r.base_z.size() - 1, tenth = last - last / 10;
+  const double drift = std::abs(r.base_z[last] - r.base_z[tenth]);
+  const bool rest = std::abs(base_vz) < 1e-3 && foot_vz < 1e-3 && drift < 1e-3;
+  fmt::print(msg,
+             "  final: base z = {:.6f} m, base vz = {:.3e} m/s, max |foot vz| = {:.3e} m/s, "
+             "base z change over the last tenth = {:.3e} m: {}\n",
+             r.base_z[last], base_vz, foot_vz, drift, rest ? "at rest" : "still moving");
+  fmt::print(msg, "  final vertical forces: {:.6g} N = {:.4f} x the weight m |g| = {:.6g} N\n",
+             force, force / (mass * g), mass * g);
+}
+
+}  // namespace
+
+int simulate_drop(const Args &args, long steps, double h, StepMethod method) {
+  const DropOptions o = parse_drop_options(args, steps, h, method);
+  std::unique_ptr<OutputFile> csv, plot;
+  if (args.has("--output")) csv = std::make_unique<OutputFile>("--output", args.get("--output"));
+  if (args.has("--plot")) plot = std::make_unique<OutputFile>("--plot", args.get("--plot"));
+  const LoadedModel lm = load_model(args);
+  const Model &model = lm.model;
+  const ContactSet feet = drop_feet(model, args);
+  Workspace ws(model, kWorkspaceAll, workspace_capacity(model, feet));
+  State st;
+  StatePoint x0 = drop_start(model, ws, args, feet, o.height, st);
+  ws.gravity = st.gravity;
+  Drop drop(model, ws, o, feet, std::move(x0), st.tau);
+  std::FILE *msg = csv ? stdout : stderr;
+  std::string text = csv_line(drop_header(model, feet)) + "\n", line;
+  auto sink = [&](const std::string &s) { csv ? csv->write(s) : (void)fmt::print("{}", s); };
+  sink(text);
+  drop.run([&](double t, const StatePoint &x, const std::vector<double> &columns) {
+    trajectory_row(model, ws, t, x, line);
+    line.pop_back();
+    for (double c : columns) line += fmt::format(",{:.17g}", c);
+    sink(line + "\n");
+  });
+  if (csv) csv->close();
+  print_drop_summary(msg, model, feet, o, drop.record(), drop.state(), st.gravity.norm());
+  if (plot) {
+    plot->write(render_svg_panels(drop_plots(model, feet, o, drop.record())));
+    plot->close();
+    fmt::print(msg, "  plot: {}\n", args.get("--plot"));
+  }
+  return kExitOk;
+}
+
+}  // namespace geolin::cli
