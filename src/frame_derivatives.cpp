@@ -112,7 +112,7 @@ void frame_pose_error(const Model &model, Workspace &ws, const Transform &H, CRe
   OutputMaps G;
   G.velocity = false;
   // (D35): δe = J_r⁻¹(e) ξ_F, ξ_F = ^F X_0 ξ the frame's own displacement
-  G.Gx.noalias() = right_jacobian_se3(error).inverse() * f.X;
+  G.Gx.noalias() = inverse_right_jacobian_se3(error) * f.X;
   write_z_columns(model, ws, f, G, de_dz);
 }
 

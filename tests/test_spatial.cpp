@@ -66,6 +66,25 @@ TEST(Spatial, Se3ExpMatchesTheMatrixExponentialAndLogInvertsIt) {
   }
 }
 
+TEST(Spatial, InverseRightJacobianClosedFormInvertsTheSeries) {
+  // The closed form against the inverse of the series of right_jacobian_se3, on both sides of
+  // its switch at θ = 0.5 and near θ = 0 and π.
+  std::mt19937 rng(3);
+  std::normal_distribution<double> nd;
+  double worst = 0.0;
+  for (double angle : {0.0, 1e-7, 1e-3, 0.1, 0.49, 0.51, 1.0, 2.0, 3.1}) {
+    for (int k = 0; k < 5; ++k) {
+      Vec6 u;
+      for (int i = 0; i < 6; ++i) u[i] = nd(rng);
+      u.tail<3>() = angle * u.tail<3>().normalized();
+      const Mat6 expect = right_jacobian_se3(u).inverse();
+      worst = std::max(worst, (inverse_right_jacobian_se3(u) - expect).cwiseAbs().maxCoeff() /
+                                  std::max(1.0, expect.cwiseAbs().maxCoeff()));
+    }
+  }
+  EXPECT_LT(worst, 1e-12);
+}
+
 TEST(Spatial, TransformCompositionMatchesMotionTransformProducts) {
   std::mt19937 rng(3);
   const Transform A = random_transform(rng), B = random_transform(rng);

@@ -351,6 +351,39 @@ inline Mat6 right_jacobian_se3(const Vec6 &u) {
   return left_jacobian_se3(-u);
 }
 
+/// J_r(u)⁻¹ in closed form, without the series and the 6x6 inverse of right_jacobian_se3: with
+/// J_l(ρ, φ) = [[J, Q], [0, J]] (u = [ρ; φ], J the SO(3) left Jacobian, Q Barfoot's off-diagonal
+/// block: T. D. Barfoot, "State estimation for robotics", 2017, eq. 7.86), J_l⁻¹ = [[J⁻¹,
+/// −J⁻¹ Q J⁻¹], [0, J⁻¹]] and J_r(u)⁻¹ = J_l(−u)⁻¹. Taylor series of the coefficients below
+/// θ = 0.5, where the closed forms cancel.
+inline Mat6 inverse_right_jacobian_se3(const Vec6 &u) {
+  const Vec3 rho = -u.head<3>(), phi = -u.tail<3>();
+  const double t = phi.norm(), t2 = t * t, t4 = t2 * t2;
+  double c1, c2, c3;  // (t − sin t)/t³, (t²/2 + cos t − 1)/t⁴, (t − sin t − t³/6)/t⁵
+  if (t < 0.5) {
+    c1 = 1.0 / 6 - t2 / 120 + t4 / 5040 - t4 * t2 / 362880 + t4 * t4 / 39916800;
+    c2 = 1.0 / 24 - t2 / 720 + t4 / 40320 - t4 * t2 / 3628800 + t4 * t4 / 479001600;
+    c3 = -1.0 / 120 + t2 / 5040 - t4 / 362880 + t4 * t2 / 39916800 - t4 * t4 / 6227020800.0;
+  } else {
+    const double s = std::sin(t), c = std::cos(t);
+    c1 = (t - s) / (t2 * t);
+    c2 = (0.5 * t2 + c - 1.0) / t4;
+    c3 = (t - s - t2 * t / 6.0) / (t4 * t);
+  }
+  const Mat3 P = hat(phi), R = hat(rho);
+  const Mat3 PR = P * R, RP = R * P, PRP = PR * P, PP = P * P;
+  const Mat3 Q = 0.5 * R + c1 * (PR + RP + PRP) + c2 * (PP * R + RP * P - 3.0 * PRP) +
+                 0.5 * (c2 + 3.0 * c3) * (PRP * P + P * PRP);
+  const Mat3 Ji =
+      Mat3::Identity() - 0.5 * P + detail::inverse_jacobian_coefficient(t) * PP;  // J(φ)⁻¹
+  Mat6 out;
+  out.topLeftCorner<3, 3>() = Ji;
+  out.topRightCorner<3, 3>().noalias() = -Ji * Q * Ji;
+  out.bottomLeftCorner<3, 3>().setZero();
+  out.bottomRightCorner<3, 3>() = Ji;
+  return out;
+}
+
 /// Spatial inertia M = [[m 1, -m c^], [m c^, I_c - m c^ c^]] (EG notation; docs/dynamics.md §1),
 /// from the mass m, the centre of mass c and the rotational inertia I_c about c, all in the
 /// frame in which M is expressed.
