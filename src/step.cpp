@@ -188,6 +188,29 @@ void add_lambda_derivative(const Model &model, Workspace &ws, const Contacts &co
   ws.step_dlambda.topRows(m).rightCols(nj) += weight * ws.step_dlambda_dw.topRows(m);
 }
 
+// The semi-implicit Euler step's A_d, B_d from the continuous A, B in ws.A_stage, ws.B_stage
+// (ν̇ in ws.nu_dot), written straight into the outputs, rows ν⁺ first (the others read them):
+//   z_ν⁺ = z_ν + h (A z + B w)                 (rows n..2n−1 of A and B)
+//   z_s⁺ = z_s + h z_r⁺
+//   z_H⁺ = Ad_{exp(−h v⁺)} z_H + h J_r(h v⁺) z_v⁺   (docs/dynamics.md (D26))
+void euler_step_jacobian(const Model &model, Workspace &ws, double h, const Vec6 &v, RefMat A_d,
+                         RefMat B_d) {
+  const int nj = model.n_B, n = model.num_dofs(), o = model.joint_offset();
+  A_d.bottomRows(n).noalias() = h * ws.A_stage.bottomRows(n);
+  A_d.bottomRightCorner(n, n).diagonal().array() += 1.0;
+  // (A robot without joints has an empty B_stage with no storage: take no block of it.)
+  if (nj > 0) B_d.bottomRows(n).noalias() = h * ws.B_stage.bottomRows(n);
+  A_d.middleRows(o, nj) = h * A_d.middleRows(n + o, nj);
+  A_d.block(o, o, nj, nj).diagonal().array() += 1.0;
+  if (nj > 0) B_d.middleRows(o, nj) = h * B_d.middleRows(n + o, nj);
+  if (model.fixed_base) return;
+  const Vec6 hv = h * (v + h * ws.nu_dot.head<6>());
+  const Mat6 hJr = h * right_jacobian_se3(hv);
+  A_d.topRows<6>().noalias() = hJr * A_d.middleRows<6>(n);
+  A_d.topLeftCorner<6, 6>() += motion_transform(exp_se3(-hv));
+  if (nj > 0) B_d.topRows<6>().noalias() = hJr * B_d.middleRows<6>(n);
+}
+
 bool step_linearize_impl(const Model &model, Workspace &ws, StepMethod method, double h,
                          const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
                          const Contacts *contacts, RefMat A_d, RefMat B_d) {
@@ -195,27 +218,7 @@ bool step_linearize_impl(const Model &model, Workspace &ws, StepMethod method, d
   const bool moving = !model.fixed_base;
   if (method == StepMethod::SemiImplicitEuler) {
     if (!stage_linearize(model, ws, H, s, v, r, tau, contacts)) return false;
-    // Dν⁺ = [0 1] + h [F  M⁻¹S]   (rows n..2n−1 of A and B)
-    auto &Dnu = ws.D_k;  // n rows used
-    Dnu.topRows(n).setZero();
-    Dnu.block(0, n, n, n).setIdentity();
-    Dnu.topLeftCorner(n, N) += h * ws.A_stage.bottomRows(n);
-    // (A robot without joints has an empty B_stage with no storage: take no block of it.)
-    if (nj > 0) Dnu.block(0, N, n, nj) = h * ws.B_stage.bottomRows(n);
-    ws.Z.setZero();
-    ws.Z.block(n, 0, n, N + nj) = Dnu.topRows(n);  // z_v⁺, z_r⁺
-    // z_s⁺ = z_s + h δr⁺
-    ws.Z.block(o, 0, nj, N + nj) = h * Dnu.middleRows(o, nj);
-    ws.Z.block(o, o, nj, nj) += MatX::Identity(nj, nj);
-    if (moving) {
-      // z_H⁺ = Ad_{exp(−h v⁺)} z_H + h J_r(h v⁺) δv⁺
-      const Vec6 hv = h * (v + h * ws.nu_dot.head<6>());
-      const Mat6 hJr = h * right_jacobian_se3(hv);
-      ws.Z.topRows<6>().noalias() = hJr * Dnu.topRows<6>();
-      ws.Z.topLeftCorner<6, 6>() += motion_transform(exp_se3(-hv));
-    }
-    A_d = ws.Z.leftCols(N);
-    B_d = ws.Z.rightCols(nj);
+    euler_step_jacobian(model, ws, h, v, A_d, B_d);
     return true;
   }
   // RKMK4: k₁ = hλ(x); θᵢ = cᵢ k̃ᵢ₋₁, kᵢ = hλ(x exp θᵢ), k̃ᵢ = dexp⁻¹ correction of kᵢ;
