@@ -84,6 +84,30 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
   aba_accelerations(model, ws, a_gravity, f0, nu_dot);
 }
 
+void aba_pass_at_rest(const Model &model, Workspace &ws) {
+  // aba_velocities at ν = 0 with no wrench: every twist, c_i, Ψ̇_i, h_i and p_i vanish.
+  ws.v[0].setZero(), ws.h[0].setZero(), ws.p[0].setZero();
+  ws.IA[0] = ws.I0[0];
+  for (int i = 1; i <= model.n_B; ++i) {
+    ws.v[i].setZero(), ws.Psi_dot[i].setZero(), ws.c[i].setZero();
+    ws.h[i].setZero(), ws.p[i].setZero();
+    ws.IA[i] = ws.I0[i];
+  }
+  // aba_articulated_bodies with u_i = 0 (τ = 0, r = 0): the p's stay zero (D10), (D11).
+  ws.singular = -1;
+  for (int i = model.n_B; i >= 1; --i) {
+    ws.u[i] = 0.0;
+    ws.IA[model.parent[i]] += articulated_inertia_step(ws, i);
+  }
+  // aba_accelerations with f_0 = 0 and no gravity: a_0 = 0 (D12), every r̈_i = 0 (D13).
+  if (!model.fixed_base) {
+    ws.IA0_llt.compute(ws.IA[0]);
+    ws.IA0_inv_valid = false;
+    check_base_pivots(ws);
+  }
+  for (int i = 0; i <= model.n_B; ++i) ws.a[i].setZero();
+}
+
 }  // namespace detail
 
 void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,

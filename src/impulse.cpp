@@ -40,7 +40,8 @@ bool impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRefVe
   forward_kinematics(model, ws, s);
   // M's articulated factorization with ν = 0, g = 0, τ = 0: Δν_free = 0, and the velocity
   // products, Ψ̇ and momenta the linearization reads are zero, as ID₀ has none.
-  aba_pass(model, ws, Vec6::Zero(), Vec6::Zero(), ws.contact_zero, ws.contact_zero, {}, ws.nu_dot);
+  aba_pass_at_rest(model, ws);
+  ws.nu_dot.setZero();
   if (ws.singular >= 0 || !contact_factor(model, ws, H, contacts)) return false;
   body_twists(model, ws, v0, r.data(), v0, r.data(), 0.0, ws.contact_a);  // twists of ν⁻
   for (int k = 0; k < contacts.count; ++k) {

@@ -50,6 +50,12 @@ Vec3 com_joint_column(const Workspace &ws, int i);
 void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
                CRefVec r_dot, const BodyWrenches &fext, RefVec out);
 
+/// aba_pass at rest (ν = 0, τ = 0, no gravity, no wrench), as an impact needs it: M's
+/// articulated factorization, with every velocity term, bias force and acceleration zero and
+/// without computing them. (ws.I0, ws.S0) => (ws.IA, ws.U, ws.D, ws.D_inv, ws.IA0_llt,
+/// ws.singular; ws.v, ws.Psi_dot, ws.c, ws.h, ws.p, ws.u, ws.a zero). aba.cpp
+void aba_pass_at_rest(const Model &model, Workspace &ws);
+
 /// ABA passes (RBDA Table 7.1 / §9.3 in frame-0 coordinates) after kinematics, with the external
 /// wrenches fext (RBDA Table 7.1: p_i − f^x_i) and a wrench f0 on the moving base.
 /// (v0, a_gravity, r, tau, fext, f0) => (ws.v, ws.Psi_dot, ws.c, ws.h, ws.p, the factorization
