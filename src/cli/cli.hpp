@@ -179,9 +179,10 @@ std::vector<std::string> wrench_labels(const Wrenches &wrenches);
 
 // --- contact constraints (--contacts) ---------------------------------------------------------
 
-/// --contacts FRAME,... [--contact-type point|rigid[,...]] [--gains KP,KD] (dynamics, linearize,
-/// check, bench) with --mixed for the axes of lambda.
-inline const std::set<std::string> kContactOptions = {"--contacts", "--contact-type", "--gains"};
+/// --contacts FRAME,... [--contact-type point|rigid[,...]] [--gains KP,KD] [--regularization MU]
+/// (dynamics, linearize, check, bench, simulate) with --mixed for the axes of lambda.
+inline const std::set<std::string> kContactOptions = {"--contacts", "--contact-type", "--gains",
+                                                      "--regularization"};
 
 /// The contacts of a constrained evaluation (geolin::contact_dynamics): frames held as a point
 /// (3 rows of lambda: a force) or rigidly (6 rows: force then torque), lambda in the frame's own
@@ -193,6 +194,7 @@ struct ContactSet {
   std::vector<int> types;   // kContactPoint (3) or kContactRigid (6)
   bool mixed = false;
   double Kp = 0.0, Kd = 0.0;
+  double mu = 0.0;           // --regularization MU (docs/contacts.md §4); 0: redundant refused
   std::vector<double> refs;  // 16 per contact: ^A H_ref, column-major
 
   int count() const { return static_cast<int>(frames.size()); }

@@ -39,6 +39,9 @@ struct Command {
   "  --gains KP,KD   Baumgarte gains (default 0,0): p_ddot = -KD p_dot - KP (p - p_ref); the\n"  \
   "                  references are the frames' poses at this state, so the constraint error\n"  \
   "                  is zero and KP acts only through the derivatives, KD through p_dot\n"       \
+  "  --regularization MU\n"                                                                      \
+  "                  solve redundant contacts softly: (J_c M^-1 J_c^T + MU 1) lambda = -c,\n"    \
+  "                  error -MU lambda (docs/contacts.md section 4); default 0: refused\n"        \
   "  --mixed         lambda (or the wrenches) in axes aligned with the inertial frame, at the\n" \
   "                  frame origin (default LOCAL: the frame's own axes)\n"
 
@@ -53,7 +56,8 @@ const Command kCommands[] = {
     {"dynamics", geolin::cli::cmd_dynamics, "forward dynamics nu_dot (ABA), optionally M and M^-1",
      "usage: geolin dynamics [URDF|-] [--state FILE | --random SEED] [--fixed-base]\n"
      "                       [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
-     "                        [--gains KP,KD] | --wrenches FRAME,...] [--mixed]\n"
+     "                        [--gains KP,KD] [--regularization MU] | --wrenches FRAME,...] "
+     "[--mixed]\n"
      "                       [--format text|json|csv] [--mass-matrix] [--com] [--centroidal]\n"
      "                       [--only NAMES]\n"
      "\n"
@@ -79,7 +83,8 @@ const Command kCommands[] = {
      "the exact left-trivialized linearization z_dot = A z + B tau",
      "usage: geolin linearize [URDF|-] [--state FILE | --random SEED] [--fixed-base]\n"
      "                        [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
-     "                         [--gains KP,KD] | --wrenches FRAME,...] [--mixed]\n"
+     "                         [--gains KP,KD] [--regularization MU] | --wrenches FRAME,...] "
+     "[--mixed]\n"
      "                        [--format text|json|csv] [--fd EPS] [--full] [--only NAMES]\n"
      "                        [--frame F [--mixed]]\n"
      "\n"
@@ -107,7 +112,7 @@ const Command kCommands[] = {
      "usage: geolin check [URDF|-] [--samples K] [--fixed-base] [--tol T] [--eps EPS]\n"
      "                    [--fd richardson|central] [--seed SEED] [--format text|json]\n"
      "                    [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
-     "                     [--gains KP,KD] [--mixed]]\n"
+     "                     [--gains KP,KD] [--regularization MU] [--mixed]]\n"
      "                    [--step H [--method euler|rk4] | --impulse [--restitution E]]\n"
      "       geolin check [URDF|-] --costs [--samples K] [--tol T] [--eps EPS] [--fd ...]\n"
      "\n"
@@ -153,7 +158,7 @@ const Command kCommands[] = {
      "                       [--state FILE | --random SEED] [--passive] [--fixed-base]\n"
      "                       [--output FILE.csv] [--plot FILE.svg]\n"
      "                       [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
-     "                        [--gains KP,KD] [--mixed]]\n"
+     "                        [--gains KP,KD] [--regularization MU] [--mixed]]\n"
      "       geolin simulate [URDF|-] --drop HEIGHT [--contacts FEET] [--gains KP,KD]\n"
      "                       [--joint-gains KP,KD] [--steps K] [--dt H] [--method euler|rk4]\n"
      "                       [--output FILE.csv] [--plot FILE.svg]\n"

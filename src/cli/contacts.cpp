@@ -119,6 +119,7 @@ Contacts ContactSet::library() const {
   c.flags = mixed ? kWrenchMixed : kWrenchLocal;
   c.Kp = Kp;
   c.Kd = Kd;
+  c.mu = mu;
   c.refs = refs.size() == 16 * frames.size() ? refs.data() : nullptr;
   return c;
 }
@@ -128,9 +129,10 @@ std::string ContactSet::describe() const {
   for (int k = 0; k < count(); ++k)
     items.push_back(fmt::format("{} ({})", names[k], type_name(types[k])));
   return fmt::format(
-      "{}\n  lambda axes: {} ({}); m = {} constraint rows; gains Kp = {:g}, Kd = {:g}",
+      "{}\n  lambda axes: {} ({}); m = {} constraint rows; gains Kp = {:g}, Kd = {:g}{}",
       fmt::join(items, ", "), axes_name(),
-      mixed ? "world-aligned at the frame origin" : "the frame's own", rows(), Kp, Kd);
+      mixed ? "world-aligned at the frame origin" : "the frame's own", rows(), Kp, Kd,
+      mu > 0.0 ? fmt::format("; regularization mu = {:g}", mu) : std::string());
 }
 
 Json ContactSet::json() const {
@@ -142,6 +144,7 @@ Json ContactSet::json() const {
           {"rows", rows()},
           {"Kp", Kp},
           {"Kd", Kd},
+          {"regularization", mu},
           {"refs", "the frames' poses at the state"}};
 }
 
@@ -152,7 +155,7 @@ bool constrained_mode(const Args &args) {
         "--contacts (contact constraints: lambda is solved for) and --wrenches (given external "
         "wrenches) cannot be combined");
   }
-  for (const char *option : {"--contact-type", "--gains"}) {
+  for (const char *option : {"--contact-type", "--gains", "--regularization"}) {
     if (!contacts && args.has(option)) {
       throw UsageError(fmt::format("{} needs --contacts FRAME,...", option));
     }
@@ -211,6 +214,9 @@ ContactSet contacts_from_args(const Model &model, const Args &args) {
   }
   c.types = contact_types_from_args(args, c.frames.size());
   gains_from_args(args, c);
+  c.mu = args.get_double("--regularization", 0.0);
+  if (!(c.mu >= 0.0) || !std::isfinite(c.mu))
+    throw UsageError("--regularization: MU must be finite and >= 0 (docs/contacts.md §4)");
   const int m = c.rows(), n = model.num_dofs();
   if (m > n) {
     throw Error(Status::Numeric,
@@ -302,10 +308,12 @@ void throw_contact_failure(const Model &model, const Workspace &ws, const Contac
                 fmt::format("{}: the contacts are redundant or singular at this state: row {} of "
                             "contact {} ('{}', {}) depends on the rows before it{}{} (pivot "
                             "{:.1e} of its diagonal in J_c M^-1 J_c^T, threshold 1e-10; e.g. two "
-                            "contacts on one body, or a leg at full stretch)",
+                            "contacts on one body, or a leg at full stretch){}",
                             function, ws.contact_failed_row, k, contacts.names[k],
                             ContactSet::type_name(contacts.types[k]), k > 0 ? " of contacts " : "",
-                            fmt::join(others, ", "), ws.contact_failed_ratio));
+                            fmt::join(others, ", "), ws.contact_failed_ratio,
+                            contacts.mu > 0.0 ? "; --regularization is too small for them"
+                                              : "; --regularization MU solves them softly"));
   }
   throw Error(Status::Numeric,
               fmt::format("{}: the result '{}' is not finite although every input is: the inputs "
