@@ -161,6 +161,9 @@ program example_mpc
   st = geolin_step(ws, GEOLIN_STEP_RK4, 0.0_c_double, H, s, v, r, tau, H1, s1, v1, r1)
   call expect(st == GEOLIN_ERR_INVALID_ARGUMENT, 'step with h = 0 is refused', real(st, c_double))
   print '(a, a)', 'expected error: ', geolin_error_message(st)
+  st = geolin_workspace_set_contact_regularization(ws, -1.0_c_double)
+  call expect(st == GEOLIN_ERR_INVALID_ARGUMENT, 'a negative contact regularization is refused', &
+              real(st, c_double))
   ! The status constants of the module are the library's codes.
   k = index(geolin_f_string(geolin_status_string(GEOLIN_ERR_MEMORY)), 'GEOLIN_ERR_MEMORY:')
   i = index(geolin_f_string(geolin_status_string(GEOLIN_ERR_INTERNAL)), 'GEOLIN_ERR_INTERNAL:')

@@ -250,6 +250,15 @@ module geolin
       integer(c_int) :: geolin_workspace_set_gravity
     end function
 
+    ! Contact regularization mu >= 0 of this workspace (default 0: redundant sets are refused).
+    function geolin_workspace_set_contact_regularization(ws, mu) &
+        bind(c, name='geolin_workspace_set_contact_regularization')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      real(c_double), value :: mu
+      integer(c_int) :: geolin_workspace_set_contact_regularization
+    end function
+
     ! ---------------------------------------------------------------- dynamics
     ! H(16) (4x4 column-major, i.e. H(4,4)), s(n_J), v(6), r(n_J), tau(n_J) -> nu_dot(n)
     function geolin_forward_dynamics(ws, H, s, v, r, tau, nu_dot) &

@@ -134,6 +134,7 @@ _SIGNATURES = {
     "geolin_workspace_bytes": (ctypes.c_size_t, [_handle, ctypes.c_uint, ctypes.c_int]),
     "geolin_workspace_free": (None, [_handle]),
     "geolin_workspace_set_gravity": (ctypes.c_int, [_handle, _c_double_p]),
+    "geolin_workspace_set_contact_regularization": (ctypes.c_int, [_handle, ctypes.c_double]),
     "geolin_forward_dynamics": (ctypes.c_int, [_handle] + [_c_double_p] * 6),
     "geolin_inverse_dynamics": (ctypes.c_int, [_handle] + [_c_double_p] * 6),
     "geolin_inverse_dynamics_linearize": (ctypes.c_int, [_handle] + [_c_double_p] * 8),
@@ -662,6 +663,11 @@ class Workspace:
 
     def set_gravity(self, g):
         _check(_L().geolin_workspace_set_gravity(self._h, _in("g", g, 3)))
+
+    def set_contact_regularization(self, mu):
+        """Contact regularization mu >= 0 of this workspace (default 0: redundant contact sets
+        are refused; mu > 0 solves them softly, docs/contacts.md section 4)."""
+        _check(_L().geolin_workspace_set_contact_regularization(self._h, float(mu)))
 
     def _state(self, H, s, v, r):
         nj = self._nj

@@ -476,6 +476,33 @@ class TestContacts(unittest.TestCase):
         self.assertEqual((A0, B0), self.ws.linearize(*self.state()))
         self.assertEqual((dz0, dw0), ([], []))
 
+    def test_regularization_solves_a_redundant_set_softly(self):
+        foot = self.feet[0]  # held rigidly and as a point: 9 rows for 6 directions
+        redundant = ([foot, foot], [geolin.CONTACT_RIGID, geolin.CONTACT_POINT])
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.contact_dynamics(*self.state(), *redundant)
+        self.assertEqual(cm.exception.status, geolin.ERR_NUMERIC)
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.set_contact_regularization(-1.0)
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        self.assertIn("'mu'", cm.exception.message)
+        self.ws.set_contact_regularization(1e-8)
+        nu, lam = self.ws.contact_dynamics(*self.state(), *redundant)
+        self.assertEqual(len(lam), 9)
+        self.assertTrue(all(math.isfinite(x) for x in nu + lam))
+        # At rest the two holds ask the same of the foot's origin (moving, the point holds its
+        # classical acceleration, the rigid hold its spatial one): they share its force, whose
+        # sum, and the torque, are those of the rigid hold alone, to O(mu).
+        rest = (self.H, self.s, [0.0] * 6, [0.0] * len(self.r), self.tau)
+        lam = self.ws.contact_dynamics(*rest, *redundant)[1]
+        lam_rigid = self.ws.contact_dynamics(*rest, [foot], [geolin.CONTACT_RIGID])[1]
+        for k in range(3):
+            self.assertAlmostEqual(lam[k] + lam[6 + k], lam_rigid[k], delta=1e-6 * 50)
+            self.assertAlmostEqual(lam[3 + k], lam_rigid[3 + k], delta=1e-6 * 50)
+        self.ws.set_contact_regularization(0.0)  # back to exact: refused again
+        with self.assertRaises(geolin.Error):
+            self.ws.contact_dynamics(*self.state(), *redundant)
+
     def test_misuse(self):
         with self.assertRaises(geolin.Error) as cm:
             self.ws.contact_dynamics(*self.state(), self.feet, [3, 3, 4, 3])

@@ -155,6 +155,10 @@ pub mod sys {
         pub fn geolin_workspace_free(ws: *mut geolin_workspace);
         pub fn geolin_workspace_set_gravity(ws: *mut geolin_workspace, g: *const c_double)
             -> c_int;
+        pub fn geolin_workspace_set_contact_regularization(
+            ws: *mut geolin_workspace,
+            mu: c_double,
+        ) -> c_int;
 
         pub fn geolin_forward_dynamics(
             ws: *mut geolin_workspace,
@@ -965,6 +969,12 @@ impl<'m> Workspace<'m> {
     /// Set the gravity acceleration (m/s^2, inertial frame).
     pub fn set_gravity(&mut self, g: [f64; 3]) -> Result<()> {
         check(unsafe { sys::geolin_workspace_set_gravity(self.ptr.as_ptr(), g.as_ptr()) })
+    }
+
+    /// Set the contact regularization mu >= 0 of this workspace (default 0: redundant contact
+    /// sets are refused; mu > 0 solves them softly, docs/contacts.md section 4).
+    pub fn set_contact_regularization(&mut self, mu: f64) -> Result<()> {
+        check(unsafe { sys::geolin_workspace_set_contact_regularization(self.ptr.as_ptr(), mu) })
     }
 
     fn check_state(&self, function: &str, s: &[f64], r: &[f64]) -> Result<()> {

@@ -227,6 +227,10 @@ fn misuse_is_an_error_not_a_crash() {
             .status(),
         status::NONFINITE
     );
+    let err = ws.set_contact_regularization(-1.0).unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.message().contains("'mu'"), "{err}");
+    ws.set_contact_regularization(1e-8).unwrap();
 }
 
 #[test]
