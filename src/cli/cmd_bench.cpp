@@ -274,7 +274,15 @@ class Bench {
   bool has_contacts() const { return !contacts_.empty(); }
   const ContactSet &contacts() const { return contacts_; }
 
+  // The function timed as kernel k (a KernelId), by group.
   std::function<void()> kernel(int k) {
+    if (k < kCenterOfMass) return dynamics_kernel(k);
+    if (k < kContactDynamics) return cost_kernel(k);
+    return contact_kernel(k);
+  }
+
+  // Dynamics, the mass matrix and its inverse, and the linearizations.
+  std::function<void()> dynamics_kernel(int k) {
     switch (k) {
       case kAba:
         return [this] {
@@ -307,12 +315,18 @@ class Bench {
                                       B_);
           g_sink = A_(A_.rows() - 1, 0);
         };
-      case kIdLinearize:  // τ, ∂τ/∂z and M at rnea's input
+      default:  // kIdLinearize: τ, ∂τ/∂z and M at rnea's input
         return [this] {
           inverse_dynamics_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, accel_, tau_, dtau_dz_,
                                      M_);
           g_sink = dtau_dz_(0, 0);
         };
+    }
+  }
+
+  // The cost-side functions with their derivatives.
+  std::function<void()> cost_kernel(int k) {
+    switch (k) {
       case kCenterOfMass:
         return [this] {
           center_of_mass(model_, ws_, H_, st_.s, st_.v, st_.r, com_, com_velocity_, J_com_);
@@ -333,12 +347,18 @@ class Bench {
           frame_velocity(model_, ws_, H_, st_.s, st_.v, st_.r, frame_, kWrenchMixed, y6_, D6_);
           g_sink = D6_(0, 0);
         };
-      case kFrameAcceleration:
+      default:  // kFrameAcceleration
         return [this] {
           frame_acceleration(model_, ws_, H_, st_.s, st_.v, st_.r, accel_, frame_, kWrenchMixed,
                              y6_, D6_, J6_);
           g_sink = D6_(0, 0);
         };
+    }
+  }
+
+  // The contact functions: dynamics, impact, step and their linearizations.
+  std::function<void()> contact_kernel(int k) {
+    switch (k) {
       case kContactDynamics:
         return [this] {
           contact_dynamics(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, contact_nu_dot_,
