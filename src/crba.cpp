@@ -7,10 +7,14 @@ namespace geolin {
 namespace detail {
 
 void mass_matrix_from_composites(const Model &model, const Workspace &ws, RefMat M) {
-  M.setZero();
+  const int off = model.joint_offset(), n = static_cast<int>(M.rows());
   for (int i = 1; i <= model.n_B; ++i) {
     const Vec6 &Fi = ws.SI_row[i];  // composite-inertia force of joint i, I^C_i S_i
     const int di = model.dof(i);
+    // Column i's joint rows are written only here and by i's descendants, which come later
+    // (λ(i) < i); rows of bodies off i's paths stay zero (RBDA §6.2). Zeroed per column:
+    // short contiguous stores, in cache when the column is filled.
+    M.col(di).segment(off, n - off).setZero();
     M(di, di) = ws.S0[i].dot(Fi);  // M_ij = S_iᵀ I^C_i S_j  (D8)
     for (int j = model.parent[i]; j >= 1; j = model.parent[j]) {
       M(model.dof(j), di) = M(di, model.dof(j)) = ws.S0[j].dot(Fi);
