@@ -13,22 +13,28 @@
 namespace geolin {
 namespace {
 
-// The frame on its path: ^F X_0 and the attitude R_F of F in the inertial frame.
+// The frame on its path, and the motion transform X from frame 0 to the output's axes: ^F X_0
+// (Local), or for Mixed blockdiag(R_F, R_F) ^F X_0 = [[R, −R o^], [0, R]], R = R_F ^0R_Fᵀ the
+// attitude of frame 0 and o the frame's origin in frame 0 (F's origin with the inertial axes).
 struct FrameOnPath {
   int body = 0, count = 0;  // the frame's body, the bodies on the path (ws.path)
   Transform H0F, HF;        // ^0 H_F, ^A H_F
-  Mat6 X;                   // ^F X_0
+  Mat3 R_A0;                // the attitude of frame 0
+  Mat6 X;                   // frame 0 => the output's axes
 };
 
 // (s, frame) => (ws.path, ws.H0, ws.S0 on the path; the frame)
 FrameOnPath frame_on_path(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                          int frame) {
+                          int frame, bool mixed) {
   FrameOnPath f;
   f.body = model.frames[frame].body;
   f.count = detail::path_kinematics(model, ws, s, f.body);
   f.H0F = detail::frame_pose0(model, ws, frame);
-  f.HF = (model.fixed_base ? model.H_A_0 : H) * f.H0F;
-  f.X = motion_transform(f.H0F.inverse());
+  const Transform &H_A0 = model.fixed_base ? model.H_A_0 : H;
+  f.HF = H_A0 * f.H0F;
+  f.R_A0 = H_A0.R;
+  f.X = mixed ? motion_transform(Transform{f.R_A0, -(f.R_A0 * f.H0F.o)})
+              : motion_transform(f.H0F.inverse());
   return f;
 }
 
@@ -50,8 +56,22 @@ void path_motion(const Model &model, Workspace &ws, const FrameOnPath &f, const 
 // The three maps of an output (6 rows): δy = Ga δa + Gv δv + Gx ξ (frame-0 arguments).
 struct OutputMaps {
   Mat6 Ga = Mat6::Zero(), Gv = Mat6::Zero(), Gx = Mat6::Zero();
-  bool velocity = true;  // whether y depends on ν (else the z_v, z_r columns are zero)
+  bool velocity = true;       // whether y depends on ν (else the z_v, z_r columns are zero)
+  bool displacement = false;  // whether Gx is not zero
 };
+
+// Zeroes the joint columns first + dof(j) of D for the joints j off the path, the columns the
+// path's joints do not write (a path is numbered root first, so its dofs increase).
+void zero_off_path(const Model &model, const FrameOnPath &f, const Workspace &ws, RefMat D,
+                   int first) {
+  int next = model.dof(1);
+  for (int k = 0; k < f.count; ++k) {
+    const int c = model.dof(ws.path[k]);
+    D.middleCols(first + next, c - next).setZero();
+    next = c + 1;
+  }
+  D.middleCols(first + next, model.dof(model.n_B) + 1 - next).setZero();
+}
 
 // The columns of dy/dz (6 x N), zero off the path (D36), (D38):
 //   z_H (e_k):  ξ = e_k;
@@ -63,12 +83,24 @@ void write_z_columns(const Model &model, const Workspace &ws, const FrameOnPath 
   const bool moving = !model.fixed_base;
   const int n = model.num_dofs();
   const Vec6 &vb = ws.v[f.body];
-  D.setZero();
-  if (moving) D.leftCols<6>() = G.Gx;
+  zero_off_path(model, f, ws, D, 0);
+  if (G.velocity)
+    zero_off_path(model, f, ws, D, n);
+  else
+    D.rightCols(n).setZero();
+  if (moving) {
+    if (G.displacement)
+      D.leftCols<6>() = G.Gx;
+    else
+      D.leftCols<6>().setZero();
+  }
   for (int k = 0; k < f.count; ++k) {
     const int j = ws.path[k], c = model.dof(j);
     const Vec6 &S = ws.S0[j], &Pd = ws.Psi_dot[j];
-    D.col(c).noalias() = G.Gx * S;
+    if (G.displacement)
+      D.col(c).noalias() = G.Gx * S;
+    else
+      D.col(c).setZero();
     if (!G.velocity) continue;
     const Vec6 da_s = detail::acceleration_along_joint(ws, j, Vec6::Zero()) + cross_motion(Pd, vb);
     D.col(c).noalias() += G.Ga * da_s + G.Gv * Pd;
@@ -81,36 +113,24 @@ void write_z_columns(const Model &model, const Workspace &ws, const FrameOnPath 
   }
 }
 
-// The rotation of a Local 6-vector y_F (in F's axes) to the inertial axes, and its derivative
-// along a turn δθ of F (D36): δ(R_F y) = R_F δy − [R_F y_1^; R_F y_2^] δθ, δθ the angular part of
-// ^F X_0 ξ. (maps of y_F) => (maps of R_F y_F)
-void to_mixed(const Mat3 &R_F, const Mat6 &X, const Vec6 &y_F, OutputMaps &G) {
-  for (Mat6 *M : {&G.Ga, &G.Gv, &G.Gx}) {
-    M->topRows<3>() = (R_F * M->topRows<3>()).eval();
-    M->bottomRows<3>() = (R_F * M->bottomRows<3>()).eval();
-  }
-  Eigen::Matrix<double, 6, 3> T;
-  T.topRows<3>().noalias() = -R_F * hat(y_F.head<3>());
-  T.bottomRows<3>().noalias() = -R_F * hat(y_F.tail<3>());
-  G.Gx.noalias() += T * X.bottomRows<3>();
-}
-
-Vec6 rotate(const Mat3 &R, const Vec6 &y) {
-  Vec6 out;
-  out.head<3>().noalias() = R * y.head<3>();
-  out.tail<3>().noalias() = R * y.tail<3>();
-  return out;
+// The turn of Mixed axes with the frame (D36): δ(R_F y_F) = R_F δy_F − [y_lin^; y_ang^] R_F δθ_F
+// for the output y = R_F y_F, with R_F δθ_F = R_A0 δθ_0, δθ_0 the angular part of ξ (frame 0).
+void add_axes_turn(const Mat3 &R_A0, const Vec6 &y, OutputMaps &G) {
+  G.Gx.topRightCorner<3, 3>().noalias() -= hat(y.head<3>()) * R_A0;
+  G.Gx.bottomRightCorner<3, 3>().noalias() -= hat(y.tail<3>()) * R_A0;
+  G.displacement = true;
 }
 
 }  // namespace
 
 void frame_pose_error(const Model &model, Workspace &ws, const Transform &H, CRefVec s, int frame,
                       const Transform &H_ref, Vec6 &error, RefMat de_dz) {
-  const FrameOnPath f = frame_on_path(model, ws, H, s, frame);
+  const FrameOnPath f = frame_on_path(model, ws, H, s, frame, false);
   error = log_se3(H_ref.inverse() * f.HF);  // (D35)
   if (de_dz.size() == 0) return;
   OutputMaps G;
   G.velocity = false;
+  G.displacement = true;
   // (D35): δe = J_r⁻¹(e) ξ_F, ξ_F = ^F X_0 ξ the frame's own displacement
   G.Gx.noalias() = inverse_right_jacobian_se3(error) * f.X;
   write_z_columns(model, ws, f, G, de_dz);
@@ -118,42 +138,38 @@ void frame_pose_error(const Model &model, Workspace &ws, const Transform &H, CRe
 
 void frame_velocity(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
                     CRefVec r, int frame, unsigned flags, Vec6 &twist, RefMat dtwist_dz) {
-  const FrameOnPath f = frame_on_path(model, ws, H, s, frame);
-  path_motion(model, ws, f, model.fixed_base ? Vec6::Zero() : v, r, Vec6::Zero(), nullptr);
-  const Vec6 vF = f.X * ws.v[f.body];  // ^F v_F = ^F X_0 v_b  (D21)
   const bool mixed = (flags & kWrenchMixed) != 0;
-  twist = mixed ? rotate(f.HF.R, vF) : vF;
+  const FrameOnPath f = frame_on_path(model, ws, H, s, frame, mixed);
+  path_motion(model, ws, f, model.fixed_base ? Vec6::Zero() : v, r, Vec6::Zero(), nullptr);
+  twist = f.X * ws.v[f.body];  // ^F v_F = ^F X_0 v_b (D21), Mixed: rotated by R_F
   if (dtwist_dz.size() == 0) return;
   OutputMaps G;
   G.Gv = f.X;  // (D36): δ(^F v_F) = ^F X_0 δv
-  if (mixed) to_mixed(f.HF.R, f.X, vF, G);
+  if (mixed) add_axes_turn(f.R_A0, twist, G);
   write_z_columns(model, ws, f, G, dtwist_dz);
 }
 
 void frame_acceleration(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                         const Vec6 &v, CRefVec r, CRefVec nu_dot, int frame, unsigned flags,
                         Vec6 &acc, RefMat dacc_dz, RefMat dacc_dnudot) {
-  const FrameOnPath f = frame_on_path(model, ws, H, s, frame);
-  const bool moving = !model.fixed_base;
+  const bool moving = !model.fixed_base, mixed = (flags & kWrenchMixed) != 0;
+  const FrameOnPath f = frame_on_path(model, ws, H, s, frame, mixed);
   path_motion(model, ws, f, moving ? v : Vec6::Zero(), r,
               moving ? Vec6(nu_dot.head<6>()) : Vec6::Zero(), nu_dot.data());
+  // The twist and its derivative in the output's axes (F's, or rotated by R_F for Mixed: the
+  // cross product below turns with them).
   const Vec6 vF = f.X * ws.v[f.body], aF = f.X * ws.a[f.body];
-  Vec6 cF;  // (D37): [p̈_F; ω̇] in F's axes
-  cF.head<3>() = detail::origin_acceleration(vF, aF);
-  cF.tail<3>() = aF.tail<3>();
-  const bool mixed = (flags & kWrenchMixed) != 0;
-  acc = mixed ? rotate(f.HF.R, cF) : cF;
+  acc.head<3>() = detail::origin_acceleration(vF, aF);  // (D37): [p̈_F; ω̇]
+  acc.tail<3>() = aF.tail<3>();
   OutputMaps G;
-  G.Ga = f.X;  // (D38): δc = δa_F + [ω^ δv_lin − v_lin^ δω; 0], δ·_F = ^F X_0 δ·
-  Mat6 W = Mat6::Zero();
-  W.topLeftCorner<3, 3>() = hat(vF.tail<3>());
-  W.topRightCorner<3, 3>() = -hat(vF.head<3>());
-  G.Gv.noalias() = W * f.X;
-  if (mixed) to_mixed(f.HF.R, f.X, cF, G);
+  G.Ga = f.X;  // (D38): δc = δa_F + [ω^ δv_lin − v_lin^ δω; 0], δ·_F = X δ·
+  G.Gv.topRows<3>().noalias() = hat(vF.tail<3>()) * f.X.topRows<3>();
+  G.Gv.topRows<3>().noalias() -= hat(vF.head<3>()) * f.X.bottomRows<3>();
+  if (mixed) add_axes_turn(f.R_A0, acc, G);
   if (dacc_dz.size() > 0) write_z_columns(model, ws, f, G, dacc_dz);
   if (dacc_dnudot.size() == 0) return;
   // ∂c/∂ν̇ = G_a J_b: the frame Jacobian in the output's axes (D38)
-  dacc_dnudot.setZero();
+  zero_off_path(model, f, ws, dacc_dnudot, 0);
   if (moving) dacc_dnudot.leftCols<6>() = G.Ga;
   for (int k = 0; k < f.count; ++k) {
     const int j = ws.path[k];
