@@ -29,21 +29,7 @@ void mass_matrix_from_composites(const Model &model, const Workspace &ws, RefMat
 
 }  // namespace detail
 
-namespace {
-
 using CompactInertia = Workspace::CompactInertia;
-
-Mat6 spatial_of(const CompactInertia &c) {
-  Mat6 I;
-  const Mat3 Hh = hat(c.h);
-  I.topLeftCorner<3, 3>() = c.m * Mat3::Identity();
-  I.topRightCorner<3, 3>() = -Hh;
-  I.bottomLeftCorner<3, 3>() = Hh;
-  I.bottomRightCorner<3, 3>() = c.I;
-  return I;
-}
-
-}  // namespace
 
 void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
   detail::forward_poses(model, ws, s);
@@ -57,7 +43,7 @@ void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
     P.I += IC[i].I;
   }
   for (int i = 1; i <= model.n_B; ++i) ws.SI_row[i] = detail::inertia_times(IC[i], ws.S0[i]);
-  ws.IC[0] = spatial_of(IC[0]);  // the base block of M
+  ws.IC[0] = detail::spatial_of(IC[0]);  // the base block of M
   detail::mass_matrix_from_composites(model, ws, M);
 }
 

@@ -81,6 +81,27 @@ inline Workspace::CompactInertia body_inertia0(const Model &model, const Transfo
   return c;
 }
 
+/// The 6x6 matrix [[m 1, −h^], [h^, Ī]] of a compact inertia.
+inline Mat6 spatial_of(const Workspace::CompactInertia &c) {
+  Mat6 I;
+  const Mat3 Hh = hat(c.h);
+  I.topLeftCorner<3, 3>() = c.m * Mat3::Identity();
+  I.topRightCorner<3, 3>() = -Hh;
+  I.bottomLeftCorner<3, 3>() = Hh;
+  I.bottomRightCorner<3, 3>() = c.I;
+  return I;
+}
+
+/// The compact form (m, h, Ī) of a spatial inertia [[m 1, −h^], [h^, Ī]] (the inverse of
+/// spatial_of): h read from the bottom-left h^.
+inline Workspace::CompactInertia compact_of(const Mat6 &M) {
+  Workspace::CompactInertia c;
+  c.m = M(0, 0);
+  c.h = Vec3(M(5, 1), M(3, 2), M(4, 0));
+  c.I = M.bottomRightCorner<3, 3>();
+  return c;
+}
+
 /// I x = [m l − h × w; h × l + Ī w] for x = [l; w] and I = [[m 1, −h^], [h^, Ī]].
 inline Vec6 inertia_times(const Workspace::CompactInertia &c, const Vec6 &x) {
   const Vec3 l = x.head<3>(), w = x.tail<3>();

@@ -54,7 +54,7 @@ void inverse_dynamics_linearize(const Model &model, Workspace &ws, const Transfo
     rnea(model, ws, H, s, v, r, nu_dot, tau);
     return;
   }
-  forward_kinematics(model, ws, s);
+  detail::forward_poses(model, ws, s);  // the pass forms each M_i from the poses
   Vec6 v0, a0;
   detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
   const int nj = model.n_B, n = model.num_dofs(), nv = n - nj;

@@ -86,12 +86,12 @@ void articulated_inertias(const Model &model, Workspace &ws);
 /// M^{-1} passes (Carpentier 2018) after kinematics.
 void minv_pass(const Model &model, Workspace &ws, RefMat Minv);
 
-/// RNEA derivative passes after kinematics (Carpentier & Mansard 2018, derived in frame 0).
+/// RNEA derivative passes after forward_poses (Carpentier & Mansard 2018, derived in frame 0).
 /// Writes the structurally non-zero entries of ∂ID/∂s (n x n_J), ∂ID/∂v (base columns, n x 6,
 /// none for a fixed base) and ∂ID/∂r (n x n_J) into strided views of a row-major panel (linearize
 /// solves with them as right-hand sides); the other entries are left as they are (zero them).
-/// after_aba: aba_pass just ran at this state and left v, a, Ψ̇ and h in the workspace. fext: the
-/// external wrenches at which ID is differentiated (held fixed; Mixed ones keep their world
+/// after_aba: aba_pass just ran at this state and left v, a, Ψ̇, h and I0 in the workspace. fext:
+/// the external wrenches at which ID is differentiated (held fixed; Mixed ones keep their world
 /// directions, which adds their E terms: then ws.EC_ext and ws.SE_row are left for the caller).
 using StridedMat =
     Eigen::Map<Workspace::RowMajorMat, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;

@@ -22,17 +22,17 @@ namespace detail {
 namespace {
 
 // B = (v ×*) M − M (v ×) + Ξ(h), h = M v. Written out in 3x3 blocks with
-// M = [[m 1, −m c^], [m c^, Ī]] (Ī the rotational inertia about the frame origin), its left
+// M = [[m 1, −m c^], [m c^, Ī]] (Ī the rotational inertia about the frame origin; M given as
+// (m, m c, Ī), Workspace::CompactInertia), its left
 // half vanishes and B = [[0, −2 h_f^], [0, −m (l^ c^ + c^ l^) + w^ Ī − Ī w^ − h_n^]]
 // for v = [l; w], h = [h_f; h_n]: an O(1) closed form instead of two 6x6 products. With Ī
 // symmetric, w^ Ī − Ī w^ = w^ Ī + (w^ Ī)ᵀ, and a^ b^ = b aᵀ − (a·b) 1 gives
 // l^ c^ + c^ l^ = c lᵀ + l cᵀ − 2 (l·c) 1. Writes the right half.
 using Mat63 = Eigen::Matrix<double, 6, 3>;
-void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat63 &B) {
-  // m c = vee of the bottom-left block; Ī the bottom-right block (symmetric).
-  const double c0 = M(5, 1), c1 = M(3, 2), c2 = M(4, 0);
+void body_B(const Workspace::CompactInertia &M, const Vec6 &v, const Vec6 &h, Mat63 &B) {
+  const double c0 = M.h[0], c1 = M.h[1], c2 = M.h[2];  // m c
   const double l0 = v[0], l1 = v[1], l2 = v[2], w0 = v[3], w1 = v[4], w2 = v[5];
-  auto I = [&](int r, int c) { return M(3 + r, 3 + c); };
+  auto I = [&](int r, int c) { return M.I(r, c); };  // Ī, symmetric
   // P = w^ Ī, row by row.
   double P[3][3];
   for (int c = 0; c < 3; ++c) {
@@ -58,9 +58,11 @@ void body_B(const Mat6 &M, const Vec6 &v, const Vec6 &h, Mat63 &B) {
 
 // RNEA's forward pass (RBDA Table 5.1) plus Ψ̇_j = v_λ(j) × S_j, Ψ̈_j = a_λ(j) × S_j + v_λ(j) × Ψ̇_j
 // and the body terms of the header's formulas: F_k = M_k a_k + v_k ×* h_k, I^C_k = M_k and B_k
-// (body_B). After aba_pass at the same state, v_k, a_k, Ψ̇_k and h_k = M_k v_k are already in the
-// workspace (ABA's accelerations are those of RNEA at ν̇ = FD).
-// (v0, a0, r, ṙ, ws.S0, ws.I0) => (ws.v, ws.a, ws.Psi_dot, ws.h; ws.Psi_ddot, ws.F, ws.IC, ws.BC)
+// (body_B), each M_k as 10 numbers (Workspace::CompactInertia): from the poses (body_inertia0), or
+// after aba_pass at the same state from its 6x6 ws.I0, where v_k, a_k, Ψ̇_k and h_k = M_k v_k are
+// already in the workspace (ABA's accelerations are those of RNEA at ν̇ = FD).
+// (v0, a0, r, ṙ, ws.S0, ws.H0 or ws.I0) => (ws.v, ws.a, ws.Psi_dot, ws.h; ws.Psi_ddot, ws.F,
+// ws.IC_compact, ws.BC)
 void forward_terms(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
                    CRefVec r_dot, bool after_aba) {
   ws.v[0] = v0;
@@ -77,34 +79,40 @@ void forward_terms(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6
       cross_motion_to(ws.a[lam], S, ws.Psi_ddot[k]);
       cross_motion_to<true>(ws.v[lam], ws.Psi_dot[k], ws.Psi_ddot[k]);
     }
-    const Mat6 &I = ws.I0[k];
-    if (!after_aba) ws.h[k] = I * ws.v[k];
+    const Workspace::CompactInertia I =
+        after_aba ? compact_of(ws.I0[k]) : body_inertia0(model, ws.H0[k], k);
+    if (!after_aba) ws.h[k] = inertia_times(I, ws.v[k]);
     const Vec6 &h = ws.h[k];
-    ws.F[k].noalias() = I * ws.a[k];  // f = I a + v ×* I v (RBDA Table 5.1)
+    ws.F[k] = inertia_times(I, ws.a[k]);  // f = I a + v ×* I v (RBDA Table 5.1)
     cross_force_to<true>(ws.v[k], h, ws.F[k]);
-    ws.IC[k] = I;
+    ws.IC_compact[k] = I;
     body_B(I, ws.v[k], h, ws.BC[k]);
   }
 }
 
-// RNEA's backward pass (RBDA Table 5.1) on the composites I^C_i = Σ M_k, B^C_i = Σ B_k, the
-// forces F_i and (Mixed wrenches) EC_i over i's subtree, then the rows S_iᵀ I^C_i = (I^C_i S_i)ᵀ
-// (I^C is symmetric) and S_iᵀ B^C_i (and S_iᵀ EC_i) of the header's formulas.
-// (ws.IC, ws.BC, ws.F, ws.EC_ext of each body) => (their subtree sums; ws.SI_row, ws.SB_row,
-// ws.SE_row)
+// RNEA's backward pass (RBDA Table 5.1) on the composites I^C_i = Σ M_k (10 numbers each),
+// B^C_i = Σ B_k, the forces F_i and (Mixed wrenches) EC_i over i's subtree, then the rows
+// S_iᵀ I^C_i = (I^C_i S_i)ᵀ (I^C is symmetric) and S_iᵀ B^C_i (and S_iᵀ EC_i) of the header's
+// formulas, and I^C_0 as a 6x6 matrix.
+// (ws.IC_compact, ws.BC, ws.F, ws.EC_ext of each body) => (their subtree sums; ws.SI_row,
+// ws.SB_row, ws.SE_row, ws.IC[0])
 void composites_and_rows(const Model &model, Workspace &ws, bool mixed) {
+  auto &IC = ws.IC_compact;
   for (int k = model.n_B; k >= 1; --k) {
     const int lam = model.parent[k];
-    ws.IC[lam] += ws.IC[k];
+    IC[lam].m += IC[k].m;  // (D8)
+    IC[lam].h += IC[k].h;
+    IC[lam].I += IC[k].I;
     ws.BC[lam] += ws.BC[k];
     ws.F[lam] += ws.F[k];
     if (mixed) ws.EC_ext[lam] += ws.EC_ext[k];
   }
   for (int i = 1; i <= model.n_B; ++i) {
-    ws.SI_row[i].noalias() = ws.IC[i] * ws.S0[i];
+    ws.SI_row[i] = inertia_times(IC[i], ws.S0[i]);
     ws.SB_row[i].noalias() = ws.BC[i].transpose() * ws.S0[i];
     if (mixed) ws.SE_row[i].noalias() = ws.EC_ext[i].transpose() * ws.S0[i];
   }
+  ws.IC[0] = spatial_of(IC[0]);
 }
 
 // Column j of ∂ID/∂s and ∂ID/∂r (the header's formulas; Carpentier & Mansard 2018 in frame 0):
@@ -126,14 +134,11 @@ void joint_column(const Model &model, const Workspace &ws, int j, bool mixed, St
     dID_dr(model.dof(i), cj) = 2.0 * SI.dot(Pd) + SB.dot(Sj.tail<3>());
   }
   // Ancestor rows: docs/dynamics.md (D28).
-  Vec6 Q;
-  Q.noalias() = ws.IC[j] * Pdd;
+  Vec6 Q = inertia_times(ws.IC_compact[j], Pdd);
   Q.noalias() += ws.BC[j] * Pd.tail<3>();
   cross_force_to<true>(Sj, ws.F[j], Q);
   if (mixed) Q.noalias() -= ws.EC_ext[j] * Sj.tail<3>();
-  const Vec6 Pd2 = 2.0 * Pd;
-  Vec6 W;
-  W.noalias() = ws.IC[j] * Pd2;
+  Vec6 W = inertia_times(ws.IC_compact[j], Vec6(2.0 * Pd));
   W.noalias() += ws.BC[j] * Sj.tail<3>();
   for (int i = model.parent[j]; i >= 1; i = model.parent[i]) {
     dID_ds(model.dof(i), cj) = ws.S0[i].dot(Q);
@@ -198,7 +203,7 @@ void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, co
 
 void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                       const Vec6 &v, CRefVec r, CRefVec nu_dot, RefMat dID_ds, RefMat dID_dnu) {
-  forward_kinematics(model, ws, s);
+  detail::forward_poses(model, ws, s);
   Vec6 v0, a0;
   detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
   const int nj = model.n_B, n = model.num_dofs(), nv = n - nj;

@@ -133,8 +133,8 @@ struct Workspace {
   std::vector<Vec6> p;         // articulated bias forces p_i (ABA)
   std::vector<Vec6> U;         // U_i = I^A_i S_i (ABA, the solver)
   std::vector<Vec6> h;         // momenta h_i = M_i v_i (ABA, RNEA derivatives)
-  std::vector<Mat6> IC;        // composite inertias I^C_i
-  // CRBA's composite inertias in 10 numbers (crba.cpp): mass m, first moment h = m p_c and
+  std::vector<Mat6> IC;        // composite inertias I^C_i (CRBA, RNEA derivatives: I^C_0 only)
+  // Composite inertias in 10 numbers (CRBA, RNEA derivatives): mass m, first moment h = m p_c and
   // rotational inertia Ī about the frame-0 origin, I^C_i = [[m 1, −h^], [h^, Ī]].
   struct CompactInertia {
     double m = 0.0;
