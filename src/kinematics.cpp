@@ -7,12 +7,43 @@
 
 namespace geolin {
 namespace {
+// ^0 H_i = T exp(q a^) for a revolute joint about a = σ e_k: a turn by σ q about e_k, which
+// mixes two columns of T's rotation and leaves the third and the origin (docs/dynamics.md (D2),
+// joint_motion's Rodrigues formula with a = σ e_k): 12 products instead of a 3x3 product.
+GEOLIN_ALWAYS_INLINE void turn_about_coordinate_axis(const Transform &T, int k, double angle,
+                                                     Transform &H) {
+  const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+  const double c = std::cos(angle), s = std::sin(angle);
+  H.o = T.o;
+  H.R.col(k) = T.R.col(k);
+  H.R.col(k1) = c * T.R.col(k1) + s * T.R.col(k2);
+  H.R.col(k2) = c * T.R.col(k2) - s * T.R.col(k1);
+}
+
 // (ws.H0[λ(i)], s_i) => (ws.H0[i], ws.S0[i])
 GEOLIN_ALWAYS_INLINE void body_pose_step(const Model &model, Workspace &ws, CRefVec s, int i) {
-  // docs/dynamics.md (D2): ^0 H_i = ^0 H_λ(i) ^{λ(i)} H_{λ(i)|i} exp(s_i S_i^)
-  ws.H0[i] =
-      ws.H0[model.parent[i]] * model.H_parent_joint[i] * detail::joint_motion(model, i, s[i - 1]);
-  ws.S0[i] = transform_motion(ws.H0[i], model.S[i]);
+  // docs/dynamics.md (D2): ^0 H_i = ^0 H_λ(i) ^{λ(i)} H_{λ(i)|i} exp(s_i S_i^), the joint
+  // origin's rotation skipped where it is the identity (most URDF origins).
+  const Transform &P = ws.H0[model.parent[i]], &O = model.H_parent_joint[i];
+  Transform T;
+  if (model.joint_origin_turns[i]) {
+    T = P * O;
+  } else {
+    T.R = P.R;
+    T.o = P.apply(O.o);
+  }
+  const int k = model.joint_axis_index[i];
+  Transform &H = ws.H0[i];
+  if (k >= 0 && model.joint_type[i] != JointType::Prismatic) {
+    turn_about_coordinate_axis(T, k, model.joint_axis[i][k] * s[i - 1], H);
+    // S_i = [0; a] in frame 0: [o × R a; R a], R a = ±R e_k
+    const Vec3 w = model.joint_axis[i][k] * H.R.col(k);
+    ws.S0[i].tail<3>() = w;
+    ws.S0[i].head<3>() = H.o.cross(w);
+  } else {
+    H = T * detail::joint_motion(model, i, s[i - 1]);
+    ws.S0[i] = transform_motion(H, model.S[i]);
+  }
 }
 }  // namespace
 

@@ -190,11 +190,14 @@ void build_tree(Model &model) {
 }
 
 // The joints: unit axes and motion subspaces S_i, linear part first (docs/dynamics.md §2).
-// Reads joint_name, joint_type, H_parent_joint and damping; writes joint_axis (normalized) and
-// S. Throws Status::Model naming the joint with a non-finite or zero axis, a non-finite
-// origin, a negative or non-finite damping or an unknown type.
+// Reads joint_name, joint_type, H_parent_joint and damping; writes joint_axis (normalized),
+// joint_axis_index, joint_origin_turns and S. Throws Status::Model naming the joint with a
+// non-finite or zero axis, a non-finite origin, a negative or non-finite damping or an unknown
+// type.
 void build_motion_subspaces(Model &model) {
   model.S.assign(static_cast<size_t>(model.n_B) + 1, Vec6::Zero());
+  model.joint_axis_index.assign(static_cast<size_t>(model.n_B) + 1, -1);
+  model.joint_origin_turns.assign(static_cast<size_t>(model.n_B) + 1, true);
   for (int i = 1; i <= model.n_B; ++i) {
     const std::string &name = model.joint_name[i];
     Vec3 &a = model.joint_axis[i];
@@ -203,9 +206,13 @@ void build_motion_subspaces(Model &model) {
     const double norm = a.norm();
     if (!(norm > 1e-12)) throw Error(Status::Model, fmt::format("joint '{}': axis is zero", name));
     a /= norm;
+    for (int k = 0; k < 3; ++k)  // ±e_k exactly: the joint transform has a sparse rotation
+      if (std::abs(a[k]) == 1.0 && a[(k + 1) % 3] == 0.0 && a[(k + 2) % 3] == 0.0)
+        model.joint_axis_index[i] = k;
     const Transform &H = model.H_parent_joint[i];
     if (!H.R.allFinite() || !H.o.allFinite())
       throw Error(Status::Model, fmt::format("joint '{}': origin is not finite", name));
+    model.joint_origin_turns[i] = H.R != Mat3::Identity();
     if (!std::isfinite(model.damping[i]) || model.damping[i] < 0.0)
       throw Error(Status::Model, fmt::format("joint '{}': damping must be finite and >= 0", name));
     switch (model.joint_type[i]) {

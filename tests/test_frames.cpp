@@ -243,5 +243,46 @@ TEST(Quadruped, StandingOnFourFeetWithBalancingForcesIsAnEquilibrium) {
   EXPECT_EQ(B.fullPivLu().rank(), n);
 }
 
+// forward_kinematics turns joints about ±e_k by mixing two columns and skips identity origin
+// rotations (kinematics.cpp); the same model with both marked general must give the same poses
+// and axes through the Rodrigues formula and the full products.
+TEST(Kinematics, CoordinateAxisJointsAndPlainOriginsMatchTheGeneralFormula) {
+  Model m = random_tree_model(24, 5, false);
+  std::mt19937 rng(17);
+  for (int i = 1; i <= m.n_B; ++i) {
+    const int k = static_cast<int>(rng() % 3);
+    if (i % 4 != 3) m.joint_axis[i] = (rng() % 2 ? 1.0 : -1.0) * Vec3::Unit(k);  // ±e_k
+    if (i % 2 == 0) m.H_parent_joint[i].R = Mat3::Identity();
+  }
+  finalize_model(m);
+  int aligned = 0, plain = 0;
+  for (int i = 1; i <= m.n_B; ++i) {
+    const int k = m.joint_axis_index[i];
+    EXPECT_EQ(k >= 0, i % 4 != 3) << i;
+    if (k >= 0) {
+      EXPECT_EQ(std::abs(m.joint_axis[i][k]), 1.0) << i;
+    }
+    aligned += k >= 0 && m.joint_type[i] != JointType::Prismatic;
+    EXPECT_EQ(m.joint_origin_turns[i], i % 2 != 0) << i;
+    plain += !m.joint_origin_turns[i];
+  }
+  ASSERT_GT(aligned, 5);
+  ASSERT_GT(plain, 5);
+  Model general = m;
+  general.joint_axis_index.assign(general.joint_axis_index.size(), -1);
+  general.joint_origin_turns.assign(general.joint_origin_turns.size(), true);
+  Workspace ws(m), ws_general(general);
+  for (int trial = 0; trial < 5; ++trial) {
+    const State x = random_state(m, rng, 3.0);
+    forward_kinematics(m, ws, x.s);
+    forward_kinematics(general, ws_general, x.s);
+    for (int i = 1; i <= m.n_B; ++i) {
+      EXPECT_LT((ws.H0[i].R - ws_general.H0[i].R).norm(), 1e-14) << i;
+      EXPECT_LT((ws.H0[i].o - ws_general.H0[i].o).norm(), 1e-14) << i;
+      EXPECT_LT((ws.S0[i] - ws_general.S0[i]).norm(), 1e-14) << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace geolin::test

@@ -55,8 +55,10 @@ struct Model {
   std::vector<std::string> joint_name;
   std::vector<JointType> joint_type;
   std::vector<Vec3> joint_axis;           // unit axis a_i in frame i
+  std::vector<int> joint_axis_index;      // k when a_i = ±e_k (a coordinate axis), else −1
   std::vector<Vec6> S;                    // motion subspace S_i (frame i): [0; a] or [a; 0]
   std::vector<Transform> H_parent_joint;  // ^{λ(i)} H_{λ(i)|i}, the URDF joint origin
+  std::vector<bool> joint_origin_turns;   // H_parent_joint[i] has a rotation (else it translates)
   std::vector<double> damping;            // URDF <dynamics damping>, 0 if absent
   std::vector<std::string> mimic_of;      // non-empty: URDF <mimic joint=...>; the joint is
                                           // still modelled as an independent joint
