@@ -2,13 +2,16 @@
 # Check that libgeolin.so keeps the ABI of the checked-in baseline (docs/c-api.md, "Versioning
 # policy"): any removed or changed function or type of capi/geolin.h fails; added functions pass.
 #
-#   cmake/ci_abi.sh [BUILD_DIR]          compare (default BUILD_DIR: <repo>/build-abi)
+#   cmake/ci_abi.sh [BUILD_DIR]          compare
 #   cmake/ci_abi.sh --update [BUILD_DIR] rewrite the baseline (at a release: see docs/c-api.md)
 #
-# It builds only the `geolin` shared-library target with debug information (-g -Og) in its own
-# build tree, describes it with abidw restricted to the public header (--header-file
-# capi/geolin.h --drop-private-types --exported-interfaces-only: the C++ core behind the opaque
-# handles and the wrapper's own types do not count) and compares that with
+# It brings the `geolin` shared-library target of BUILD_DIR up to date -- by default the Release
+# tree <repo>/build when it is configured (CI's first job built it: nothing to compile), else
+# its own tree <repo>/build-abi (Debug, -g -Og) -- and reads the C API's types from the debug
+# information of capi/geolin_capi.cpp, compiled with -g in every build type
+# (capi/CMakeLists.txt). It describes the library with abidw restricted to the public header
+# (--header-file capi/geolin.h --drop-private-types --exported-interfaces-only: the C++ core
+# behind the opaque handles and the wrapper's own types do not count) and compares that with
 # capi/abi/libgeolin.so.<ABI>.abi using abidiff.
 #
 # The verdict, from abidiff's exit status (a bit field, `man abidiff`) and its summary:
@@ -28,7 +31,11 @@ if [[ "${1:-}" == --update ]]; then
   UPDATE=1
   shift
 fi
-BUILD=${1:-"$ROOT/build-abi"}
+BUILD=${1:-}
+if [[ -z "$BUILD" ]]; then
+  BUILD="$ROOT/build-abi"
+  [[ -f "$ROOT/build/CMakeCache.txt" ]] && BUILD="$ROOT/build"
+fi
 JOBS=${GEOLIN_JOBS:-2}
 
 if ! command -v abidw >/dev/null 2>&1 || ! command -v abidiff >/dev/null 2>&1; then
@@ -47,8 +54,11 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -Og" \
-  -DCMAKE_CXX_FLAGS_DEBUG="-g -Og" -DGEOLIN_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
+if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -Og" \
+    -DCMAKE_CXX_FLAGS_DEBUG="-g -Og" -DGEOLIN_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
+fi
+echo "ci_abi: libgeolin.so of ${BUILD#"$ROOT"/}"
 cmake --build "$BUILD" -j"$JOBS" --target geolin >/dev/null
 
 ABI=$(sed -n 's/^set(GEOLIN_ABI_VERSION \([0-9]*\))/\1/p' "$ROOT/CMakeLists.txt")
