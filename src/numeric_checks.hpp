@@ -5,8 +5,11 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <vector>
 
 #include "geolin/algorithms.hpp"
+#include "solver/solver.hpp"
 
 namespace geolin::detail {
 
@@ -139,5 +142,28 @@ struct SingularLatch {
 /// Threshold of the pivots of Λ⁻¹ = J_c M⁻¹ J_cᵀ relative to their diagonal entries: below it
 /// a contact row (nearly) repeats the others (redundant or singular contacts).
 constexpr double kContactPivotTolerance = 1e-10;
+
+/// The magnitude under which a pass's terms let its outputs be written straight into the
+/// caller's arrays (crba_if_bounded, inverse_dynamics_linearize_if_bounded): each entry of the
+/// mass matrix and of the RNEA derivatives is a sum of a few hundred products of at most three
+/// terms, so with every term finite and below 2^332 ≈ 8.7e99 it stays below 1e303 < DBL_MAX. No
+/// overflow then, hence no NaN either (docs/c-api.md, "Outputs").
+constexpr double kTermBound = 0x1p332;
+
+/// Whether every p[0, count) is finite and below kTermBound in magnitude: x · 2^692 overflows
+/// exactly when |x| ≥ 2^(1024−692) (a power-of-two scale is exact), which the solver's widest
+/// finiteness scan detects.
+inline bool within_term_bound(const double *p, std::ptrdiff_t count) {
+  return all_finite_wide(p, count, 0x1p692);
+}
+
+/// within_term_bound over x[first, end) of a vector of fixed-size Eigen objects (Vec6,
+/// Mat63, ...), whose entries are contiguous.
+template <class T, class Alloc>
+bool within_term_bound(const std::vector<T, Alloc> &x, std::size_t first = 0) {
+  if (first >= x.size()) return true;
+  return within_term_bound(x[first].data(),
+                           static_cast<std::ptrdiff_t>(x.size() - first) * T::SizeAtCompileTime);
+}
 
 }  // namespace geolin::detail

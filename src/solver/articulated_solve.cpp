@@ -63,7 +63,7 @@ struct SolveKernels {
                   double *, std::ptrdiff_t, bool);
   void (*cholesky_apply)(int, int, const double *, std::ptrdiff_t, const double *, double *,
                          std::ptrdiff_t);
-  bool (*finite)(const double *, std::ptrdiff_t);
+  bool (*finite)(const double *, std::ptrdiff_t, double);
   void (*write)(const double *, std::ptrdiff_t, int, int, int, const ColumnDest *, int);
 };
 
@@ -476,8 +476,8 @@ void write_columns(const double *X, std::ptrdiff_t ldx, int rows, int cols, int 
   solve_kernels().write(X, ldx, rows, cols, step, dst, top);
 }
 
-bool all_finite_wide(const double *p, std::ptrdiff_t count) {
-  return solve_kernels().finite(p, count);
+bool all_finite_wide(const double *p, std::ptrdiff_t count, double scale) {
+  return solve_kernels().finite(p, count, scale);
 }
 
 int solve_isa_level() {

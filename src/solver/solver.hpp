@@ -9,9 +9,10 @@
 
 namespace geolin::detail {
 
-/// Whether no entry of p[0..count) is NaN or ±Inf, with the widest vectors of the processor
-/// (articulated_solve.cpp dispatches it with the solver's loops).
-bool all_finite_wide(const double *p, std::ptrdiff_t count);
+/// Whether no entry of p[0..count) times `scale` is NaN or ±Inf, with the widest vectors of the
+/// processor (articulated_solve.cpp dispatches it with the solver's loops). With a power-of-two
+/// scale 2^k: whether every entry is finite and below 2^(1024−k) in magnitude.
+bool all_finite_wide(const double *p, std::ptrdiff_t count, double scale = 1.0);
 inline bool all_finite(const double *p, std::ptrdiff_t count) {
   return all_finite_wide(p, count);
 }
