@@ -826,6 +826,15 @@ static int mass_matrix_common(const char *fn, geolin_workspace *ws, const double
     return st;
   if (int st = check_array(fn, "s", s, nj)) return st;
   if (int st = check_output(fn, name, out, std::ptrdiff_t{n} * n)) return st;
+  if (!inverse) {
+    // Straight into out when CRBA's terms bound every entry (crba_if_bounded), else staged.
+    try {
+      Eigen::Map<Eigen::MatrixXd> M(out, n, n);
+      if (geolin::crba_if_bounded(model, ws->ws, joint_vector(s, nj), M)) return GEOLIN_OK;
+    } catch (...) {
+      return handle_exception(fn);
+    }
+  }
   return compute_into(fn, ws, name, ws->mat, out, [&] {
     if (inverse)
       geolin::mass_matrix_inverse(model, ws->ws, joint_vector(s, nj), ws->mat);
@@ -909,8 +918,11 @@ GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const do
   return linearize_common(__func__, ws, H, s, v, r, tau, true, eps, A, B);
 }
 
-// dtau_dz is staged in the solver's right-hand-side panel (n x N fits in its n x max_rhs doubles,
-// workspace.cpp), M in ws->mat and the force in ws->vec: copied out only when all are finite.
+// With dtau_dz, the outputs go straight into the caller's arrays when every term of the pass is
+// within bounds (inverse_dynamics_linearize_if_bounded; the force via ws->vec, as r may alias
+// it). Otherwise dtau_dz is staged in the solver's right-hand-side panel (n x N fits in its
+// n x max_rhs doubles, workspace.cpp), M in ws->mat and the force in ws->vec: copied out only
+// when all are finite.
 GEOLIN_API int geolin_inverse_dynamics_linearize(geolin_workspace *ws, const double *H,
                                                  const double *s, const double *v, const double *r,
                                                  const double *nu_dot, double *generalized_force,
@@ -936,6 +948,15 @@ GEOLIN_API int geolin_inverse_dynamics_linearize(geolin_workspace *ws, const dou
     return st;
   try {
     ws->ws.singular = -1;
+    if (dtau_dz != nullptr) {
+      Eigen::Map<Eigen::MatrixXd> dz_out(dtau_dz, n, N), M_out(M, M ? n : 0, M ? n : 0);
+      if (geolin::inverse_dynamics_linearize_if_bounded(
+              model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
+              joint_vector(r, nj), CMap(n > 0 ? nu_dot : nullptr, n), ws->vec, dz_out, M_out)) {
+        copy_out(ws->vec, generalized_force);
+        return GEOLIN_OK;
+      }
+    }
     Eigen::Map<Eigen::MatrixXd> dz(dtau_dz ? ws->ws.rhs.data() : nullptr, dtau_dz ? n : 0,
                                    dtau_dz ? N : 0);
     Eigen::Map<Eigen::MatrixXd> Mm(M ? ws->mat.data() : nullptr, M ? n : 0, M ? n : 0);

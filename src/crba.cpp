@@ -31,7 +31,11 @@ void mass_matrix_from_composites(const Model &model, const Workspace &ws, RefMat
 
 using CompactInertia = Workspace::CompactInertia;
 
-void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
+namespace {
+
+// CRBA up to the mass matrix: the poses, the composite inertias as 10 numbers each, the columns
+// I^C_i S_i and the base block I^C_0. (s) => (ws.H0, ws.S0, ws.IC_compact, ws.SI_row, ws.IC[0])
+void composite_inertias(const Model &model, Workspace &ws, CRefVec s) {
   detail::forward_poses(model, ws, s);
   auto &IC = ws.IC_compact;
   for (int i = 0; i <= model.n_B; ++i) IC[i] = detail::body_inertia0(model, ws.H0[i], i);
@@ -44,7 +48,23 @@ void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
   }
   for (int i = 1; i <= model.n_B; ++i) ws.SI_row[i] = detail::inertia_times(IC[i], ws.S0[i]);
   ws.IC[0] = detail::spatial_of(IC[0]);  // the base block of M
+}
+
+}  // namespace
+
+void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
+  composite_inertias(model, ws, s);
   detail::mass_matrix_from_composites(model, ws, M);
+}
+
+bool crba_if_bounded(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
+  composite_inertias(model, ws, s);
+  // Every entry of M is I^C_0's, one of I^C_i S_i or a product S_jᵀ (I^C_i S_i).
+  if (!detail::within_term_bound(ws.S0, 1) || !detail::within_term_bound(ws.SI_row, 1) ||
+      !detail::within_term_bound(ws.IC[0].data(), 36))
+    return false;
+  detail::mass_matrix_from_composites(model, ws, M);
+  return true;
 }
 
 }  // namespace geolin

@@ -43,31 +43,62 @@ void base_pose_columns(const Model &model, const Workspace &ws, const Transform 
     dtau_dz.block<1, 3>(model.dof(i), 3).noalias() = -(ws.SI_row[i].head<3>().transpose() * G);
 }
 
+// The terms of the RNEA derivatives at this state (the pass's first half): the poses, v_0 and
+// a_0 (kept in ws.v[0], ws.a[0]) and every per-body term. (H, s, v, r, ν̇) => (ws: the terms)
+void derivative_terms(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                      const Vec6 &v, CRefVec r, CRefVec nu_dot) {
+  detail::forward_poses(model, ws, s);  // the pass forms each M_i from the poses
+  Vec6 v0, a0;
+  detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
+  detail::rnea_derivative_terms(model, ws, v0, a0, r,
+                                nu_dot.segment(model.joint_offset(), model.n_B), {},
+                                /*after_aba=*/false);
+}
+
+// τ, ∂τ/∂z and M from the terms. Reads r (joint damping) before it writes dtau_dz and M.
+// (ws: the terms, r) => (tau, dtau_dz, M)
+void write_outputs(const Model &model, const Workspace &ws, const Transform &H, CRefVec r,
+                   RefVec tau, RefMat dtau_dz, RefMat M) {
+  const int nj = model.n_B, n = model.num_dofs(), nv = n - nj;
+  // F_i (subtree sums of f_k), I^C_i and I^C_i S_i give τ (D7) and M (D8).
+  detail::project_subtree_forces(model, ws, r, tau);
+  // z = [z_H; z_s; z_v; z_r]: z_s at nv (after z_H), z_v at n, z_r at n + nv.
+  dtau_dz.setZero();
+  detail::rnea_derivative_columns(model, ws, /*mixed=*/false, columns_of(dtau_dz, nv, nj),
+                                  columns_of(dtau_dz, n, nv), columns_of(dtau_dz, n + nv, nj));
+  if (!model.fixed_base) base_pose_columns(model, ws, H, dtau_dz);
+  if (M.size() > 0) detail::mass_matrix_from_composites(model, ws, M);
+}
+
 }  // namespace
 
 void inverse_dynamics_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                                 const Vec6 &v, CRefVec r, CRefVec nu_dot, RefVec tau,
                                 RefMat dtau_dz, RefMat M) {
-  const bool want_dz = dtau_dz.size() > 0;
-  if (!want_dz) {  // τ and M alone: CRBA, then RNEA on its kinematics
+  if (dtau_dz.size() == 0) {  // τ and M alone: CRBA, then RNEA on its kinematics
     if (M.size() > 0) crba(model, ws, s, M);
     rnea(model, ws, H, s, v, r, nu_dot, tau);
     return;
   }
-  detail::forward_poses(model, ws, s);  // the pass forms each M_i from the poses
-  Vec6 v0, a0;
-  detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
-  const int nj = model.n_B, n = model.num_dofs(), nv = n - nj;
-  const bool moving = !model.fixed_base;
-  // z = [z_H; z_s; z_v; z_r]: z_s at nv (after z_H), z_v at n, z_r at n + nv.
-  dtau_dz.setZero();
-  detail::rnea_derivatives_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), nj), {},
-                                columns_of(dtau_dz, nv, nj), columns_of(dtau_dz, n, nv),
-                                columns_of(dtau_dz, n + nv, nj), /*after_aba=*/false);
-  if (moving) base_pose_columns(model, ws, H, dtau_dz);
-  // The pass leaves F_i (subtree sums of f_k), I^C_i and I^C_i S_i: τ (D7) and M (D8) from them.
-  detail::project_subtree_forces(model, ws, r, tau);
-  if (M.size() > 0) detail::mass_matrix_from_composites(model, ws, M);
+  derivative_terms(model, ws, H, s, v, r, nu_dot);
+  write_outputs(model, ws, H, r, tau, dtau_dz, M);
+}
+
+bool inverse_dynamics_linearize_if_bounded(const Model &model, Workspace &ws, const Transform &H,
+                                           CRefVec s, const Vec6 &v, CRefVec r, CRefVec nu_dot,
+                                           RefVec tau, RefMat dtau_dz, RefMat M) {
+  if (dtau_dz.size() == 0) return false;
+  derivative_terms(model, ws, H, s, v, r, nu_dot);
+  // The terms bound every entry but three more: the gravity in the z_H columns and the
+  // damping forces D_i r_i in τ.
+  bool bounded =
+      detail::rnea_derivative_terms_bounded(ws) && detail::within_term_bound(ws.gravity.data(), 3);
+  if (model.joint_damping)
+    for (int i = 1; i <= model.n_B; ++i)
+      bounded = bounded && std::fabs(model.damping[i] * r[i - 1]) < detail::kTermBound;
+  if (!bounded) return false;
+  write_outputs(model, ws, H, r, tau, dtau_dz, M);
+  return true;
 }
 
 }  // namespace geolin

@@ -98,6 +98,20 @@ using StridedMat =
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds,
                            StridedMat dID_dv, StridedMat dID_dr, bool after_aba);
+/// rnea_derivatives_pass in two halves, for a caller that checks the terms before it writes
+/// (inverse_dynamics_linearize_if_bounded). The terms: RNEA's forward pass with Ψ̇, Ψ̈, the
+/// body terms B_k, and the composites and rows. (v0, a0, r, ṙ, fext, ws.S0, ws.H0 or ws.I0) =>
+/// (ws.v, ws.a, ws.Psi_dot, ws.Psi_ddot, ws.h, ws.F, ws.IC_compact, ws.BC, ws.SI_row,
+/// ws.SB_row, ws.IC[0]; Mixed: ws.EC_ext, ws.SE_row)
+void rnea_derivative_terms(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
+                           CRefVec r, CRefVec r_dot, const BodyWrenches &fext, bool after_aba);
+/// Whether every term the columns are summed from is within kTermBound (numeric_checks.hpp), so
+/// that no column entry can overflow. Without Mixed wrenches.
+bool rnea_derivative_terms_bounded(const Workspace &ws);
+/// The columns from the terms: (the terms above) => (dID_ds, dID_dv, dID_dr: the entries
+/// rnea_derivatives_pass writes). mixed: fext.mixed() of the terms.
+void rnea_derivative_columns(const Model &model, const Workspace &ws, bool mixed, StridedMat dID_ds,
+                             StridedMat dID_dv, StridedMat dID_dr);
 
 /// The mass matrix from the composite inertias (CRBA, RBDA Table 6.2; docs/dynamics.md (D8)):
 /// (ws.IC[0], ws.SI_row[i] = I^C_i S_i, ws.S0) => (M, every entry). crba.cpp

@@ -153,9 +153,9 @@ void joint_column(const Model &model, const Workspace &ws, int j, bool mixed, St
 // ∂ID/∂v of a moving base (docs/dynamics.md (D29)): ∂τ_i/∂v = S_iᵀ (B^C_i + I^C_i (v_0×)) = [0,
 // S_iᵀ B^C_i] −
 // ((v_0 ×*) I^C_i S_i)ᵀ, using (v×)ᵀ = −(v×*): O(1) per body instead of a 6x6 product.
-// (v0, ws.SI_row, ws.SB_row, ws.IC[0], ws.BC[0]) => (dID_dv)
-void base_velocity_columns(const Model &model, const Workspace &ws, const Vec6 &v0,
-                           StridedMat &dID_dv) {
+// (ws.v[0] = v_0, ws.SI_row, ws.SB_row, ws.IC[0], ws.BC[0]) => (dID_dv)
+void base_velocity_columns(const Model &model, const Workspace &ws, StridedMat &dID_dv) {
+  const Vec6 &v0 = ws.v[0];
   const Vec6 minus_v0 = -v0;
   for (int i = 1; i <= model.n_B; ++i) {
     auto row = dID_dv.block<1, 6>(model.dof(i), 0);
@@ -171,32 +171,48 @@ void base_velocity_columns(const Model &model, const Workspace &ws, const Vec6 &
   dID_dv.block<6, 3>(0, 3) += ws.BC[0];
 }
 
-// (v0, a0, r, ṙ, external wrenches in ws) => (dID_ds, dID_dv, dID_dr)
-void pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
-          CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds, StridedMat dID_dv,
-          StridedMat dID_dr, bool after_aba) {
-  const int nb = model.n_B;
+}  // namespace
+
+void rnea_derivative_terms(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
+                           CRefVec r, CRefVec r_dot, const BodyWrenches &fext, bool after_aba) {
   forward_terms(model, ws, v0, a0, r, r_dot, after_aba);
   // External wrenches: covariant ones (Local) only shift F; Mixed ones also keep their world
   // directions, which adds −S_iᵀ EC ω_j terms (frames.cpp, load_external_wrenches).
   const bool mixed = fext.mixed();
   if (fext.any())
-    for (int k = 0; k <= nb; ++k) ws.F[k] -= fext.f[k];
+    for (int k = 0; k <= model.n_B; ++k) ws.F[k] -= fext.f[k];
   if (mixed)
-    for (int k = 0; k <= nb; ++k) ws.EC_ext[k] = fext.E[k];
+    for (int k = 0; k <= model.n_B; ++k) ws.EC_ext[k] = fext.E[k];
   composites_and_rows(model, ws, mixed);
+}
+
+bool rnea_derivative_terms_bounded(const Workspace &ws) {
+  // Every entry of the columns is a sum of products of at most three of these: the joints' S_i,
+  // Ψ̇_i, Ψ̈_i and rows (from 1), every body's I^C_i, B^C_i and F_i, and v_0 (Q and W are
+  // products of two). EC_ext is not among them: no Mixed wrench.
+  static_assert(sizeof(Workspace::CompactInertia) == 13 * sizeof(double), "13 contiguous numbers");
+  const auto compact_count = static_cast<std::ptrdiff_t>(13 * ws.IC_compact.size());
+  return within_term_bound(ws.S0, 1) && within_term_bound(ws.Psi_dot, 1) &&
+         within_term_bound(ws.Psi_ddot, 1) && within_term_bound(ws.SI_row, 1) &&
+         within_term_bound(ws.SB_row, 1) && within_term_bound(ws.F) && within_term_bound(ws.BC) &&
+         within_term_bound(&ws.IC_compact[0].m, compact_count) &&
+         within_term_bound(ws.IC[0].data(), 36) && within_term_bound(ws.v[0].data(), 6);
+}
+
+void rnea_derivative_columns(const Model &model, const Workspace &ws, bool mixed, StridedMat dID_ds,
+                             StridedMat dID_dv, StridedMat dID_dr) {
+  const int nb = model.n_B;
   for (int j = 1; j <= nb; ++j) joint_column(model, ws, j, mixed, dID_ds, dID_dr);
-  if (!model.fixed_base) base_velocity_columns(model, ws, v0, dID_dv);
+  if (!model.fixed_base) base_velocity_columns(model, ws, dID_dv);
   if (model.joint_damping)  // τ = ID + D r
     for (int i = 1; i <= nb; ++i) dID_dr(model.dof(i), i - 1) += model.damping[i];
 }
 
-}  // namespace
-
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds,
                            StridedMat dID_dv, StridedMat dID_dr, bool after_aba) {
-  pass(model, ws, v0, a0, r, r_dot, fext, dID_ds, dID_dv, dID_dr, after_aba);
+  rnea_derivative_terms(model, ws, v0, a0, r, r_dot, fext, after_aba);
+  rnea_derivative_columns(model, ws, fext.mixed(), dID_ds, dID_dv, dID_dr);
 }
 
 }  // namespace detail

@@ -126,6 +126,43 @@ TEST_P(InverseDynamicsLinearize, MatchesCrbaAndRneaWithAnyOutputsOmitted) {
   }
 }
 
+// The forms that write straight into the caller's arrays (the C API's) write what the plain ones
+// do, bit for bit, when every term is within kTermBound; when a term is beyond it they write
+// nothing, although the plain results are finite there (rates of 1e60: Ψ̈ and F ~ 1e120).
+TEST_P(InverseDynamicsLinearize, BoundedFormsWriteTheSameOrNothing) {
+  for (const State &x : states()) {
+    const VecX nu_dot = VecX::Random(n_);
+    VecX tau(n_), tau_b(n_);
+    MatX dtau_dz(n_, N_), dtau_dz_b(n_, N_), M(n_, n_), M_b(n_, n_), M_crba(n_, n_),
+        M_crba_b(n_, n_);
+    inverse_dynamics_linearize(model_, *ws_, x.H, x.s, x.v, x.r, nu_dot, tau, dtau_dz, M);
+    ASSERT_TRUE(inverse_dynamics_linearize_if_bounded(model_, *ws_, x.H, x.s, x.v, x.r, nu_dot,
+                                                      tau_b, dtau_dz_b, M_b));
+    EXPECT_EQ(tau_b, tau);
+    EXPECT_EQ(dtau_dz_b, dtau_dz);
+    EXPECT_EQ(M_b, M);
+    crba(model_, *ws_, x.s, M_crba);
+    ASSERT_TRUE(crba_if_bounded(model_, *ws_, x.s, M_crba_b));
+    EXPECT_EQ(M_crba_b, M_crba);
+  }
+  State x = random_state(model_, rng_);
+  x.r.setConstant(1e60);
+  x.v.setConstant(1e60);  // the free body's only velocity (ignored on a fixed base)
+  const VecX nu_dot = VecX::Random(n_);
+  VecX tau(n_), tau_b = VecX::Constant(n_, -7.25);
+  MatX dtau_dz(n_, N_), M(n_, n_), dtau_dz_b = MatX::Constant(n_, N_, -7.25),
+                                   M_b = MatX::Constant(n_, n_, -7.25), none(0, 0);
+  inverse_dynamics_linearize(model_, *ws_, x.H, x.s, x.v, x.r, nu_dot, tau, dtau_dz, M);
+  ASSERT_TRUE(tau.allFinite() && dtau_dz.allFinite() && M.allFinite());
+  EXPECT_FALSE(inverse_dynamics_linearize_if_bounded(model_, *ws_, x.H, x.s, x.v, x.r, nu_dot,
+                                                     tau_b, dtau_dz_b, M_b));
+  EXPECT_TRUE((tau_b.array() == -7.25).all() && (dtau_dz_b.array() == -7.25).all() &&
+              (M_b.array() == -7.25).all());
+  // Nothing to bound without dtau_dz: the C API stages τ and M then.
+  EXPECT_FALSE(inverse_dynamics_linearize_if_bounded(model_, *ws_, x.H, x.s, x.v, x.r, nu_dot,
+                                                     tau_b, none, M_b));
+}
+
 std::vector<ModelCase> cases() {
   std::vector<ModelCase> c = all_model_cases();
   c.push_back({"arm7_damped_fixed", "arm7.urdf", kFixedBase | kJointDamping});

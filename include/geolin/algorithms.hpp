@@ -86,6 +86,13 @@ void rnea(const Model &model, Workspace &ws, const Transform &H, CRefVec s, cons
 /// CRBAmb: the mass matrix M(s), n x n, symmetric. crba.cpp
 void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M);
 
+/// As crba, for callers that must not see a partial result (the C API), without a staging copy:
+/// M is written only when every term its entries are formed from (the composite inertias and
+/// their columns I^C_i S_i) is finite and below 2^332 ≈ 8.7e99, which makes every entry finite
+/// (docs/c-api.md, "Outputs"). Returns false, with M untouched, otherwise (then compute into a
+/// buffer and check it).
+bool crba_if_bounded(const Model &model, Workspace &ws, CRefVec s, RefMat M);
+
 /// ABAmb: forward dynamics nu_dot (n) for joint torques tau (n_J). aba.cpp
 void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,
          CRefVec tau, RefVec nu_dot);
@@ -115,6 +122,15 @@ void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRe
 void inverse_dynamics_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                                 const Vec6 &v, CRefVec r, CRefVec nu_dot, RefVec tau,
                                 RefMat dtau_dz, RefMat M);
+
+/// As inverse_dynamics_linearize with dtau_dz, for callers that must not see a partial result
+/// (the C API), without a staging copy: tau, dtau_dz and M are written only when every term of
+/// the pass (the per-body terms, gravity, the damping forces) is finite and below 2^332 ≈ 8.7e99,
+/// which makes every output finite. Returns false, with every output untouched, otherwise or when
+/// dtau_dz is empty. r is read after tau is written (joint damping): they must not overlap.
+bool inverse_dynamics_linearize_if_bounded(const Model &model, Workspace &ws, const Transform &H,
+                                           CRefVec s, const Vec6 &v, CRefVec r, CRefVec nu_dot,
+                                           RefVec tau, RefMat dtau_dz, RefMat M);
 
 /// The exact left-trivialized linearization (docs/dynamics.md §4): A (N x N), B (N x n_J).
 /// linearize.cpp

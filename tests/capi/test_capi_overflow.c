@@ -6,6 +6,7 @@
  *
  * usage: test_capi_overflow tree.urdf
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +63,9 @@ static void test_state_overflow(geolin_workspace *ws, double x, int frame) {
   expect_overflow(geolin_inverse_dynamics(ws, kH, s, kV, kR, kNuDot, g_out[0]), what,
                   "inverse_dynamics");
   expect_overflow(geolin_mass_matrix(ws, s, g_out[0]), what, "mass_matrix");
+  expect_overflow(
+      geolin_inverse_dynamics_linearize(ws, kH, s, kV, kR, kNuDot, g_out[0], g_out[1], g_out[2]),
+      what, "inverse_dynamics_linearize");
   expect_overflow(geolin_mass_matrix_inverse(ws, s, g_out[0]), what, "mass_matrix_inverse");
   expect_overflow(geolin_linearize(ws, kH, s, kV, kR, kTau, g_out[0], g_out[1]), what, "linearize");
   expect_overflow(
@@ -81,6 +85,28 @@ static void test_state_overflow(geolin_workspace *ws, double x, int frame) {
         geolin_step_linearize(ws, method, 1e-3, kH, s, kV, kR, kTau, g_out[0], g_out[1]), what,
         method ? "step_linearize (RK4)" : "step_linearize (Euler)");
   }
+}
+
+/* Large but finite: the slider 1e60 m out puts the composite inertias near 1e120, beyond the
+ * bound under which the mass matrix and the RNEA derivatives go straight into the caller's
+ * arrays (docs/c-api.md, "Outputs"); staged and scanned instead, they are finite and returned.
+ * The base block's mass and the slider's own diagonal entry do not depend on where it is: the
+ * total mass 9.5 kg and its 2 kg. */
+static void test_large_finite_results(geolin_workspace *ws) {
+  const double s[NJ] = {0.1, 0.2, 1e60};
+  double M[N * N], M_idl[N * N], tau[N], dtau_dz[N * NN];
+  int i, finite = 1, same = 1;
+  CHECK(geolin_mass_matrix(ws, s, M) == GEOLIN_OK, "mass_matrix at s_j3 = 1e60: %s",
+        geolin_last_error());
+  CHECK(M[0] == 9.5 && M[N * N - 1] == 2.0, "M_00 = %g (9.5), M_j3j3 = %g (2)", M[0], M[N * N - 1]);
+  CHECK(geolin_inverse_dynamics_linearize(ws, kH, s, kV, kR, kNuDot, tau, dtau_dz, M_idl) ==
+            GEOLIN_OK,
+        "inverse_dynamics_linearize at s_j3 = 1e60: %s", geolin_last_error());
+  for (i = 0; i < N * NN; ++i) finite = finite && dtau_dz[i] - dtau_dz[i] == 0.0;
+  for (i = 0; i < N; ++i) finite = finite && tau[i] - tau[i] == 0.0;
+  for (i = 0; i < N * N; ++i) same = same && fabs(M_idl[i] - M[i]) <= 1e-12 * fabs(M[i]);
+  CHECK(finite, "tau and dtau_dz finite");
+  CHECK(same, "its M is geolin_mass_matrix's");
 }
 
 /* A regular state and a step h so large that the stages (RK4) or the result (Euler) overflow:
@@ -124,6 +150,7 @@ int main(int argc, char **argv) {
   if (geolin_workspace_new(m, &ws) == GEOLIN_OK && frame >= 0) {
     test_state_overflow(ws, 1e155, frame);
     test_state_overflow(ws, 1e300, frame);
+    test_large_finite_results(ws);
     test_step_size_overflow(ws);
   }
   geolin_workspace_free(ws);
