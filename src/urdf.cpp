@@ -10,9 +10,7 @@
 // with their whitespace collapsed; only the <robot>'s <link>, <joint> and <material> subtrees,
 // which is all urdfdom reads). urdfdom can therefore only ever see what was checked: a
 // declaration, comment, DOCTYPE or processing instruction cannot hide an element from one
-// reader and show it to the other (the earlier design pre-scanned the text and also handed it
-// raw to urdfdom: a declaration like <?xml version="..>.."?> hid a subtree, a joint cycle or a
-// deep nesting from the checks).
+// reader and show it to the other.
 // After urdfdom, the link and joint counts are compared with the tree's (a difference would
 // be a bug: Status::Internal).
 //
@@ -744,8 +742,8 @@ bool pose_is_finite(const urdf::Pose &p) {
 // (m (1 um)^2 = 2.7e-13). The floor matters only for parts with a radius of gyration below
 // ~70 um (above it the relative term is larger), so it cannot let a negative moment of a real
 // part through, however light: an insect-scale link of 5 mg with moments of 1e-12 kg m^2 gets a
-// floor of 5e-18, and a moment of -6e-13 is refused. (The earlier absolute floor of 1e-12
-// kg m^2 accepted it.) A massless link has no floor: only the relative term.
+// floor of 5e-18, and a moment of -6e-13 is refused. A massless link has no floor: only the
+// relative term.
 constexpr double kInertiaTolerance = 1e-4;
 constexpr double kInertiaFloorLength = 1e-6;  // m
 
