@@ -29,7 +29,7 @@ Method parse_method(const Args &args) {
   throw UsageError(fmt::format("--method: unknown method '{}' (euler or rk4)", name));
 }
 
-using Point = StatePoint;
+using Point = geolin::State;
 
 bool finite(const Point &x) {
   return x.H.R.allFinite() && x.H.o.allFinite() && x.s.allFinite() && x.r.allFinite() &&
@@ -77,8 +77,8 @@ double total_energy(const Model &model, Workspace &ws, const Point &x) {
 }  // namespace
 
 bool simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
-                     const StatePoint &x, const VecX &tau, const ContactSet &contacts,
-                     StatePoint &next, VecX &lambda) {
+                     const geolin::State &x, const VecX &tau, const ContactSet &contacts,
+                     geolin::State &next, VecX &lambda) {
   if (contacts.empty()) {
     step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, next.H, next.s, next.v, next.r);
     return true;
@@ -105,7 +105,7 @@ std::vector<std::string> trajectory_header(const Model &model) {
   return h;
 }
 
-double trajectory_row(const Model &model, Workspace &ws, double t, const StatePoint &x,
+double trajectory_row(const Model &model, Workspace &ws, double t, const geolin::State &x,
                       std::string &line) {
   line = fmt::format("{:.17g}", t);
   auto add = [&line](double value) { line += fmt::format(",{:.17g}", value); };
