@@ -43,8 +43,8 @@ bool finite(const Point &x) {
 template <class Visit>
 void integrate(const Model &model, Workspace &ws, StepMethod method, double h, long steps,
                const State &st, const ContactSet &contacts, Visit &&visit) {
-  Point x{model.fixed_base ? model.H_A_0 : st.H, st.s, st.r,
-          model.fixed_base ? Vec6::Zero() : st.v};
+  Point x{model.fixed_base ? model.H_A_0 : st.H, st.s, model.fixed_base ? Vec6::Zero() : st.v,
+          st.r};
   Point next = x;
   VecX lambda = VecX::Zero(contacts.rows());
   visit(0L, 0.0, x, lambda);
