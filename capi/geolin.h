@@ -592,6 +592,60 @@ GEOLIN_API int geolin_frame_acceleration(geolin_workspace *ws, const double *H, 
                                          int frame, unsigned flags, double *acc, double *dacc_dz,
                                          double *dacc_dnudot);
 
+/* ============================================================================================
+ * State algebra (docs/conventions.md "The state algebra"; docs/dynamics.md (D15), (D40)-(D44)):
+ * the group operations on the state x = (H, s, v, r) of G = SE(3) x R^n_J x R^6 x R^n_J and
+ * their Jacobians, in the coordinates z = [z_H; z_s; z_v; z_r] (N = 2 n entries; fixed base:
+ * z = [z_s; z_r], N = 2 n_J) of geolin_linearize: what a state cost and the chain rule of an MPC
+ * need. They take the model, not a workspace: no allocation, no locks, callable from any number
+ * of threads at once.
+ * Inputs: H, H0, H1 rigid transforms within 1e-6 (else GEOLIN_ERR_INVALID_ARGUMENT naming the
+ * argument), every input finite (GEOLIN_ERR_NONFINITE naming the argument and the index).
+ * Outputs: GEOLIN_OK means every entry written is finite; a result that is not (an overflow,
+ * inputs near 1e308) is GEOLIN_ERR_NUMERIC and nothing is written. Outputs must not overlap
+ * each other. Fixed base: H, v (and H0, H1, v0, v1, H_out, v_out) may be NULL; they are ignored.
+ * Rotation angle pi: log(x0^-1 x1) returns the rotation vector of angle in [0, pi]; at exactly pi
+ * (R0^T R1 symmetric), where both +pi n and -pi n are logs, it returns the one whose first
+ * largest-magnitude component is positive.
+ * ========================================================================================= */
+
+/* x_out = x exp(z): H_out = H exp(z_H^), s_out = s + z_s, v_out = v + z_v, r_out = r + z_r.
+ * in: H[16], s[n_J], v[6], r[n_J], z[N]; out: H_out[16], s_out[n_J], v_out[6], r_out[n_J]
+ * (may alias the inputs). Fixed base: H, v, H_out, v_out may be NULL; N = 2 n_J. */
+GEOLIN_API int geolin_state_integrate(const geolin_model *model, const double *H, const double *s,
+                                      const double *v, const double *r, const double *z,
+                                      double *H_out, double *s_out, double *v_out, double *r_out);
+
+/* z = log(x0^-1 x1), the z with x0 exp(z) = x1 (the rotation's angle in [0, pi]); out: z[N].
+ * in: H0[16], s0[n_J], v0[6], r0[n_J], H1[16], s1[n_J], v1[6], r1[n_J]. z = [log_SE3(H0^-1 H1);
+ * s1 - s0; v1 - v0; r1 - r0]; at an angle of exactly pi, the log of the section comment. Fixed
+ * base: H0, v0, H1, v1 may be NULL. */
+GEOLIN_API int geolin_state_difference(const geolin_model *model, const double *H0,
+                                       const double *s0, const double *v0, const double *r0,
+                                       const double *H1, const double *s1, const double *v1,
+                                       const double *r1, double *z);
+
+/* Jacobians of x_out = x exp(z) in the left-trivialized coordinates of x_out:
+ *   (x exp(dx)) exp(z + dz) = x_out exp(d_dx dx + d_dz dz) + O(|dx|^2 + |dz|^2).
+ * out: d_dx[N*N], d_dz[N*N], column-major, either may be NULL; v and r are not read.
+ * d_dx = blockdiag(Ad_{exp(z_H)}^-1, 1), d_dz = blockdiag(J_r(z_H), 1) (J_r the right Jacobian
+ * of the SE(3) exponential); both depend on z only (fixed base: the identity; H may be NULL). */
+GEOLIN_API int geolin_state_integrate_derivatives(const geolin_model *model, const double *H,
+                                                  const double *s, const double *v, const double *r,
+                                                  const double *z, double *d_dx, double *d_dz);
+
+/* Jacobians of z = log(x0^-1 x1) for x0 exp(dx0), x1 exp(dx1):
+ *   z' = z + dz_dx0 dx0 + dz_dx1 dx1 + O(|dx|^2).
+ * out: dz_dx0[N*N], dz_dx1[N*N], column-major, either may be NULL; v0, r0, v1, r1 not read.
+ * dz_dx0 = blockdiag(-J_l(z_H)^-1, -1), dz_dx1 = blockdiag(J_r(z_H)^-1, 1) at z_H = log(H0^-1 H1)
+ * (fixed base: -1 and 1; H0, H1 may be NULL). */
+GEOLIN_API int geolin_state_difference_derivatives(const geolin_model *model, const double *H0,
+                                                   const double *s0, const double *v0,
+                                                   const double *r0, const double *H1,
+                                                   const double *s1, const double *v1,
+                                                   const double *r1, double *dz_dx0,
+                                                   double *dz_dx1);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

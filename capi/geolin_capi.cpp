@@ -20,6 +20,7 @@
 #include "geolin.h"
 #include "geolin/algorithms.hpp"
 #include "geolin/model.hpp"
+#include "geolin/state.hpp"
 #include "geolin/status.hpp"
 #include "geolin/workspace.hpp"
 
@@ -1905,6 +1906,187 @@ GEOLIN_API int geolin_frame_acceleration(geolin_workspace *ws, const double *H, 
     return copy_out_costs(
         __func__, ws,
         {{"acc", acc, a}, {"dacc_dz", dacc_dz, ws->Dz}, {"dacc_dnudot", dacc_dnudot, ws->J}});
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+}  // extern "C"
+
+// --- State algebra (geolin_state_*): the model only, no workspace ----------------------------
+// The group operations of include/geolin/state.hpp. The pose and twist parts are computed on the
+// stack and the joint parts entry by entry, so an output may be its own input; a result is
+// checked finite before anything is written (no staging buffer: these calls have no workspace).
+
+namespace {
+
+// The names of one state's arguments: H, s, v, r (or H0, s0, ..., H1, s1, ...).
+struct StateNames {
+  const char *H, *s, *v, *r;
+};
+
+// A state argument (H, s, v, r) of the model: H rigid and v finite for a moving base (else not
+// read), s finite, and r finite when `velocities` (the derivative calls do not read v, r).
+int check_state_args(const char *fn, const geolin::Model &model, const StateNames &names,
+                     const double *H, const double *s, const double *v, const double *r,
+                     bool velocities) noexcept {
+  const int nj = model.num_joints();
+  const bool moving = !model.fixed_base;
+  if (moving) {
+    if (int st = check_rigid(fn, names.H, H)) return st;
+  }
+  if (int st = check_array(fn, names.s, s, nj)) return st;
+  if (!velocities) return GEOLIN_OK;
+  if (moving) {
+    if (int st = check_array(fn, names.v, v, 6)) return st;
+  }
+  return check_array(fn, names.r, r, nj);
+}
+
+// GEOLIN_ERR_NUMERIC for a state-algebra result that is not finite although every input is.
+int state_overflow(const char *fn, const char *output) noexcept {
+  return fail(GEOLIN_ERR_NUMERIC,
+              "%s: the result '%s' overflowed (is not finite) although every input is finite: "
+              "the inputs are too large (entries near 1e308, or a rotation vector whose square "
+              "is Inf); nothing was written",
+              fn, output);
+}
+
+using Map = Eigen::Map<Eigen::VectorXd>;
+
+Map joint_output(double *x, int nj) {
+  return Map(nj > 0 ? x : nullptr, nj);
+}
+
+// One state Jacobian: blockdiag(pose, sign 1) into D[N*N] (column-major), unless D is NULL.
+void write_state_jacobian(const geolin::Model &model, const geolin::Mat6 &pose, double sign,
+                          double *D) noexcept {
+  const int N = model.state_dim();
+  if (D == nullptr) return;
+  Eigen::Map<Eigen::MatrixXd> out(D, N, N);
+  geolin::state_jacobian(model, pose, sign, out);
+}
+
+constexpr StateNames kState{"H", "s", "v", "r"};
+constexpr StateNames kState0{"H0", "s0", "v0", "r0"};
+constexpr StateNames kState1{"H1", "s1", "v1", "r1"};
+
+}  // namespace
+
+extern "C" {
+
+GEOLIN_API int geolin_state_integrate(const geolin_model *model, const double *H, const double *s,
+                                      const double *v, const double *r, const double *z,
+                                      double *H_out, double *s_out, double *v_out, double *r_out) {
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr) return GEOLIN_ERR_INVALID_ARGUMENT;
+  const int nj = m->num_joints(), N = m->state_dim();
+  const bool moving = !m->fixed_base;
+  if (int st = check_state_args(__func__, *m, kState, H, s, v, r, true)) return st;
+  if (int st = check_array(__func__, "z", z, N)) return st;
+  if (moving) {
+    if (int st = check_output(__func__, "H_out", H_out, 16)) return st;
+  }
+  if (int st = check_output(__func__, "s_out", s_out, nj)) return st;
+  if (moving) {
+    if (int st = check_output(__func__, "v_out", v_out, 6)) return st;
+  }
+  if (int st = check_output(__func__, "r_out", r_out, nj)) return st;
+  if (int st = check_disjoint(__func__, {{"H_out", moving ? H_out : nullptr, 16},
+                                         {"s_out", s_out, nj},
+                                         {"v_out", moving ? v_out : nullptr, 6},
+                                         {"r_out", r_out, nj}}))
+    return st;
+  try {
+    const geolin::Transform T = base_transform(*m, H);
+    const geolin::Vec6 tw = base_twist(*m, v);
+    const CMap sv = joint_vector(s, nj), rv = joint_vector(r, nj), zv(z, N);
+    if (!geolin::state_integrate_finite(*m, T, sv, tw, rv, zv))
+      return state_overflow(__func__, "x exp(z)");
+    geolin::Transform T_out;
+    geolin::Vec6 tw_out;
+    geolin::state_integrate(*m, T, sv, tw, rv, zv, T_out, joint_output(s_out, nj), tw_out,
+                            joint_output(r_out, nj));
+    if (moving) {
+      copy_transform(T_out, H_out);
+      for (int i = 0; i < 6; ++i) v_out[i] = tw_out[i];
+    }
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_state_difference(const geolin_model *model, const double *H0,
+                                       const double *s0, const double *v0, const double *r0,
+                                       const double *H1, const double *s1, const double *v1,
+                                       const double *r1, double *z) {
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr) return GEOLIN_ERR_INVALID_ARGUMENT;
+  const int nj = m->num_joints(), N = m->state_dim();
+  if (int st = check_state_args(__func__, *m, kState0, H0, s0, v0, r0, true)) return st;
+  if (int st = check_state_args(__func__, *m, kState1, H1, s1, v1, r1, true)) return st;
+  if (int st = check_output(__func__, "z", z, N)) return st;
+  try {
+    const geolin::Transform T0 = base_transform(*m, H0), T1 = base_transform(*m, H1);
+    const geolin::Vec6 tw0 = base_twist(*m, v0), tw1 = base_twist(*m, v1);
+    const CMap s0v = joint_vector(s0, nj), r0v = joint_vector(r0, nj);
+    const CMap s1v = joint_vector(s1, nj), r1v = joint_vector(r1, nj);
+    if (!geolin::state_difference_finite(*m, T0, s0v, tw0, r0v, T1, s1v, tw1, r1v))
+      return state_overflow(__func__, "z");
+    geolin::state_difference(*m, T0, s0v, tw0, r0v, T1, s1v, tw1, r1v, Map(z, N));
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_state_integrate_derivatives(const geolin_model *model, const double *H,
+                                                  const double *s, const double *v, const double *r,
+                                                  const double *z, double *d_dx, double *d_dz) {
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr) return GEOLIN_ERR_INVALID_ARGUMENT;
+  const std::ptrdiff_t N = m->state_dim();
+  // v and r are not read: the derivatives depend on z only.
+  if (int st = check_state_args(__func__, *m, kState, H, s, v, r, false)) return st;
+  if (int st = check_array(__func__, "z", z, N)) return st;
+  if (int st = check_disjoint(__func__, {{"d_dx", d_dx, N * N}, {"d_dz", d_dz, N * N}})) return st;
+  try {
+    const geolin::Vec6 zH = m->fixed_base ? geolin::Vec6::Zero() : geolin::Vec6(CMap(z, 6));
+    const geolin::Mat6 P_dx = geolin::pose_integrate_dx(zH), P_dz = geolin::pose_integrate_dz(zH);
+    if (d_dx != nullptr && !P_dx.allFinite()) return state_overflow(__func__, "d_dx");
+    if (d_dz != nullptr && !P_dz.allFinite()) return state_overflow(__func__, "d_dz");
+    write_state_jacobian(*m, P_dx, 1.0, d_dx);  // docs/dynamics.md (D43)
+    write_state_jacobian(*m, P_dz, 1.0, d_dz);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_state_difference_derivatives(const geolin_model *model, const double *H0,
+                                                   const double *s0, const double *v0,
+                                                   const double *r0, const double *H1,
+                                                   const double *s1, const double *v1,
+                                                   const double *r1, double *dz_dx0,
+                                                   double *dz_dx1) {
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr) return GEOLIN_ERR_INVALID_ARGUMENT;
+  const std::ptrdiff_t N = m->state_dim();
+  if (int st = check_state_args(__func__, *m, kState0, H0, s0, v0, r0, false)) return st;
+  if (int st = check_state_args(__func__, *m, kState1, H1, s1, v1, r1, false)) return st;
+  if (int st = check_disjoint(__func__, {{"dz_dx0", dz_dx0, N * N}, {"dz_dx1", dz_dx1, N * N}}))
+    return st;
+  try {
+    const geolin::Vec6 zH =
+        m->fixed_base ? geolin::Vec6::Zero()
+                      : geolin::pose_difference(base_transform(*m, H0), base_transform(*m, H1));
+    const geolin::Mat6 P0 = geolin::pose_difference_dx0(zH), P1 = geolin::pose_difference_dx1(zH);
+    if (dz_dx0 != nullptr && !P0.allFinite()) return state_overflow(__func__, "dz_dx0");
+    if (dz_dx1 != nullptr && !P1.allFinite()) return state_overflow(__func__, "dz_dx1");
+    write_state_jacobian(*m, P0, -1.0, dz_dx0);  // docs/dynamics.md (D44)
+    write_state_jacobian(*m, P1, 1.0, dz_dx1);
+    return GEOLIN_OK;
   } catch (...) {
     return handle_exception(__func__);
   }

@@ -42,113 +42,35 @@ enum {
 #define FD_TOLERANCE 1e-6
 
 /* ---------------------------------------------------------------------------------------------
- * The state and the group operations x exp(z), log(x^-1 y) on it
+ * The state; the group operations x exp(z), log(x^-1 y) on it are the library's (below)
  * ------------------------------------------------------------------------------------------ */
 
 typedef struct {
   double H[16], s[NJ], v[6], r[NJ];
 } State;
 
-static void mul4(const double *A, const double *B, double *C) { /* C = A B, 4 x 4 */
-  for (int j = 0; j < 4; ++j)
-    for (int i = 0; i < 4; ++i) {
-      double t = 0.0;
-      for (int k = 0; k < 4; ++k) t += A[i + 4 * k] * B[k + 4 * j];
-      C[i + 4 * j] = t;
-    }
-}
-
-static void rigid_inverse(const double *H, double *Hi) { /* [R o; 0 1]^-1 = [R^T -R^T o; 0 1] */
-  for (int i = 0; i < 3; ++i) {
-    Hi[12 + i] = 0.0;
-    for (int j = 0; j < 3; ++j) {
-      Hi[i + 4 * j] = H[j + 4 * i];
-      Hi[12 + i] -= H[j + 4 * i] * H[12 + j];
-    }
-    Hi[3 + 4 * i] = 0.0;
-  }
-  Hi[15] = 1.0;
-}
-
-/* W = w^ (the cross-product matrix) and W2 = W W, both 3 x 3 column-major. */
-static void hat_and_square(const double w[3], double W[9], double W2[9]) {
-  W[0] = 0, W[1] = w[2], W[2] = -w[1];
-  W[3] = -w[2], W[4] = 0, W[5] = w[0];
-  W[6] = w[1], W[7] = -w[0], W[8] = 0;
-  for (int j = 0; j < 3; ++j)
-    for (int i = 0; i < 3; ++i)
-      W2[i + 3 * j] = W[i] * W[3 * j] + W[i + 3] * W[1 + 3 * j] + W[i + 6] * W[2 + 3 * j];
-}
-
-/* E = exp(z^) in SE(3), z = [linear; angular]: R = 1 + a W + b W^2, o = (1 + b W + c W^2) z_lin. */
-static void exp_se3(const double z[6], double E[16]) {
-  const double t2 = z[3] * z[3] + z[4] * z[4] + z[5] * z[5], t = sqrt(t2);
-  const int small = t < 1e-3; /* series to t^4: their error is below round-off there */
-  const double a = small ? 1 - t2 / 6 + t2 * t2 / 120 : sin(t) / t;
-  const double b = small ? 0.5 - t2 / 24 + t2 * t2 / 720 : (1 - cos(t)) / t2;
-  const double c = small ? 1.0 / 6 - t2 / 120 + t2 * t2 / 5040 : (t - sin(t)) / (t2 * t);
-  double W[9], W2[9];
-  hat_and_square(z + 3, W, W2);
-  for (int j = 0; j < 3; ++j) {
-    for (int i = 0; i < 3; ++i) E[i + 4 * j] = (i == j) + a * W[i + 3 * j] + b * W2[i + 3 * j];
-    E[3 + 4 * j] = 0.0;
-  }
-  for (int i = 0; i < 3; ++i) {
-    E[12 + i] = z[i];
-    for (int j = 0; j < 3; ++j) E[12 + i] += (b * W[i + 3 * j] + c * W2[i + 3 * j]) * z[j];
-  }
-  E[15] = 1.0;
-}
-
-/* z = log(E)^v, the inverse of exp_se3 (rotation angle below pi): the angle from atan2 (exact
- * near 0, where acos is not), z_lin = (1 - W/2 + d W^2) o. */
-static void log_se3(const double E[16], double z[6]) {
-  const double u[3] = {E[6] - E[9], E[8] - E[2], E[1] - E[4]}; /* 2 sin(t) times the axis */
-  const double sn = 0.5 * sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-  const double t = atan2(sn, 0.5 * (E[0] + E[5] + E[10] - 1.0)), t2 = t * t;
-  const int small = t < 1e-2;
-  const double f = small ? 0.5 + t2 / 12 + 7 * t2 * t2 / 720 : t / (2 * sn);
-  const double d =
-      small ? 1.0 / 12 + t2 / 720 + t2 * t2 / 30240 : (1 - t * sin(t) / (2 * (1 - cos(t)))) / t2;
-  double W[9], W2[9];
-  for (int i = 0; i < 3; ++i) z[3 + i] = f * u[i];
-  hat_and_square(z + 3, W, W2);
-  for (int i = 0; i < 3; ++i) {
-    z[i] = E[12 + i];
-    for (int j = 0; j < 3; ++j) z[i] += (-0.5 * W[i + 3 * j] + d * W2[i + 3 * j]) * E[12 + j];
-  }
-}
-
-/* y = x exp(z). */
-static void retract(const State *x, const double *z, State *y) {
-  double E[16];
-  exp_se3(z, E);
-  mul4(x->H, E, y->H);
-  for (int i = 0; i < NJ; ++i) y->s[i] = x->s[i] + z[6 + i], y->r[i] = x->r[i] + z[24 + i];
-  for (int i = 0; i < 6; ++i) y->v[i] = x->v[i] + z[18 + i];
-}
-
-/* z with y = x exp(z): the deviation of y from x in x's coordinates. */
-static void difference(const State *x, const State *y, double *z) {
-  double Hi[16], D[16];
-  rigid_inverse(x->H, Hi);
-  mul4(Hi, y->H, D);
-  log_se3(D, z);
-  for (int i = 0; i < NJ; ++i) z[6 + i] = y->s[i] - x->s[i], z[24 + i] = y->r[i] - x->r[i];
-  for (int i = 0; i < 6; ++i) z[18 + i] = y->v[i] - x->v[i];
-}
-
 /* ---------------------------------------------------------------------------------------------
  * The horizon: which pair is in stance, where the impacts are, and its transitions
  * ------------------------------------------------------------------------------------------ */
 
 typedef struct {
+  const geolin_model *model;
   geolin_workspace *ws;
   int frames[2][2];       /* the feet of each diagonal pair: FL+HR, FR+HL */
   double refs[2][2 * 16]; /* their stance points: the feet's poses at the start */
   double height_target;   /* m, for the trunk */
   double s_home[NJ];      /* the joint positions of the stance posture */
 } Trot;
+
+/* y = x exp(z) (geolin_state_integrate). */
+static int retract(const Trot *t, const State *x, const double *z, State *y) {
+  return geolin_state_integrate(t->model, x->H, x->s, x->v, x->r, z, y->H, y->s, y->v, y->r);
+}
+
+/* z with y = x exp(z): the deviation of y from x in x's coordinates (geolin_state_difference). */
+static int difference(const Trot *t, const State *x, const State *y, double *z) {
+  return geolin_state_difference(t->model, x->H, x->s, x->v, x->r, y->H, y->s, y->v, y->r, z);
+}
 
 static const int kPointTypes[2] = {GEOLIN_CONTACT_POINT, GEOLIN_CONTACT_POINT};
 static const double kGains[2] = {100.0, 20.0}; /* [Kp, Kd]: pull a held foot back to its point */
@@ -319,7 +241,8 @@ static int rollout(const Trot *t, const Ilqr *policy, const Trajectory *nominal,
   for (int k = 0; k < NODES; ++k) {
     if (policy && !is_impact(k)) {
       double z[NX];
-      difference(&nominal->x[k], &out->x[k], z);
+      const int status = difference(t, &nominal->x[k], &out->x[k], z);
+      if (status != GEOLIN_OK) return status;
       for (int i = 0; i < NJ; ++i) {
         out->u[k][i] = nominal->u[k][i] + alpha * policy->k[k][i];
         for (int j = 0; j < NX; ++j) out->u[k][i] += policy->K[k][i + NJ * j] * z[j];
@@ -481,9 +404,9 @@ static int check_node(const Trot *t, int k, const State *x, const double *u, dou
         z[col] = step;
       else
         us[side][col - NX] += step;
-      retract(x, z, &xs[side]);
-      status = transition(t, k, &xs[side], us[side], &ys[side]);
-      difference(&y, &ys[side], zs[side]);
+      status = retract(t, x, z, &xs[side]);
+      if (status == GEOLIN_OK) status = transition(t, k, &xs[side], us[side], &ys[side]);
+      if (status == GEOLIN_OK) status = difference(t, &y, &ys[side], zs[side]);
     }
     for (int i = 0; i < NX && status == GEOLIN_OK; ++i) {
       const double fd = (zs[0][i] - zs[1][i]) / (2.0 * FD_EPS);
@@ -578,6 +501,7 @@ static int run(geolin_model *model, geolin_workspace *ws) {
   static Trot t;
   static Trajectory tr;
   double costs[MAX_ITERS + 1];
+  t.model = model;
   t.ws = ws;
   int status = set_up(model, &t, &tr), failed = 0, iterations = 0;
   if (status == GEOLIN_OK) {

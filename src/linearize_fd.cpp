@@ -1,6 +1,7 @@
 // The geometric central finite difference of the left-trivialized vector field (docs/dynamics.md
 // §5; Bos et al. 2022, §5): column k of D_x λ · T_e L_x is (λ(x·exp(ε e_k)) − λ(x·exp(−ε e_k))) /
 // 2ε with the exact SE(3) exponential, then −ad_v is added to the SE(3) block. A user-facing check.
+#include "geolin/state.hpp"
 #include "numeric_checks.hpp"
 
 namespace geolin {
@@ -16,26 +17,6 @@ void vector_field(const Model &model, Workspace &ws, const Transform &H, CRefVec
   aba(model, ws, H, s, v, r, tau, ext, ws.nu_dot);
   latch.take(ws);
   out.tail(n) = ws.nu_dot;
-}
-
-// Moves the state to x exp(e ε_k), coordinate k of z = [z_H; z_s; z_v; z_r] (docs/dynamics.md §5,
-// the right perturbation (D15)):
-// a right perturbation H exp(e ε_k) of the base pose (Hp holds H), additions elsewhere (vp holds
-// v, ws.s_pert and ws.r_pert hold s and r; the caller restores them).
-void perturb(const Model &model, Workspace &ws, int k, double e, Transform &Hp, Vec6 &vp) {
-  const bool moving = !model.fixed_base;
-  const int n = model.num_dofs(), off = model.joint_offset();
-  if (moving && k < 6) {
-    Vec6 z = Vec6::Zero();
-    z[k] = e;
-    Hp = Hp * exp_se3(z);
-  } else if (k >= off && k < n) {
-    ws.s_pert[k - off] += e;
-  } else if (moving && k >= n && k < n + 6) {
-    vp[k - n] += e;
-  } else if (k >= n + off) {
-    ws.r_pert[k - n - off] += e;
-  }
 }
 
 // The state columns of A (with the −ad_v correction of the SE(3) block) and the torque columns
@@ -54,7 +35,8 @@ void central_differences(const Model &model, Workspace &ws, const Transform &H, 
     for (int sign = 0; sign < 2; ++sign) {
       Transform Hp = H;
       Vec6 vp = v;
-      perturb(model, ws, k, sign == 0 ? eps : -eps, Hp, vp);
+      // x exp(±ε e_k), the right perturbation (D15): ws.s_pert and ws.r_pert are restored below.
+      state_integrate_coordinate(model, k, sign == 0 ? eps : -eps, Hp, ws.s_pert, vp, ws.r_pert);
       field(Hp, ws.s_pert, vp, ws.r_pert, tau, sign == 0);
       ws.s_pert = s;
       ws.r_pert = r;

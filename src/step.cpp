@@ -7,22 +7,11 @@
 // dexp⁻¹_{−Θ} k = k + ½ [Θ, k] + 1/12 [Θ, [Θ, k]] + O(Θ³) (the bracket is non-zero on the SE(3)
 // block only, where [Θ, k] = Θ × k). RKMK4 applies classical RK4 to this ODE; two brackets
 // suffice for order 4.
+#include "geolin/state.hpp"
 #include "numeric_checks.hpp"
 
 namespace geolin {
 namespace {
-
-// x exp(u), for u = [u_H; u_s; u_v; u_r] (moving base) or [u_s; u_r] (fixed base).
-void retract(const Model &model, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec u,
-             Transform &H_out, RefVec s_out, Vec6 &v_out, RefVec r_out) {
-  const int nj = model.n_B, n = model.num_dofs(), o = model.joint_offset();
-  if (!model.fixed_base) {
-    H_out = H * exp_se3(u.head<6>());
-    v_out = v + u.segment<6>(n);
-  }
-  s_out = s + u.segment(o, nj);
-  r_out = r + u.segment(n + o, nj);
-}
 
 // h λ(x, τ) into out (N): ν̇ of aba, or of contact_dynamics when contacts is not NULL (the
 // contact step; docs/contacts.md §10), whose λ, times weight, is added to ws.step_lambda.
@@ -94,7 +83,7 @@ bool step_impl(const Model &model, Workspace &ws, StepMethod method, double h, c
   const double c[3] = {0.5, 0.5, 1.0};
   for (int stage = 1; stage < 4 && ok; ++stage) {
     ws.theta = c[stage - 1] * ws.stage_k.col(stage - 1);
-    retract(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
+    state_integrate(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
     ok = scaled_field(model, ws, h, Hs, ws.stage_s, vs, ws.stage_r, tau, ws.stage_k.col(stage),
                       latch, contacts, b[stage]);
     dexp_inverse(model, ws.theta, ws.stage_k.col(stage));
@@ -105,7 +94,7 @@ bool step_impl(const Model &model, Workspace &ws, StepMethod method, double h, c
       6.0;
   Transform Hn = H;
   Vec6 vn = v;
-  retract(model, H, s, v, r, ws.theta, Hn, s_next, vn, r_next);
+  state_integrate(model, H, s, v, r, ws.theta, Hn, s_next, vn, r_next);
   latch.restore(ws);
   if (moving) {
     H_next = Hn;
@@ -237,7 +226,7 @@ bool step_linearize_impl(const Model &model, Workspace &ws, StepMethod method, d
       ws.theta = c[i] * ws.stage_k.col(i - 1);
       ws.D_theta = c[i] * ws.D_k;
     }
-    retract(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
+    state_integrate(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
     retraction_jacobian(model, ws.theta, ws.D_theta, ws.Z);
     if (!stage_linearize(model, ws, Hs, ws.stage_s, vs, ws.stage_r, tau, contacts)) return false;
     latch.take(ws);

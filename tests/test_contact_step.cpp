@@ -69,35 +69,13 @@ StepOut cstep(const Held &h, Workspace &ws, StepMethod method, double dt, const 
   return o;
 }
 
-// z with y = x exp(z) (the left-trivialized difference).
-VecX difference(const Model &m, const State &x, const State &y) {
-  const int n = m.num_dofs(), o = m.joint_offset(), nj = m.num_joints();
-  VecX z(m.state_dim());
-  if (!m.fixed_base) {
-    z.head<6>() = log_se3(x.H.inverse() * y.H);
-    z.segment<6>(n) = y.v - x.v;
-  }
-  z.segment(o, nj) = y.s - x.s;
-  z.segment(n + o, nj) = y.r - x.r;
-  return z;
-}
-
+// x exp(eps e_k) (k < N), or tau + eps e_{k-N}.
 State perturbed(const Model &m, const State &x, int k, double eps) {
-  const int n = m.num_dofs(), o = m.joint_offset(), N = m.state_dim();
   State y = x;
-  if (k >= N) {
-    y.tau[k - N] += eps;
-  } else if (!m.fixed_base && k < 6) {
-    Vec6 z = Vec6::Zero();
-    z[k] = eps;
-    y.H = x.H * exp_se3(z);
-  } else if (k < n) {
-    y.s[k - o] += eps;
-  } else if (!m.fixed_base && k < n + 6) {
-    y.v[k - n] += eps;
-  } else {
-    y.r[k - n - o] += eps;
-  }
+  if (k >= m.state_dim())
+    y.tau[k - m.state_dim()] += eps;
+  else
+    state_integrate_coordinate(m, k, eps, y);
   return y;
 }
 
@@ -164,7 +142,7 @@ TEST(ContactStep, Rk4ErrorFallsSixteenfoldPerHalving) {
   double err[2];
   for (int i = 0; i < 2; ++i) {
     const int steps = 4 << i;
-    err[i] = difference(h.m, ref, run(T / steps, steps)).norm();
+    err[i] = state_difference(h.m, ref, run(T / steps, steps)).norm();
   }
   const double ratio = err[0] / err[1];
   RecordProperty("rk4_error_ratio", sci(ratio));
@@ -271,7 +249,8 @@ TEST(ContactStepLinearize, MatchesGeometricFiniteDifferences) {
         for (int k = 0; k < N + nj; ++k) {
           const StepOut p = cstep(h, ws, method, dt, perturbed(h.m, x, k, kFdEps), c);
           const StepOut q = cstep(h, ws, method, dt, perturbed(h.m, x, k, -kFdEps), c);
-          const VecX col = (difference(h.m, y0.x, p.x) - difference(h.m, y0.x, q.x)) / (2 * kFdEps);
+          const VecX col =
+              (state_difference(h.m, y0.x, p.x) - state_difference(h.m, y0.x, q.x)) / (2 * kFdEps);
           const VecX lcol = (p.lambda - q.lambda) / (2 * kFdEps);
           if (k < N) {
             Af.col(k) = col;

@@ -17,13 +17,7 @@ namespace {
 // x exp(z) (docs/conventions.md): z = [z_H; z_s; z_v; z_r], or [z_s; z_r] for a fixed base.
 State perturb(const Model &m, const State &x, const VecX &z) {
   State y = x;
-  const int nj = m.num_joints(), n = m.num_dofs(), nv = m.fixed_base ? 0 : 6;
-  if (nv) {
-    y.H = x.H * exp_se3(z.head<6>());
-    y.v = x.v + z.segment<6>(n);
-  }
-  y.s = x.s + z.segment(nv, nj);
-  y.r = x.r + z.segment(n + nv, nj);
+  state_integrate(m, x, z, y);
   return y;
 }
 

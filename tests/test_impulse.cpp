@@ -187,21 +187,10 @@ TEST(Impulse, WithoutContactsNothingChangesExactly) {
   }
 }
 
-// x exp(ε e_k), and the velocity and impulse after the impact there.
+// x exp(ε e_k).
 State perturbed(const Model &m, const State &x, int k, double eps) {
-  const int n = m.num_dofs(), o = m.joint_offset();
   State y = x;
-  if (!m.fixed_base && k < 6) {
-    Vec6 z = Vec6::Zero();
-    z[k] = eps;
-    y.H = x.H * exp_se3(z);
-  } else if (k < n) {
-    y.s[k - o] += eps;
-  } else if (!m.fixed_base && k < n + 6) {
-    y.v[k - n] += eps;
-  } else {
-    y.r[k - n - o] += eps;
-  }
+  state_integrate_coordinate(m, k, eps, y);
   return y;
 }
 

@@ -36,18 +36,7 @@ class InverseDynamicsLinearize : public testing::TestWithParam<ModelCase> {
   /// τ at x exp(e e_k), z = [z_H; z_s; z_v; z_r] (a fixed base has no z_H, z_v).
   VecX tau_at(const State &x, const VecX &nu_dot, int k, double e) {
     State y = x;
-    const int nv = n_ - nj_;
-    if (k < nv) {
-      Vec6 z = Vec6::Zero();
-      z[k] = e;
-      y.H = x.H * exp_se3(z);
-    } else if (k < n_) {
-      y.s[k - nv] += e;
-    } else if (k < n_ + nv) {
-      y.v[k - n_] += e;
-    } else {
-      y.r[k - n_ - nv] += e;
-    }
+    state_integrate_coordinate(model_, k, e, y);
     VecX tau(n_);
     rnea(model_, *ws_, y.H, y.s, y.v, y.r, nu_dot, tau);
     return tau;

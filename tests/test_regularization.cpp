@@ -200,35 +200,14 @@ TEST(ContactRegularization, ZeroMuIsTheExactSolveBitForBit) {
   EXPECT_LT((l1 - l0).norm(), 1e-3 * l0.norm());
 }
 
-// State perturbation x exp(ε e_k) (k < N), or τ + ε e_{k−N}, and its inverse, the difference z
-// with y = x exp(z).
+// State perturbation x exp(ε e_k) (k < N), or τ + ε e_{k−N}.
 State perturbed(const Model &m, const State &x, int k, double eps) {
-  const int n = m.num_dofs(), o = m.joint_offset(), N = m.state_dim();
   State y = x;
-  if (k >= N) {
-    y.tau[k - N] += eps;
-  } else if (k < 6) {
-    Vec6 z = Vec6::Zero();
-    z[k] = eps;
-    y.H = x.H * exp_se3(z);
-  } else if (k < n) {
-    y.s[k - o] += eps;
-  } else if (k < n + 6) {
-    y.v[k - n] += eps;
-  } else {
-    y.r[k - n - o] += eps;
-  }
+  if (k >= m.state_dim())
+    y.tau[k - m.state_dim()] += eps;
+  else
+    state_integrate_coordinate(m, k, eps, y);
   return y;
-}
-
-VecX difference(const Model &m, const State &x, const State &y) {
-  const int n = m.num_dofs(), o = m.joint_offset(), nj = m.num_joints();
-  VecX z(m.state_dim());
-  z.head<6>() = log_se3(x.H.inverse() * y.H);
-  z.segment<6>(n) = y.v - x.v;
-  z.segment(o, nj) = y.s - x.s;
-  z.segment(n + o, nj) = y.r - x.r;
-  return z;
 }
 
 // A moving robot on a redundant set, and references for Kp.
@@ -310,7 +289,7 @@ TEST(ContactRegularization, StepLinearizationIsTheDerivativeOfTheRegularizedStep
       for (int k = 0; k < N + nj; ++k) {
         const State p = step_of(method, perturbed(m, mv.x, k, kEps), lp);
         const State q = step_of(method, perturbed(m, mv.x, k, -kEps), lq);
-        const VecX col = (difference(m, y0, p) - difference(m, y0, q)) / (2 * kEps);
+        const VecX col = (state_difference(m, y0, p) - state_difference(m, y0, q)) / (2 * kEps);
         const VecX lcol = (lp - lq) / (2 * kEps);
         (k < N ? Af.col(k) : Bf.col(k - N)) = col;
         (k < N ? dzf.col(k) : dwf.col(k - N)) = lcol;
@@ -360,7 +339,7 @@ TEST(ContactRegularization, ImpulseJacobianIsTheDerivativeOfTheRegularizedImpact
       for (int k = 0; k < N; ++k) {
         const State p = land(perturbed(m, mv.x, k, kEps), Lp);
         const State q = land(perturbed(m, mv.x, k, -kEps), Lq);
-        Af.col(k) = (difference(m, y0, p) - difference(m, y0, q)) / (2 * kEps);
+        Af.col(k) = (state_difference(m, y0, p) - state_difference(m, y0, q)) / (2 * kEps);
         dzf.col(k) = (Lp - Lq) / (2 * kEps);
       }
       EXPECT_LT(rel_err(A, Af), kTol);

@@ -13,34 +13,10 @@ State phi(const Model &m, Workspace &ws, StepMethod method, double h, const Stat
   return y;
 }
 
-/// log(y0⁻¹ y) in the coordinates z = [z_H; z_s; z_v; z_r] (or [z_s; z_r]).
-VecX difference(const Model &m, const State &y0, const State &y) {
-  const int nj = m.num_joints(), n = m.num_dofs(), o = m.joint_offset();
-  VecX z(m.state_dim());
-  if (!m.fixed_base) {
-    z.head<6>() = log_se3(y0.H.inverse() * y.H);
-    z.segment<6>(n) = y.v - y0.v;
-  }
-  z.segment(o, nj) = y.s - y0.s;
-  z.segment(n + o, nj) = y.r - y0.r;
-  return z;
-}
-
 /// x exp(ε e_k).
 State perturb(const Model &m, const State &x, int k, double e) {
-  const int n = m.num_dofs(), o = m.joint_offset();
   State y = x;
-  if (!m.fixed_base && k < 6) {
-    Vec6 z = Vec6::Zero();
-    z[k] = e;
-    y.H = x.H * exp_se3(z);
-  } else if (k < n) {
-    y.s[k - o] += e;
-  } else if (!m.fixed_base && k < n + 6) {
-    y.v[k - n] += e;
-  } else {
-    y.r[k - n - o] += e;
-  }
+  state_integrate_coordinate(m, k, e, y);
   return y;
 }
 
@@ -75,17 +51,17 @@ TEST_P(Step, LinearizationMatchesGeometricFiniteDifferences) {
       const State y0 = phi(model_, *ws_, method, h, x);
       for (int k = 0; k < N; ++k) {
         const VecX zp =
-            difference(model_, y0, phi(model_, *ws_, method, h, perturb(model_, x, k, eps)));
+            state_difference(model_, y0, phi(model_, *ws_, method, h, perturb(model_, x, k, eps)));
         const VecX zm =
-            difference(model_, y0, phi(model_, *ws_, method, h, perturb(model_, x, k, -eps)));
+            state_difference(model_, y0, phi(model_, *ws_, method, h, perturb(model_, x, k, -eps)));
         Afd.col(k) = (zp - zm) / (2 * eps);
       }
       for (int k = 0; k < nj; ++k) {
         State xp = x, xm = x;
         xp.tau[k] += eps;
         xm.tau[k] -= eps;
-        Bfd.col(k) = (difference(model_, y0, phi(model_, *ws_, method, h, xp)) -
-                      difference(model_, y0, phi(model_, *ws_, method, h, xm))) /
+        Bfd.col(k) = (state_difference(model_, y0, phi(model_, *ws_, method, h, xp)) -
+                      state_difference(model_, y0, phi(model_, *ws_, method, h, xm))) /
                      (2 * eps);
       }
       worst_A = std::max(worst_A, rel_err(Ad, Afd));
@@ -126,8 +102,9 @@ TEST_P(Step, Rk4AndEulerIntegrateTheSameFlow) {
   for (int k = 0; k < 20; ++k) a = phi(model_, *ws_, StepMethod::Rk4, 1e-3, a);
   for (int k = 0; k < 2000; ++k) b = phi(model_, *ws_, StepMethod::SemiImplicitEuler, 1e-5, b);
   const double T = 0.02;
-  EXPECT_LT(difference(model_, a, b).norm(), 1e-3 * difference(model_, x, a).norm() + 1e-9)
-      << "distance travelled " << difference(model_, x, a).norm() << " over T = " << T;
+  EXPECT_LT(state_difference(model_, a, b).norm(),
+            1e-3 * state_difference(model_, x, a).norm() + 1e-9)
+      << "distance travelled " << state_difference(model_, x, a).norm() << " over T = " << T;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModels, Step, testing::ValuesIn(all_model_cases()), case_name);

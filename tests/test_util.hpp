@@ -10,6 +10,7 @@
 
 #include "geolin/algorithms.hpp"
 #include "geolin/model.hpp"
+#include "geolin/state.hpp"
 
 namespace geolin::test {
 
@@ -17,11 +18,10 @@ inline std::string model_path(const std::string &file) {
   return std::string(GEOLIN_MODELS_DIR) + "/" + file;
 }
 
-/// A state of the Lie group G = SE(3) x R^nJ x R^6 x R^nJ, plus torques.
-struct State {
-  Transform H;
-  VecX s, r, tau;
-  Vec6 v = Vec6::Zero();
+/// A state x = (H, s, v, r) of the Lie group G = SE(3) x R^nJ x R^6 x R^nJ (geolin::State),
+/// plus torques.
+struct State : geolin::State {
+  VecX tau;
 };
 
 inline Mat3 random_rotation(std::mt19937 &rng) {

@@ -152,6 +152,10 @@ program example_mpc
   err = maxval(abs(Hf - H))
   call expect(err < 1e-12_c_double, 'the root link frame is H', err)
 
+  ! 5b. The state algebra: z = log(x^-1 x+) of that step integrates back to x+, and the
+  !     Jacobians match central differences of the two operations.
+  call state_algebra(model, H, s, v, r, H1, s1, v1, r1)
+
   ! 6. Misuse gives a status and a message, not a crash.
   g(3) = ieee_value(g(3), ieee_positive_inf)
   st = geolin_workspace_set_gravity(ws, g)
@@ -194,6 +198,59 @@ contains
       print '(a, a, a)', what, ' failed: ', geolin_error_message(status)
       error stop 1
     end if
+  end subroutine
+
+  ! 5b. x exp(log(x^-1 x1)) = x1; d_dz and dz_dx1 against central differences with step 1e-6,
+  !     and dz_dx1 d_dz = 1 (the difference undoes the integration).
+  subroutine state_algebra(model, H, s, v, r, H1, s1, v1, r1)
+    type(c_ptr), intent(in) :: model
+    real(c_double), intent(in) :: H(4, 4), s(:), v(6), r(:), H1(4, 4), s1(:), v1(6), r1(:)
+    real(c_double), allocatable :: z(:), zp(:), zq(:), d_dx(:, :), d_dz(:, :), dz0(:, :), &
+                                   dz1(:, :), sp(:), rp(:), eye(:, :)
+    real(c_double) :: Hp(4, 4), vp(6), Hb(4, 4), vb(6), sb(size(s)), rb(size(r)), worst
+    real(c_double), parameter :: eps = 1e-6_c_double
+    integer :: nstate, j
+    nstate = geolin_model_state_dim(model)
+    allocate (z(nstate), zp(nstate), zq(nstate), d_dx(nstate, nstate), d_dz(nstate, nstate), &
+              dz0(nstate, nstate), dz1(nstate, nstate), sp(size(s)), rp(size(r)), &
+              eye(nstate, nstate))
+    call check(geolin_state_difference(model, H, s, v, r, H1, s1, v1, r1, z), 'state_difference')
+    call check(geolin_state_integrate(model, H, s, v, r, z, Hb, sb, vb, rb), 'state_integrate')
+    worst = max(maxval(abs(Hb - H1)), maxval(abs(sb - s1)), maxval(abs(vb - v1)), &
+                maxval(abs(rb - r1)))
+    call expect(worst < 1e-12_c_double, 'x exp(log(x^-1 x+)) = x+', worst)
+    call check(geolin_state_integrate_derivatives(model, H, s, z=z, d_dx=d_dx, d_dz=d_dz), &
+               'state_integrate_derivatives')
+    call check(geolin_state_difference_derivatives(model, H, s, H1=H1, s1=s1, dz_dx0=dz0, &
+                                                   dz_dx1=dz1), 'state_difference_derivatives')
+    worst = 0
+    do j = 1, nstate
+      ! d_dz: x exp(z +- eps e_j) read at x+; dz_dx1: log(x^-1 x+ exp(+- eps e_j))
+      zp = z
+      zp(j) = z(j) + eps
+      call check(geolin_state_integrate(model, H, s, v, r, zp, Hp, sp, vp, rp), 'integrate')
+      call check(geolin_state_difference(model, H1, s1, v1, r1, Hp, sp, vp, rp, zq), 'difference')
+      zp(j) = z(j) - eps
+      call check(geolin_state_integrate(model, H, s, v, r, zp, Hp, sp, vp, rp), 'integrate')
+      call check(geolin_state_difference(model, H1, s1, v1, r1, Hp, sp, vp, rp, zp), 'difference')
+      worst = max(worst, maxval(abs((zq - zp)/(2*eps) - d_dz(:, j))))
+      zp = 0
+      zp(j) = eps
+      call check(geolin_state_integrate(model, H1, s1, v1, r1, zp, Hp, sp, vp, rp), 'integrate')
+      call check(geolin_state_difference(model, H, s, v, r, Hp, sp, vp, rp, zq), 'difference')
+      zp(j) = -eps
+      call check(geolin_state_integrate(model, H1, s1, v1, r1, zp, Hp, sp, vp, rp), 'integrate')
+      call check(geolin_state_difference(model, H, s, v, r, Hp, sp, vp, rp, zp), 'difference')
+      worst = max(worst, maxval(abs((zq - zp)/(2*eps) - dz1(:, j))))
+    end do
+    call expect(worst < 1e-7_c_double, 'state Jacobians = central differences', worst)
+    eye = 0
+    do j = 1, nstate
+      eye(j, j) = 1
+    end do
+    worst = maxval(abs(matmul(dz1, d_dz) - eye))
+    call expect(worst < 1e-12_c_double, 'dz_dx1 d_dz = 1', worst)
+    deallocate (z, zp, zq, d_dx, d_dz, dz0, dz1, sp, rp, eye)
   end subroutine
 
   ! 7. The quadruped (feet FL_foot, FR_foot, HL_foot, HR_foot) on 4 point contacts: lambda fed

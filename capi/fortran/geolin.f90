@@ -11,7 +11,9 @@
 ! fixed-base model, H_next and v_next of geolin_step and geolin_contact_step for a fixed-base
 ! model, v and v_next of geolin_impulse for a fixed-base model, frames and wrenches when nf = 0,
 ! frames, types, gains, refs and lambda of the contact functions, dlambda_dz and dlambda_dw,
-! impulse and dimpulse_dz, the outputs of geolin_version) are optional: leave them out. Frame,
+! impulse and dimpulse_dz, the outputs of geolin_version, H, v, H_out, v_out of the state
+! algebra for a fixed-base model, the velocities and either Jacobian of its derivatives) are
+! optional: leave them out. Frame,
 ! joint and body indices are 0-based, as in C. C unsigned arguments (flags, features) are
 ! integer(c_int) here, with the same bits.
 !
@@ -604,6 +606,62 @@ module geolin
       real(c_double), intent(inout) :: A_d(*), B_d(*)
       real(c_double), intent(inout), optional :: dlambda_dz(*), dlambda_dw(*)
       integer(c_int) :: geolin_contact_step_linearize
+    end function
+
+    ! ---------------------------------------------------------------- state algebra
+    ! The group operations on x = (H, s, v, r) and their Jacobians, in the coordinates z(N) =
+    ! [z_H; z_s; z_v; z_r] of geolin_linearize (fixed base: [z_s; z_r]); they take the model, no
+    ! workspace. x_out = x exp(z): H_out(16) = H exp(z_H^), s_out = s + z_s, v_out = v + z_v,
+    ! r_out = r + z_r. H, v, H_out, v_out are optional (fixed base). The C function accepts
+    ! outputs aliasing its inputs, but Fortran forbids passing one array to two dummy arguments
+    ! that are modified: integrate in place through a copy.
+    function geolin_state_integrate(model, H, s, v, r, z, H_out, s_out, v_out, r_out) &
+        bind(c, name='geolin_state_integrate')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), z(*)
+      real(c_double), intent(inout), optional :: H_out(*), v_out(*)
+      real(c_double), intent(inout) :: s_out(*), r_out(*)
+      integer(c_int) :: geolin_state_integrate
+    end function
+
+    ! z(N) = log(x0^-1 x1), the z with x0 exp(z) = x1 (rotation angle in [0, pi]; at exactly pi
+    ! the first largest component of the rotation vector is positive). H0, v0, H1, v1 optional
+    ! (fixed base).
+    function geolin_state_difference(model, H0, s0, v0, r0, H1, s1, v1, r1, z) &
+        bind(c, name='geolin_state_difference')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      real(c_double), intent(in), optional :: H0(*), v0(*), H1(*), v1(*)
+      real(c_double), intent(in) :: s0(*), r0(*), s1(*), r1(*)
+      real(c_double), intent(inout) :: z(*)
+      integer(c_int) :: geolin_state_difference
+    end function
+
+    ! -> d_dx(N, N), d_dz(N, N) (optional): (x exp(dx)) exp(z + dz) = x exp(z) exp(d_dx dx +
+    ! d_dz dz) to first order. v and r are not read (optional).
+    function geolin_state_integrate_derivatives(model, H, s, v, r, z, d_dx, d_dz) &
+        bind(c, name='geolin_state_integrate_derivatives')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      real(c_double), intent(in), optional :: H(*), v(*), r(*)
+      real(c_double), intent(in) :: s(*), z(*)
+      real(c_double), intent(inout), optional :: d_dx(*), d_dz(*)
+      integer(c_int) :: geolin_state_integrate_derivatives
+    end function
+
+    ! -> dz_dx0(N, N), dz_dx1(N, N) (optional): z' = z + dz_dx0 dx0 + dz_dx1 dx1 to first order
+    ! for x0 exp(dx0), x1 exp(dx1). v0, r0, v1, r1 are not read (optional).
+    function geolin_state_difference_derivatives(model, H0, s0, v0, r0, H1, s1, v1, r1, dz_dx0, &
+                                                 dz_dx1) &
+        bind(c, name='geolin_state_difference_derivatives')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      real(c_double), intent(in), optional :: H0(*), v0(*), r0(*), H1(*), v1(*), r1(*)
+      real(c_double), intent(in) :: s0(*), s1(*)
+      real(c_double), intent(inout), optional :: dz_dx0(*), dz_dx1(*)
+      integer(c_int) :: geolin_state_difference_derivatives
     end function
 
     ! strlen of the C library (used by geolin_f_string)

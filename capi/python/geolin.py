@@ -185,6 +185,10 @@ _SIGNATURES = {
     "geolin_contact_step_linearize": (
         ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 5
         + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 6),
+    "geolin_state_integrate": (ctypes.c_int, [_handle] + [_c_double_p] * 9),
+    "geolin_state_difference": (ctypes.c_int, [_handle] + [_c_double_p] * 9),
+    "geolin_state_integrate_derivatives": (ctypes.c_int, [_handle] + [_c_double_p] * 7),
+    "geolin_state_difference_derivatives": (ctypes.c_int, [_handle] + [_c_double_p] * 10),
 }
 
 _lib = None
@@ -612,6 +616,66 @@ class Model:
     def frame_index(self, name):
         """The index of a frame, or -1 if there is none of that name."""
         return _L().geolin_model_frame_index(self._h, name.encode("utf-8"))
+
+    # --- the state algebra (docs/conventions.md): x exp(z), log(x0^-1 x1), their Jacobians --
+
+    def _state_args(self, H, s, v, r, suffix=""):
+        nj = self.num_joints
+        return (_in("H" + suffix, H, 16), _in("s" + suffix, s, nj), _in("v" + suffix, v, 6),
+                _in("r" + suffix, r, nj))
+
+    def state_integrate(self, H, s, v, r, z, out=None, as_numpy=False):
+        """x exp(z): (H_out, s_out, v_out, r_out), z = [z_H; z_s; z_v; z_r] (N). For a fixed
+        base H, v may be None, and H_out, v_out are None. out=(H_out, s_out, v_out, r_out)
+        fills preallocated arrays (they may be the inputs: in place)."""
+        nj, N = self.num_joints, self.state_dim
+        fixed = self.is_fixed_base
+        out_h, out_s, out_v, out_r = _outs(out, 4)
+        hb, hr = (None, None) if fixed else _out("H_out", out_h, (4, 4), as_numpy)
+        sb, sr = _out("s_out", out_s, (nj,), as_numpy)
+        vb, vr = (None, None) if fixed else _out("v_out", out_v, (6,), as_numpy)
+        rb, rr = _out("r_out", out_r, (nj,), as_numpy)
+        _check(_L().geolin_state_integrate(self._h, *self._state_args(H, s, v, r),
+                                           _in("z", z, N), hb, sb, vb, rb))
+        if fixed:
+            return None, _result(sb, sr, nj), None, _result(rb, rr, nj)
+        return (_result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6),
+                _result(rb, rr, nj))
+
+    def state_difference(self, H0, s0, v0, r0, H1, s1, v1, r1, out=None, as_numpy=False):
+        """z = log(x0^-1 x1) (N), the z with x0 exp(z) = x1 (rotation angle in [0, pi]; at
+        exactly pi, the first largest component of the rotation vector is positive)."""
+        N = self.state_dim
+        buf, res = _out("z", out, (N,), as_numpy)
+        _check(_L().geolin_state_difference(self._h, *self._state_args(H0, s0, v0, r0, "0"),
+                                            *self._state_args(H1, s1, v1, r1, "1"), buf))
+        return _result(buf, res, N)
+
+    def state_integrate_derivatives(self, H, s, v, r, z, as_numpy=False, out=None):
+        """(d_dx, d_dz), N x N column-major: (x exp(dx)) exp(z + dz) = x exp(z) exp(d_dx dx +
+        d_dz dz) to first order. v and r are not read (may be None). out=(d_dx, d_dz) fills
+        preallocated arrays."""
+        N = self.state_dim
+        out_a, out_b = _outs(out, 2)
+        a, ra = _out("d_dx", out_a, (N, N), as_numpy)
+        b, rb = _out("d_dz", out_b, (N, N), as_numpy)
+        _check(_L().geolin_state_integrate_derivatives(
+            self._h, *self._state_args(H, s, v, r), _in("z", z, N), a, b))
+        return _result(a, ra, N * N), _result(b, rb, N * N)
+
+    def state_difference_derivatives(self, H0, s0, v0, r0, H1, s1, v1, r1, as_numpy=False,
+                                     out=None):
+        """(dz_dx0, dz_dx1), N x N column-major: the derivatives of log(x0^-1 x1) for x0
+        exp(dx0), x1 exp(dx1). v0, r0, v1, r1 are not read (may be None). out=(dz_dx0, dz_dx1)
+        fills preallocated arrays."""
+        N = self.state_dim
+        out_a, out_b = _outs(out, 2)
+        a, ra = _out("dz_dx0", out_a, (N, N), as_numpy)
+        b, rb = _out("dz_dx1", out_b, (N, N), as_numpy)
+        _check(_L().geolin_state_difference_derivatives(
+            self._h, *self._state_args(H0, s0, v0, r0, "0"),
+            *self._state_args(H1, s1, v1, r1, "1"), a, b))
+        return _result(a, ra, N * N), _result(b, rb, N * N)
 
     def workspace(self, features=WORKSPACE_ALL, max_wrenches=None):
         """A new workspace sized for features (WORKSPACE_* bits) and for max_wrenches wrenches

@@ -346,7 +346,8 @@ inline Mat6 left_jacobian_se3(const Vec6 &u) {
   return J;
 }
 
-/// The right Jacobian J_r(u) = J_l(−u): exp(u + δ) = exp(u) exp(J_r(u) δ) to first order.
+/// The right Jacobian J_r(u) = J_l(−u): exp(u + δ) = exp(u) exp(J_r(u) δ) to first order
+/// (docs/dynamics.md (D40)).
 inline Mat6 right_jacobian_se3(const Vec6 &u) {
   return left_jacobian_se3(-u);
 }
@@ -355,7 +356,7 @@ inline Mat6 right_jacobian_se3(const Vec6 &u) {
 /// J_l(ρ, φ) = [[J, Q], [0, J]] (u = [ρ; φ], J the SO(3) left Jacobian, Q Barfoot's off-diagonal
 /// block: T. D. Barfoot, "State estimation for robotics", 2017, eq. 7.86), J_l⁻¹ = [[J⁻¹,
 /// −J⁻¹ Q J⁻¹], [0, J⁻¹]] and J_r(u)⁻¹ = J_l(−u)⁻¹. Taylor series of the coefficients below
-/// θ = 0.5, where the closed forms cancel.
+/// θ = 0.5, where the closed forms cancel. docs/dynamics.md (D41).
 inline Mat6 inverse_right_jacobian_se3(const Vec6 &u) {
   const Vec3 rho = -u.head<3>(), phi = -u.tail<3>();
   const double t = phi.norm(), t2 = t * t, t4 = t2 * t2;

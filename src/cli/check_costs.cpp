@@ -15,18 +15,7 @@ namespace {
 // x exp(z) for the coordinate k of z = [z_H; z_s; z_v; z_r] (docs/conventions.md) scaled by e.
 State moved(const Model &model, const State &x, int k, double e) {
   State y = x;
-  const int n = model.num_dofs(), nv = model.fixed_base ? 0 : 6;
-  if (k < nv) {
-    Vec6 z = Vec6::Zero();
-    z[k] = e;
-    y.H = x.H * exp_se3(z);
-  } else if (k < n) {
-    y.s[k - nv] += e;
-  } else if (k < n + nv) {
-    y.v[k - n] += e;
-  } else {
-    y.r[k - n - nv] += e;
-  }
+  state_integrate_coordinate(model, k, e, y);
   return y;
 }
 

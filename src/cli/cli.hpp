@@ -16,6 +16,7 @@
 #include "geolin/algorithms.hpp"
 #include "geolin/model.hpp"
 #include "geolin/spatial.hpp"
+#include "geolin/state.hpp"
 #include "geolin/status.hpp"
 #include "geolin/workspace.hpp"
 
@@ -109,11 +110,10 @@ extern const char *const kDefaultModelName;
 
 // --- state ----------------------------------------------------------------------------------
 
-/// A state x = (H, s, v, r) and input tau (docs/dynamics.md §4), plus gravity.
-struct State {
-  Transform H;
-  Vec6 v = Vec6::Zero();
-  VecX s, r, tau;
+/// What a state file holds (docs/state-file.md): the state x = (H, s, v, r) of the library
+/// (geolin::State, docs/dynamics.md §4), the input tau, gravity and external wrenches.
+struct State : geolin::State {
+  VecX tau;
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
   /// External wrenches [fx, fy, fz, tx, ty, tz] by frame name ("wrenches" of a state file), in
   /// the order given; after wrenches_from_args, exactly one per --wrenches frame, in that order.
@@ -292,23 +292,16 @@ Mat3 rotation_y(double angle);
 
 // --- discrete maps (discrete_fd.cpp) ---------------------------------------------------------
 
-/// A point x = (H, s, v, r) of a trajectory or of a discrete map (fixed base: H = H_A_0, v = 0).
-struct StatePoint {
-  Transform H;
-  VecX s, r;
-  Vec6 v = Vec6::Zero();
-};
-
 /// A discrete map (x, tau) -> (x+, lambda): contact_step or impulse. Returns false where the
 /// library does (out and lambda are not to be used then).
 using DiscreteMap =
-    std::function<bool(const StatePoint &x, const VecX &tau, StatePoint &out, VecX &lambda)>;
+    std::function<bool(const geolin::State &x, const VecX &tau, geolin::State &out, VecX &lambda)>;
 
 /// The geometric central finite differences of a discrete map at (x, tau) with step eps:
 /// x exp(z) -> x+ exp(A z + B w), and the derivatives of its lambda (dlambda_dz: m x N,
 /// dlambda_dw: m x B.cols()). A map without input takes B with no columns. Returns false if an
 /// evaluation failed. The reference of geolin check --step / --impulse.
-bool discrete_finite_difference(const Model &model, const DiscreteMap &map, const StatePoint &x,
+bool discrete_finite_difference(const Model &model, const DiscreteMap &map, const geolin::State &x,
                                 const VecX &tau, double eps, MatX &A, MatX &B, MatX &dlambda_dz,
                                 MatX &dlambda_dw);
 
@@ -317,13 +310,13 @@ bool discrete_finite_difference(const Model &model, const DiscreteMap &map, cons
 /// One step of simulate: geolin::step without contacts, contact_step with them held (their
 /// gains and refs; lambda: the step's forces). Returns false where contact_step does.
 bool simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
-                     const StatePoint &x, const VecX &tau, const ContactSet &contacts,
-                     StatePoint &next, VecX &lambda);
+                     const geolin::State &x, const VecX &tau, const ContactSet &contacts,
+                     geolin::State &next, VecX &lambda);
 
 /// The columns of simulate's trajectory CSV: t, the base pose, s, v, r, energies, momentum.
 std::vector<std::string> trajectory_header(const Model &model);
 /// One row of it (ending in a newline) into line; returns the total energy.
-double trajectory_row(const Model &model, Workspace &ws, double t, const StatePoint &x,
+double trajectory_row(const Model &model, Workspace &ws, double t, const geolin::State &x,
                       std::string &line);
 
 /// geolin simulate --drop HEIGHT (simulate_drop.cpp): the drop test, with the parsed --steps,

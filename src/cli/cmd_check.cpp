@@ -298,7 +298,8 @@ void discrete_both(const Model &model, Workspace &ws, const Transform &H, const 
   if (!ok) throw_contact_failure(model, ws, contacts, name + "_linearize", "A");
   check_singular(model, ws, name + "_linearize", "A");
   VecX nu_next(model.num_dofs());
-  const DiscreteMap map = [&](const StatePoint &x, const VecX &tau, StatePoint &out, VecX &lam) {
+  const DiscreteMap map = [&](const geolin::State &x, const VecX &tau, geolin::State &out,
+                              VecX &lam) {
     ws.singular = -1;
     const bool done =
         step ? contact_step(model, ws, o.step_method, o.h, x.H, x.s, x.v, x.r, tau, lib, out.H,
@@ -311,7 +312,7 @@ void discrete_both(const Model &model, Workspace &ws, const Transform &H, const 
     }
     return done && ws.singular < 0;
   };
-  const StatePoint x{H, st.s, st.r, model.fixed_base ? Vec6::Zero() : st.v};
+  const geolin::State x{H, st.s, model.fixed_base ? Vec6::Zero() : st.v, st.r};
   const double steps[2] = {o.eps, o.eps / 2.0};
   for (int h = 0; h < (o.method == FdMethod::Richardson ? 2 : 1); ++h) {
     MatX *X = h == 0 ? c.fd : c.half;
@@ -569,21 +570,10 @@ struct CostBlock {
 // a right perturbation of the base pose, additions elsewhere; a fixed base has no z_H, z_v.
 void inverse_dynamics_at(const Model &model, Workspace &ws, const State &st, const VecX &nu_dot,
                          int k, double e, VecX &tau) {
-  const int n = model.num_dofs(), nv = n - model.num_joints();
   Transform H = base_pose(model, st);
   VecX s = st.s, r = st.r;
   Vec6 v = st.v;
-  if (k < nv) {
-    Vec6 z = Vec6::Zero();
-    z[k] = e;
-    H = H * exp_se3(z);
-  } else if (k < n) {
-    s[k - nv] += e;
-  } else if (k < n + nv) {
-    v[k - n] += e;
-  } else {
-    r[k - n - nv] += e;
-  }
+  state_integrate_coordinate(model, k, e, H, s, v, r);
   rnea(model, ws, H, s, v, r, nu_dot, tau);
 }
 

@@ -29,7 +29,7 @@ Method parse_method(const Args &args) {
   throw UsageError(fmt::format("--method: unknown method '{}' (euler or rk4)", name));
 }
 
-using Point = StatePoint;
+using Point = geolin::State;
 
 bool finite(const Point &x) {
   return x.H.R.allFinite() && x.H.o.allFinite() && x.s.allFinite() && x.r.allFinite() &&
@@ -43,8 +43,8 @@ bool finite(const Point &x) {
 template <class Visit>
 void integrate(const Model &model, Workspace &ws, StepMethod method, double h, long steps,
                const State &st, const ContactSet &contacts, Visit &&visit) {
-  Point x{model.fixed_base ? model.H_A_0 : st.H, st.s, st.r,
-          model.fixed_base ? Vec6::Zero() : st.v};
+  Point x{model.fixed_base ? model.H_A_0 : st.H, st.s, model.fixed_base ? Vec6::Zero() : st.v,
+          st.r};
   Point next = x;
   VecX lambda = VecX::Zero(contacts.rows());
   visit(0L, 0.0, x, lambda);
@@ -77,8 +77,8 @@ double total_energy(const Model &model, Workspace &ws, const Point &x) {
 }  // namespace
 
 bool simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
-                     const StatePoint &x, const VecX &tau, const ContactSet &contacts,
-                     StatePoint &next, VecX &lambda) {
+                     const geolin::State &x, const VecX &tau, const ContactSet &contacts,
+                     geolin::State &next, VecX &lambda) {
   if (contacts.empty()) {
     step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, next.H, next.s, next.v, next.r);
     return true;
@@ -105,7 +105,7 @@ std::vector<std::string> trajectory_header(const Model &model) {
   return h;
 }
 
-double trajectory_row(const Model &model, Workspace &ws, double t, const StatePoint &x,
+double trajectory_row(const Model &model, Workspace &ws, double t, const geolin::State &x,
                       std::string &line) {
   line = fmt::format("{:.17g}", t);
   auto add = [&line](double value) { line += fmt::format(",{:.17g}", value); };

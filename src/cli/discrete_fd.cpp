@@ -12,47 +12,25 @@ namespace geolin::cli {
 namespace {
 
 // x exp(e eps_k) for coordinate k of z = [z_H; z_s; z_v; z_r] (fixed base: [z_s; z_r]).
-StatePoint perturbed(const Model &model, const StatePoint &x, int k, double e) {
-  const int n = model.num_dofs(), off = model.joint_offset();
-  StatePoint y = x;
-  if (!model.fixed_base && k < 6) {
-    Vec6 z = Vec6::Zero();
-    z[k] = e;
-    y.H = x.H * exp_se3(z);
-  } else if (k < n) {
-    y.s[k - off] += e;
-  } else if (!model.fixed_base && k < n + 6) {
-    y.v[k - n] += e;
-  } else {
-    y.r[k - n - off] += e;
-  }
+geolin::State perturbed(const Model &model, const geolin::State &x, int k, double e) {
+  geolin::State y = x;
+  state_integrate_coordinate(model, k, e, y);
   return y;
-}
-
-// z with y = x exp(z) (the left-trivialized difference; docs/dynamics.md §5).
-void state_difference(const Model &model, const StatePoint &x, const StatePoint &y, RefVec z) {
-  const int n = model.num_dofs(), off = model.joint_offset(), nj = model.num_joints();
-  if (!model.fixed_base) {
-    z.head<6>() = log_se3(x.H.inverse() * y.H);
-    z.segment<6>(n) = y.v - x.v;
-  }
-  z.segment(off, nj) = y.s - x.s;
-  z.segment(n + off, nj) = y.r - x.r;
 }
 
 }  // namespace
 
-bool discrete_finite_difference(const Model &model, const DiscreteMap &map, const StatePoint &x,
+bool discrete_finite_difference(const Model &model, const DiscreteMap &map, const geolin::State &x,
                                 const VecX &tau, double eps, MatX &A, MatX &B, MatX &dlambda_dz,
                                 MatX &dlambda_dw) {
   const int N = model.state_dim(), m = static_cast<int>(dlambda_dz.rows());
-  StatePoint nominal = x, plus = x, minus = x;
+  geolin::State nominal = x, plus = x, minus = x;
   VecX lambda(m), lambda_plus(m), lambda_minus(m), z_plus(N), z_minus(N);
   if (!map(x, tau, nominal, lambda)) return false;
   const double inv2e = 1.0 / (2.0 * eps);
   // Column k of the state (k < N) or of tau (k >= N).
-  auto column = [&](const StatePoint &xp, const StatePoint &xm, const VecX &tp, const VecX &tm,
-                    MatX &X, MatX &D, int col) {
+  auto column = [&](const geolin::State &xp, const geolin::State &xm, const VecX &tp,
+                    const VecX &tm, MatX &X, MatX &D, int col) {
     if (!map(xp, tp, plus, lambda_plus) || !map(xm, tm, minus, lambda_minus)) return false;
     state_difference(model, nominal, plus, z_plus);
     state_difference(model, nominal, minus, z_minus);

@@ -84,8 +84,8 @@ ContactSet drop_feet(const Model &model, const Args &args) {
 
 // The initial state: --state / --random, else at rest with s = 0 and tau = 0; upright (R = I),
 // with zero velocity, lifted so that the lowest foot is `height` above z = 0.
-StatePoint drop_start(const Model &model, Workspace &ws, const Args &args, const ContactSet &feet,
-                      double height, State &st) {
+geolin::State drop_start(const Model &model, Workspace &ws, const Args &args,
+                         const ContactSet &feet, double height, State &st) {
   st = state_from_args(model, args);
   if (!args.has("--state") && !args.has("--random")) {
     st.s.setZero();
@@ -93,7 +93,7 @@ StatePoint drop_start(const Model &model, Workspace &ws, const Args &args, const
   }
   if (model.fixed_base)
     throw Error(Status::Unsupported, "--drop: the model is fixed-base (nothing to drop)");
-  StatePoint x{Transform(), st.s, VecX::Zero(st.r.size()), Vec6::Zero()};
+  geolin::State x{Transform(), st.s, Vec6::Zero(), VecX::Zero(st.r.size())};
   double lowest = 0.0;
   for (int k = 0; k < feet.count(); ++k) {
     const double z = frame_pose(model, ws, x.H, x.s, feet.frames[k]).o.z();
@@ -104,7 +104,7 @@ StatePoint drop_start(const Model &model, Workspace &ws, const Args &args, const
 }
 
 // A foot's height and world vertical velocity (the frame origin's).
-void foot_motion(const Model &model, Workspace &ws, const StatePoint &x, int frame, MatX &J,
+void foot_motion(const Model &model, Workspace &ws, const geolin::State &x, int frame, MatX &J,
                  double &z, double &vz) {
   const Transform T = frame_pose(model, ws, x.H, x.s, frame);
   frame_jacobian(model, ws, x.H, x.s, frame, J);
@@ -126,7 +126,7 @@ struct DropRecord {
 
 class Drop {
  public:
-  Drop(const Model &model, Workspace &ws, const DropOptions &o, ContactSet feet, StatePoint x,
+  Drop(const Model &model, Workspace &ws, const DropOptions &o, ContactSet feet, geolin::State x,
        VecX tau0)
       : model_(model),
         ws_(ws),
@@ -146,7 +146,7 @@ class Drop {
   }
 
   const DropRecord &record() const { return rec_; }
-  const StatePoint &state() const { return x_; }
+  const geolin::State &state() const { return x_; }
 
   // The whole run; row(t, x, foot columns) after every step (and at t = 0).
   template <class Row>
@@ -170,7 +170,7 @@ class Drop {
   VecX joint_torques() const { return tau0_ + o_.joint_kp * (s0_ - x_.s) - o_.joint_kd * x_.r; }
 
   void advance() {
-    StatePoint next = x_;
+    geolin::State next = x_;
     ws_.singular = -1;
     lambda_.resize(stance_.rows());
     if (!simulation_step(model_, ws_, o_.method, o_.h, x_, joint_torques(), stance_, next, lambda_))
@@ -243,7 +243,7 @@ class Drop {
   Workspace &ws_;
   const DropOptions &o_;
   ContactSet feet_, stance_;
-  StatePoint x_;
+  geolin::State x_;
   VecX s0_, tau0_, lambda_;
   MatX J_;
   std::vector<int> held_;  // the foot's index in stance_, or -1 in flight
@@ -286,7 +286,8 @@ std::vector<Plot> drop_plots(const Model &model, const ContactSet &feet, const D
 // the base and every foot move slower than 1e-3 m/s vertically and the base height changed by
 // less than 1 mm over the last tenth of the run; then the vertical forces carry the weight.
 void print_drop_summary(std::FILE *msg, const Model &model, const ContactSet &feet,
-                        const DropOptions &o, const DropRecord &r, const StatePoint &x, double g) {
+                        const DropOptions &o, const DropRecord &r, const geolin::State &x,
+                        double g) {
   fmt::print(msg, "simulate --drop: {} from {:g} m, {} steps of h = {:g} s (t = 0 .. {:g} s)\n",
              model.name, o.height, o.steps, o.h, static_cast<double>(o.steps) * o.h);
   if (r.touchdown_t < 0.0) {
@@ -328,14 +329,14 @@ int simulate_drop(const Args &args, long steps, double h, StepMethod method) {
   const ContactSet feet = drop_feet(model, args);
   Workspace ws(model, kWorkspaceAll, workspace_capacity(model, feet));
   State st;
-  StatePoint x0 = drop_start(model, ws, args, feet, o.height, st);
+  geolin::State x0 = drop_start(model, ws, args, feet, o.height, st);
   ws.gravity = st.gravity;
   Drop drop(model, ws, o, feet, std::move(x0), st.tau);
   std::FILE *msg = csv ? stdout : stderr;
   std::string text = csv_line(drop_header(model, feet)) + "\n", line;
   auto sink = [&](const std::string &s) { csv ? csv->write(s) : (void)fmt::print("{}", s); };
   sink(text);
-  drop.run([&](double t, const StatePoint &x, const std::vector<double> &columns) {
+  drop.run([&](double t, const geolin::State &x, const std::vector<double> &columns) {
     trajectory_row(model, ws, t, x, line);
     line.pop_back();
     for (double c : columns) line += fmt::format(",{:.17g}", c);

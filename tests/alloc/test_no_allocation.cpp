@@ -127,6 +127,9 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
   soft.mu = 1e-6;
   VecX nu_next(n), impulse_out(3);
   MatX dimpulse(3, N), dimpulse_w(3, nj);
+  const VecX z = VecX::LinSpaced(N, -0.5, 0.7);  // the state algebra's tangent vector
+  VecX z_out(N);
+  MatX A2(N, N);
   const std::vector<Call> calls = {
       {"aba", [&] { aba(m, ws, x.H, x.s, x.v, x.r, x.tau, nu_dot); }},
       {"aba_ext", [&] { aba(m, ws, x.H, x.s, x.v, x.r, x.tau, mixed, nu_dot); }},
@@ -162,6 +165,21 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
        [&] {
          frame_acceleration(m, ws, x.H, x.s, x.v, x.r, nu_dot, nf > 0 ? frames[0] : 0, kWrenchMixed,
                             y6, Dz, J);
+       }},
+      {"state_integrate",
+       [&] {
+         state_integrate(m, x.H, x.s, x.v, x.r, z, H_next, s_next, v_next, r_next);
+         EXPECT_TRUE(state_integrate_finite(m, x.H, x.s, x.v, x.r, z));
+       }},
+      {"state_difference",
+       [&] {
+         state_difference(m, x.H, x.s, x.v, x.r, H_ref, s_next, v_next, r_next, z_out);
+         EXPECT_TRUE(state_difference_finite(m, x.H, x.s, x.v, x.r, H_ref, s_next, v_next, r_next));
+       }},
+      {"state_derivatives",
+       [&] {
+         state_integrate_derivatives(m, z, A, A2);
+         state_difference_derivatives(m, x.H, H_ref, A, A2);
        }},
       {"step_euler",
        [&] {

@@ -52,6 +52,10 @@ static const char *const k_functions[] = {
     "geolin_linearize_ext",
     "geolin_step",
     "geolin_step_linearize",
+    "geolin_state_integrate",
+    "geolin_state_difference",
+    "geolin_state_integrate_derivatives",
+    "geolin_state_difference_derivatives",
 };
 #define NUM_FUNCTIONS (sizeof k_functions / sizeof k_functions[0])
 
@@ -81,6 +85,19 @@ typedef int (*step_fn)(geolin_workspace *, int, double, const double *, const do
                        double *);
 typedef int (*step_lin_fn)(geolin_workspace *, int, double, const double *, const double *,
                            const double *, const double *, const double *, double *, double *);
+typedef int (*state_integrate_fn)(const geolin_model *, const double *, const double *,
+                                  const double *, const double *, const double *, double *,
+                                  double *, double *, double *);
+typedef int (*state_difference_fn)(const geolin_model *, const double *, const double *,
+                                   const double *, const double *, const double *, const double *,
+                                   const double *, const double *, double *);
+typedef int (*state_integrate_derivatives_fn)(const geolin_model *, const double *, const double *,
+                                              const double *, const double *, const double *,
+                                              double *, double *);
+typedef int (*state_difference_derivatives_fn)(const geolin_model *, const double *, const double *,
+                                               const double *, const double *, const double *,
+                                               const double *, const double *, const double *,
+                                               double *, double *);
 
 /* Compile-time check that the typedefs match the header (assignment of the real functions). */
 static void type_check(void) {
@@ -101,8 +118,13 @@ static void type_check(void) {
   lin_ext_fn o = &geolin_linearize_ext;
   step_fn p = &geolin_step;
   step_lin_fn q = &geolin_step_linearize;
+  state_integrate_fn si = &geolin_state_integrate;
+  state_difference_fn sd = &geolin_state_difference;
+  state_integrate_derivatives_fn sid = &geolin_state_integrate_derivatives;
+  state_difference_derivatives_fn sdd = &geolin_state_difference_derivatives;
   (void)a, (void)b, (void)c, (void)d, (void)e, (void)f, (void)g, (void)h, (void)i;
   (void)j, (void)k, (void)l, (void)m1, (void)m2, (void)n, (void)o, (void)p, (void)q;
+  (void)si, (void)sd, (void)sid, (void)sdd;
 }
 
 /* dlsym returns void*; converting it to a function pointer goes through memcpy (ISO C). */
@@ -164,6 +186,8 @@ int main(int argc, char **argv) {
     RESOLVE(frame_index_fn, frame_index, "geolin_model_frame_index");
     RESOLVE(frame_pose_fn, frame_pose, "geolin_frame_pose");
     RESOLVE(step_fn, step, "geolin_step");
+    RESOLVE(state_integrate_fn, state_integrate, "geolin_state_integrate");
+    RESOLVE(state_difference_fn, state_difference, "geolin_state_difference");
 
     version(&major, &minor, &patch);
     printf("libgeolin %d.%d.%d\n", major, minor, patch);
@@ -220,6 +244,23 @@ int main(int argc, char **argv) {
     if (st != GEOLIN_OK || fabs(H_next[12] - H[12] - 1e-3 * v[0]) > 1e-5) {
       fprintf(stderr, "step (%d): %s\n", st, last_error());
       ++failures;
+    }
+    /* the state algebra: log(x^-1 x+) of the step, integrated back onto x (in place), is x+ */
+    if (st == GEOLIN_OK) {
+      double *z = (double *)calloc((size_t)N, sizeof(double)), H_back[16];
+      st = state_difference(m, H, s, v, r, H_next, s_next, v_next, r_next, z);
+      if (st == GEOLIN_OK) st = state_integrate(m, H, s, v, r, z, H_back, s, v, r);
+      for (i = 0; i < 16 && st == GEOLIN_OK; ++i) {
+        if (fabs(H_back[i] - H_next[i]) > 1e-12) st = -1;
+      }
+      for (i = 0; i < nj && st == GEOLIN_OK; ++i) {
+        if (fabs(s[i] - s_next[i]) > 1e-12 || fabs(r[i] - r_next[i]) > 1e-12) st = -1;
+      }
+      if (st != GEOLIN_OK) {
+        fprintf(stderr, "state_difference / state_integrate (%d): %s\n", st, last_error());
+        ++failures;
+      }
+      free(z);
     }
     ws_free(ws);
     model_free(m);

@@ -176,6 +176,12 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
                                      GEOLIN_WRENCH_LOCAL, gains, refs, g_A, g_B, g_dz, g_dw);
       st |= geolin_workspace_set_contact_regularization(ws, 0.0);
     }
+    /* the state algebra (model only): z = log(x^-1 x+), x exp(z) in place, the Jacobians */
+    st |= geolin_state_difference(g_model, H, s, v, r, H_next, s_next, v_next, r_next, g_dz);
+    st |= geolin_state_integrate(g_model, H, s, v, r, g_dz, H_next, s_next, v_next, r_next);
+    st |= geolin_state_integrate_derivatives(g_model, H, s, v, r, g_dz, g_A, NULL);
+    st |= geolin_state_difference_derivatives(g_model, H, s, v, r, H_next, s_next, v_next, r_next,
+                                              NULL, g_A);
     return st;
   }
   /* error paths: each must fail (and report) without allocating */
@@ -206,7 +212,11 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
                                   nu_dot, lambda) == GEOLIN_ERR_NUMERIC;
   }
   st += geolin_workspace_set_contact_regularization(ws, -1.0) == GEOLIN_ERR_INVALID_ARGUMENT;
-  return st == 18 ? 0 : 1; /* the number of checks above: each counts 1 when it fails as it must */
+  st += geolin_state_difference(g_model, NULL, s, v, r, H, s, v, r, g_dz) ==
+        GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_state_integrate(g_model, H, s_nan, v, r, g_dz, H_next, s_next, v_next, r_next) ==
+        GEOLIN_ERR_NONFINITE;
+  return st == 20 ? 0 : 1; /* the number of checks above: each counts 1 when it fails as it must */
 }
 
 int main(int argc, char **argv) {

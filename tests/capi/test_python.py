@@ -353,6 +353,54 @@ class TestGeolin(StateFixture):
         self.assertIsNone(v1)
         self.assertEqual(len(s1), nj)
 
+    def test_state_algebra_inverts_and_its_jacobians_match_finite_differences(self):
+        m, N, nj = self.model, self.model.state_dim, self.model.num_joints
+        x = (self.H, self.s, self.v, self.r)
+        z = [0.3 * math.sin(k + 1) for k in range(N)]
+        z[3:6] = [1.2, -0.9, 0.7]  # a rotation by 1.65 rad
+        y = m.state_integrate(*x, z)
+        back = m.state_difference(*x, *y)
+        self.assertLess(max(abs(a - b) for a, b in zip(back, z)), 1e-12)
+        d_dx, d_dz = m.state_integrate_derivatives(*x, z)
+        dz_dx0, dz_dx1 = m.state_difference_derivatives(*x, *y)
+        eps, worst = 1e-6, 0.0
+        for k in range(N):
+            e = [eps if i == k else 0.0 for i in range(N)]
+            me = [-a for a in e]
+            # d_dz: x exp(z + dz) read at y; dz_dx0: log((x exp(dx))^-1 y); dz_dx1: at y exp(dx)
+            p_ = m.state_difference(*y, *m.state_integrate(*x, [a + b for a, b in zip(z, e)]))
+            q_ = m.state_difference(*y, *m.state_integrate(*x, [a + b for a, b in zip(z, me)]))
+            pa = m.state_difference(*m.state_integrate(*x, e), *y)
+            qa = m.state_difference(*m.state_integrate(*x, me), *y)
+            pb = m.state_difference(*x, *m.state_integrate(*y, e))
+            qb = m.state_difference(*x, *m.state_integrate(*y, me))
+            for i in range(N):
+                worst = max(worst, abs((p_[i] - q_[i]) / (2 * eps) - d_dz[i + N * k]),
+                            abs((pa[i] - qa[i]) / (2 * eps) - dz_dx0[i + N * k]),
+                            abs((pb[i] - qb[i]) / (2 * eps) - dz_dx1[i + N * k]))
+        self.assertLess(worst, 1e-7)
+        # the chain rule of log(x^-1 x exp(z)) = z: dz_dx0 + dz_dx1 d_dx = 0
+        chain = max(abs(dz_dx0[i + N * j] + sum(dz_dx1[i + N * k] * d_dx[k + N * j]
+                                                for k in range(N)))
+                    for i in range(N) for j in range(N))
+        self.assertLess(chain, 1e-12)
+        with self.assertRaises(geolin.Error) as cm:
+            m.state_difference([2.0] + self.H[1:], self.s, self.v, self.r, *y)
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        self.assertIn("'H0'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            m.state_integrate(*x, [float("nan")] + z[1:])
+        self.assertEqual(cm.exception.status, geolin.ERR_NONFINITE)
+        self.assertIn("'z'", cm.exception.message)
+        # fixed base: no pose, no base twist
+        fixed = geolin.Model.from_urdf_file(URDF, geolin.FIXED_BASE)
+        zf = [0.1 * k for k in range(2 * nj)]
+        H1, s1, v1, r1 = fixed.state_integrate(None, self.s, None, self.r, zf)
+        self.assertIsNone(H1)
+        self.assertIsNone(v1)
+        self.assertEqual(fixed.state_difference(None, self.s, None, self.r, None, s1, None, r1),
+                         [b - a for a, b in zip(self.s + self.r, s1 + r1)])
+
     def test_strings_and_non_numbers_are_refused(self):
         nj = self.model.num_joints
         cases = [

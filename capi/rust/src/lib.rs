@@ -445,6 +445,53 @@ pub mod sys {
             dlambda_dz: *mut c_double,
             dlambda_dw: *mut c_double,
         ) -> c_int;
+        pub fn geolin_state_integrate(
+            model: *const geolin_model,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            z: *const c_double,
+            h_out: *mut c_double,
+            s_out: *mut c_double,
+            v_out: *mut c_double,
+            r_out: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_state_difference(
+            model: *const geolin_model,
+            h0: *const c_double,
+            s0: *const c_double,
+            v0: *const c_double,
+            r0: *const c_double,
+            h1: *const c_double,
+            s1: *const c_double,
+            v1: *const c_double,
+            r1: *const c_double,
+            z: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_state_integrate_derivatives(
+            model: *const geolin_model,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            z: *const c_double,
+            d_dx: *mut c_double,
+            d_dz: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_state_difference_derivatives(
+            model: *const geolin_model,
+            h0: *const c_double,
+            s0: *const c_double,
+            v0: *const c_double,
+            r0: *const c_double,
+            h1: *const c_double,
+            s1: *const c_double,
+            v1: *const c_double,
+            r1: *const c_double,
+            dz_dx0: *mut c_double,
+            dz_dx1: *mut c_double,
+        ) -> c_int;
     }
 }
 
@@ -828,6 +875,177 @@ impl Model {
             0 => Err(Error::from_last(sys::GEOLIN_ERR_INVALID_ARGUMENT)),
             bytes => Ok(bytes),
         }
+    }
+
+    // --- the state algebra (docs/conventions.md): x exp(z), log(x0^-1 x1), their Jacobians --
+
+    fn check_joints(&self, function: &str, names: [&str; 2], s: &[f64], r: &[f64]) -> Result<()> {
+        let nj = self.num_joints();
+        check_len(function, names[0], s.len(), nj)?;
+        check_len(function, names[1], r.len(), nj)
+    }
+
+    /// x exp(z): `h_out` = `h` exp(z_H^), `s_out` = `s` + z_s, `v_out` = `v` + z_v, `r_out` =
+    /// `r` + z_r, with z = [z_H; z_s; z_v; z_r] (N entries). For a fixed base `h`, `v`, `h_out`,
+    /// `v_out` may be `None` (ignored).
+    #[allow(clippy::too_many_arguments)]
+    pub fn state_integrate(
+        &self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        z: &[f64],
+        h_out: Option<&mut [f64; 16]>,
+        s_out: &mut [f64],
+        v_out: Option<&mut [f64; 6]>,
+        r_out: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "state_integrate";
+        self.check_joints(F, ["s", "r"], s, r)?;
+        self.check_joints(F, ["s_out", "r_out"], s_out, r_out)?;
+        check_len(F, "z", z.len(), self.state_dim())?;
+        // SAFETY: lengths checked; the outputs are distinct from the inputs (borrows).
+        check(unsafe {
+            sys::geolin_state_integrate(
+                self.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                z.as_ptr(),
+                opt_mut_ptr(h_out),
+                s_out.as_mut_ptr(),
+                opt_mut_ptr(v_out),
+                r_out.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// x <- x exp(z) in place (the C function allows outputs aliasing inputs). On failure the
+    /// state is unchanged.
+    pub fn state_integrate_in_place(
+        &self,
+        h: Option<&mut [f64; 16]>,
+        s: &mut [f64],
+        v: Option<&mut [f64; 6]>,
+        r: &mut [f64],
+        z: &[f64],
+    ) -> Result<()> {
+        const F: &str = "state_integrate_in_place";
+        self.check_joints(F, ["s", "r"], s, r)?;
+        check_len(F, "z", z.len(), self.state_dim())?;
+        let (hp, vp) = (opt_mut_ptr(h), opt_mut_ptr(v));
+        let (sp, rp) = (s.as_mut_ptr(), r.as_mut_ptr());
+        // SAFETY: lengths checked; the C function supports outputs aliasing its inputs.
+        check(unsafe {
+            sys::geolin_state_integrate(self.as_ptr(), hp, sp, vp, rp, z.as_ptr(), hp, sp, vp, rp)
+        })
+    }
+
+    /// z = log(x0^-1 x1) (N entries), the z with x0 exp(z) = x1 (rotation angle in [0, pi]; at
+    /// exactly pi, the first largest component of the rotation vector is positive). For a fixed
+    /// base `h0`, `v0`, `h1`, `v1` may be `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn state_difference(
+        &self,
+        h0: Option<&[f64; 16]>,
+        s0: &[f64],
+        v0: Option<&[f64; 6]>,
+        r0: &[f64],
+        h1: Option<&[f64; 16]>,
+        s1: &[f64],
+        v1: Option<&[f64; 6]>,
+        r1: &[f64],
+        z: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "state_difference";
+        self.check_joints(F, ["s0", "r0"], s0, r0)?;
+        self.check_joints(F, ["s1", "r1"], s1, r1)?;
+        check_len(F, "z", z.len(), self.state_dim())?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_state_difference(
+                self.as_ptr(),
+                opt_ptr(h0),
+                s0.as_ptr(),
+                opt_ptr(v0),
+                r0.as_ptr(),
+                opt_ptr(h1),
+                s1.as_ptr(),
+                opt_ptr(v1),
+                r1.as_ptr(),
+                z.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// The Jacobians of x exp(z) (N x N, column-major; either may be `None`):
+    /// (x exp(dx)) exp(z + dz) = x exp(z) exp(d_dx dx + d_dz dz) to first order. They depend on
+    /// `z` only (`h`, `s` are checked; the velocities are not read).
+    pub fn state_integrate_derivatives(
+        &self,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        z: &[f64],
+        d_dx: Option<&mut [f64]>,
+        d_dz: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "state_integrate_derivatives";
+        let n = self.state_dim();
+        check_len(F, "s", s.len(), self.num_joints())?;
+        check_len(F, "z", z.len(), n)?;
+        let a = opt_out(F, "d_dx", d_dx, n * n)?;
+        let b = opt_out(F, "d_dz", d_dz, n * n)?;
+        // SAFETY: lengths checked; v and r are not read (NULL).
+        check(unsafe {
+            sys::geolin_state_integrate_derivatives(
+                self.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                ptr::null(),
+                ptr::null(),
+                z.as_ptr(),
+                a,
+                b,
+            )
+        })
+    }
+
+    /// The Jacobians of z = log(x0^-1 x1) for x0 exp(dx0), x1 exp(dx1) (N x N, column-major;
+    /// either may be `None`): z' = z + dz_dx0 dx0 + dz_dx1 dx1 to first order. The velocities
+    /// are not read.
+    pub fn state_difference_derivatives(
+        &self,
+        h0: Option<&[f64; 16]>,
+        s0: &[f64],
+        h1: Option<&[f64; 16]>,
+        s1: &[f64],
+        dz_dx0: Option<&mut [f64]>,
+        dz_dx1: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "state_difference_derivatives";
+        let n = self.state_dim();
+        check_len(F, "s0", s0.len(), self.num_joints())?;
+        check_len(F, "s1", s1.len(), self.num_joints())?;
+        let a = opt_out(F, "dz_dx0", dz_dx0, n * n)?;
+        let b = opt_out(F, "dz_dx1", dz_dx1, n * n)?;
+        // SAFETY: lengths checked; v0, r0, v1, r1 are not read (NULL).
+        check(unsafe {
+            sys::geolin_state_difference_derivatives(
+                self.as_ptr(),
+                opt_ptr(h0),
+                s0.as_ptr(),
+                ptr::null(),
+                ptr::null(),
+                opt_ptr(h1),
+                s1.as_ptr(),
+                ptr::null(),
+                ptr::null(),
+                a,
+                b,
+            )
+        })
     }
 
     fn wrap_workspace(

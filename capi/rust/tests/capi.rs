@@ -1514,3 +1514,164 @@ fn contact_step_is_step_without_contacts_and_euler_follows_contact_dynamics() {
         .unwrap_err();
     assert!(err.message().contains("'lambda'"), "{err}");
 }
+
+#[test]
+fn state_algebra_inverts_and_its_jacobians_match_finite_differences() {
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let (nj, n) = (model.num_joints(), model.state_dim());
+    let h = pose(0.4);
+    let s: Vec<f64> = (0..nj).map(|i| 0.2 * i as f64 - 0.1).collect();
+    let r: Vec<f64> = (0..nj).map(|i| 0.3 - 0.1 * i as f64).collect();
+    let v = [0.1, -0.2, 0.3, 0.4, -0.5, 0.6];
+    let mut z: Vec<f64> = (0..n).map(|k| 0.3 * ((k + 1) as f64).sin()).collect();
+    z[3..6].copy_from_slice(&[1.2, -0.9, 0.7]);
+    // y = x exp(z), and log(x^-1 y) = z
+    type X = ([f64; 16], Vec<f64>, [f64; 6], Vec<f64>);
+    let integrate = |x: &X, z: &[f64]| -> X {
+        let mut y: X = ([0.0; 16], vec![0.0; nj], [0.0; 6], vec![0.0; nj]);
+        model
+            .state_integrate(
+                Some(&x.0),
+                &x.1,
+                Some(&x.2),
+                &x.3,
+                z,
+                Some(&mut y.0),
+                &mut y.1,
+                Some(&mut y.2),
+                &mut y.3,
+            )
+            .unwrap();
+        y
+    };
+    let difference = |a: &X, b: &X| -> Vec<f64> {
+        let mut z = vec![0.0; n];
+        model
+            .state_difference(
+                Some(&a.0),
+                &a.1,
+                Some(&a.2),
+                &a.3,
+                Some(&b.0),
+                &b.1,
+                Some(&b.2),
+                &b.3,
+                &mut z,
+            )
+            .unwrap();
+        z
+    };
+    let x: X = (h, s.clone(), v, r.clone());
+    let y = integrate(&x, &z);
+    let back = difference(&x, &y);
+    assert!(back.iter().zip(&z).all(|(a, b)| (a - b).abs() < 1e-12));
+    let (mut d_dx, mut d_dz) = (vec![0.0; n * n], vec![0.0; n * n]);
+    let (mut dz_dx0, mut dz_dx1) = (vec![0.0; n * n], vec![0.0; n * n]);
+    model
+        .state_integrate_derivatives(Some(&h), &s, &z, Some(&mut d_dx), Some(&mut d_dz))
+        .unwrap();
+    model
+        .state_difference_derivatives(
+            Some(&h),
+            &s,
+            Some(&y.0),
+            &y.1,
+            Some(&mut dz_dx0),
+            Some(&mut dz_dx1),
+        )
+        .unwrap();
+    let eps = 1e-6;
+    let mut worst = 0.0f64;
+    for k in 0..n {
+        let unit = |e: f64| -> Vec<f64> { (0..n).map(|i| if i == k { e } else { 0.0 }).collect() };
+        let shifted = |e: f64| -> Vec<f64> { z.iter().zip(unit(e)).map(|(a, b)| a + b).collect() };
+        // d_dx: (x exp(dx)) exp(z) read at y; d_dz: x exp(z + dz); dz_dx0, dz_dx1
+        let fd = [
+            (
+                difference(&y, &integrate(&integrate(&x, &unit(eps)), &z)),
+                difference(&y, &integrate(&integrate(&x, &unit(-eps)), &z)),
+                &d_dx,
+            ),
+            (
+                difference(&y, &integrate(&x, &shifted(eps))),
+                difference(&y, &integrate(&x, &shifted(-eps))),
+                &d_dz,
+            ),
+            (
+                difference(&integrate(&x, &unit(eps)), &y),
+                difference(&integrate(&x, &unit(-eps)), &y),
+                &dz_dx0,
+            ),
+            (
+                difference(&x, &integrate(&y, &unit(eps))),
+                difference(&x, &integrate(&y, &unit(-eps))),
+                &dz_dx1,
+            ),
+        ];
+        for (p, q, d) in fd.iter() {
+            for i in 0..n {
+                worst = worst.max(((p[i] - q[i]) / (2.0 * eps) - d[i + n * k]).abs());
+            }
+        }
+    }
+    assert!(worst < 1e-7, "worst {worst}");
+    // in place equals out of place; a non-rigid H0 is named; NaN in z is named
+    let (mut hi, mut si, mut vi, mut ri) = (h, s.clone(), v, r.clone());
+    model
+        .state_integrate_in_place(Some(&mut hi), &mut si, Some(&mut vi), &mut ri, &z)
+        .unwrap();
+    assert_eq!((hi, si, vi, ri), y);
+    let mut bad = h;
+    bad[0] = 2.0;
+    let mut out = vec![-3.5; n];
+    let err = model
+        .state_difference(
+            Some(&bad),
+            &s,
+            Some(&v),
+            &r,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &mut out,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.message().contains("'H0'"), "{}", err.message());
+    assert!(out.iter().all(|&a| a == -3.5));
+    let mut nan_z = z.clone();
+    nan_z[2] = f64::NAN;
+    let err = model
+        .state_integrate_derivatives(Some(&h), &s, &nan_z, Some(&mut d_dx), None)
+        .unwrap_err();
+    assert_eq!(err.status(), status::NONFINITE);
+    assert!(err.message().contains("'z'"), "{}", err.message());
+}
+
+#[test]
+fn fixed_base_state_algebra_without_pose() {
+    let model = Model::from_urdf_file(urdf_path(), FIXED_BASE).unwrap();
+    let (nj, n) = (model.num_joints(), model.state_dim());
+    let s: Vec<f64> = (0..nj).map(|i| 0.1 * i as f64).collect();
+    let r = vec![0.5; nj];
+    let z: Vec<f64> = (0..n).map(|k| 0.01 * k as f64).collect();
+    let (mut s1, mut r1) = (vec![0.0; nj], vec![0.0; nj]);
+    model
+        .state_integrate(None, &s, None, &r, &z, None, &mut s1, None, &mut r1)
+        .unwrap();
+    let mut back = vec![0.0; n];
+    model
+        .state_difference(None, &s, None, &r, None, &s1, None, &r1, &mut back)
+        .unwrap();
+    assert!(back.iter().zip(&z).all(|(a, b)| (a - b).abs() < 1e-15));
+    let mut d = vec![0.0; n * n];
+    model
+        .state_difference_derivatives(None, &s, None, &s1, Some(&mut d), None)
+        .unwrap();
+    for j in 0..n {
+        for i in 0..n {
+            assert_eq!(d[i + n * j], if i == j { -1.0 } else { 0.0 });
+        }
+    }
+}
