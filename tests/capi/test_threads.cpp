@@ -1,5 +1,6 @@
 // Four threads share one model; each has its own workspace and its own gravity and linearizes
-// its own states. The results must equal the single-threaded ones bit for bit (docs/c-api.md rule
+// its own states, and takes the differences between them (the state algebra, with the model
+// only). The results must equal the single-threaded ones bit for bit (docs/c-api.md rule
 // 2). Run under ThreadSanitizer by cmake/tsan.sh.
 //
 // usage: test_threads <robot.urdf>
@@ -23,7 +24,7 @@ struct Job {
 };
 
 struct Result {
-  std::vector<std::vector<double>> nu_dot, A, B;
+  std::vector<std::vector<double>> nu_dot, A, B, z, dz_dx1;
   int status = GEOLIN_OK;
   char message[256] = "";
 };
@@ -53,6 +54,8 @@ void run(const geolin_model *model, const Job &job, Result &out) {
   out.nu_dot.assign(kStates, std::vector<double>(n));
   out.A.assign(kStates, std::vector<double>(static_cast<size_t>(N) * N));
   out.B.assign(kStates, std::vector<double>(static_cast<size_t>(N) * nj));
+  out.z.assign(kStates, std::vector<double>(N));
+  out.dz_dx1.assign(kStates, std::vector<double>(static_cast<size_t>(N) * N));
   for (int rep = 0; rep < 3 && out.status == GEOLIN_OK; ++rep) {
     for (int k = 0; k < kStates && out.status == GEOLIN_OK; ++k) {
       out.status =
@@ -62,6 +65,18 @@ void run(const geolin_model *model, const Job &job, Result &out) {
         out.status =
             geolin_linearize(ws, job.H[k].data(), job.s[k].data(), job.v[k].data(), job.r[k].data(),
                              job.tau[k].data(), out.A[k].data(), out.B[k].data());
+      }
+      const int k1 = (k + 1) % kStates;  // log(x_k^-1 x_k1) and its derivative in x_k1
+      if (out.status == GEOLIN_OK) {
+        out.status =
+            geolin_state_difference(model, job.H[k].data(), job.s[k].data(), job.v[k].data(),
+                                    job.r[k].data(), job.H[k1].data(), job.s[k1].data(),
+                                    job.v[k1].data(), job.r[k1].data(), out.z[k].data());
+      }
+      if (out.status == GEOLIN_OK) {
+        out.status = geolin_state_difference_derivatives(
+            model, job.H[k].data(), job.s[k].data(), nullptr, nullptr, job.H[k1].data(),
+            job.s[k1].data(), nullptr, nullptr, nullptr, out.dz_dx1[k].data());
       }
     }
   }
@@ -142,7 +157,9 @@ int main(int argc, char **argv) {
       };
       if (!same(reference[t].nu_dot[k], parallel[t].nu_dot[k]) ||
           !same(reference[t].A[k], parallel[t].A[k]) ||
-          !same(reference[t].B[k], parallel[t].B[k])) {
+          !same(reference[t].B[k], parallel[t].B[k]) ||
+          !same(reference[t].z[k], parallel[t].z[k]) ||
+          !same(reference[t].dz_dx1[k], parallel[t].dz_dx1[k])) {
         std::fprintf(stderr, "thread %d state %d: results differ from single-threaded\n", t, k);
         ++failures;
       }
