@@ -52,6 +52,8 @@ static const char *const k_functions[] = {
     "geolin_linearize_ext",
     "geolin_step",
     "geolin_step_linearize",
+    "geolin_model_with_armature",
+    "geolin_model_armature",
 };
 #define NUM_FUNCTIONS (sizeof k_functions / sizeof k_functions[0])
 
@@ -59,6 +61,8 @@ static const char *const k_functions[] = {
 typedef void (*version_fn)(int *, int *, int *);
 typedef const char *(*last_error_fn)(void);
 typedef int (*load_fn)(const char *, unsigned, geolin_model **);
+typedef int (*with_armature_fn)(const geolin_model *, const double *, geolin_model **);
+typedef int (*armature_fn)(const geolin_model *, double *);
 typedef void (*model_free_fn)(geolin_model *);
 typedef int (*model_int_fn)(const geolin_model *);
 typedef int (*ws_new_fn)(const geolin_model *, geolin_workspace **);
@@ -101,6 +105,9 @@ static void type_check(void) {
   lin_ext_fn o = &geolin_linearize_ext;
   step_fn p = &geolin_step;
   step_lin_fn q = &geolin_step_linearize;
+  with_armature_fn wa = &geolin_model_with_armature;
+  armature_fn ar = &geolin_model_armature;
+  (void)wa, (void)ar;
   (void)a, (void)b, (void)c, (void)d, (void)e, (void)f, (void)g, (void)h, (void)i;
   (void)j, (void)k, (void)l, (void)m1, (void)m2, (void)n, (void)o, (void)p, (void)q;
 }
@@ -222,6 +229,28 @@ int main(int argc, char **argv) {
       ++failures;
     }
     ws_free(ws);
+    ws = NULL;
+    { /* a copy with armature outlives its original and reports the armature it was given */
+      RESOLVE(with_armature_fn, with_armature, "geolin_model_with_armature");
+      RESOLVE(armature_fn, armature_of, "geolin_model_armature");
+      geolin_model *geared = NULL;
+      for (i = 0; i < nj; ++i) tau[i] = 0.01 * (i + 1); /* tau holds the armature here */
+      st = with_armature(m, tau, &geared);
+      model_free(m);
+      m = NULL;
+      if (st == GEOLIN_OK) st = armature_of(geared, r);
+      for (i = 0; i < nj && st == GEOLIN_OK; ++i)
+        if (r[i] != 0.01 * (i + 1)) st = -1;
+      if (st == GEOLIN_OK) st = ws_new(geared, &ws);
+      for (i = 0; i < nj; ++i) tau[i] = 0.5, r[i] = -0.05 * i;
+      if (st == GEOLIN_OK) st = forward_dynamics(ws, H, s, v, r, tau, nu_dot);
+      if (st != GEOLIN_OK) {
+        fprintf(stderr, "armature (%d): %s\n", st, last_error());
+        ++failures;
+      }
+      ws_free(ws);
+      model_free(geared);
+    }
     model_free(m);
     free(s);
     free(r);
