@@ -208,6 +208,18 @@ GEOLIN_API int geolin_model_with_armature(const geolin_model *model, const doubl
  * Returns OK, or INVALID_ARGUMENT when model or armature (for n_J > 0) is NULL. */
 GEOLIN_API int geolin_model_armature(const geolin_model *model, double *armature);
 
+/* As geolin_model_with_armature, with the armature read from an SRDF file in Pinocchio's
+ * <rotor_params> format:
+ *   <robot name="..."><rotor_params><joint name="J" mass="I_rotor" gear_ratio="N"/>...</robot>
+ * joint J gets armature I_rotor * N^2; the joints not named keep model's armature. path: a
+ * NUL-terminated file name. out receives the new model, NULL on failure (nothing allocated).
+ * Returns OK, or INVALID_ARGUMENT (a NULL argument), IO (not a readable regular file of at most
+ * 64 MiB), PARSE (not well-formed XML, a root other than <robot>, a <joint> without name, mass or
+ * gear_ratio, a value that is not a number), MODEL (a joint model does not have, a negative or
+ * infinite value), MEMORY; the message names the file, the line and the joint. */
+GEOLIN_API int geolin_model_with_srdf_rotor_params(const geolin_model *model, const char *path,
+                                                   geolin_model **out);
+
 /* Frames: every URDF link is a frame, also the links merged into a body by fixed joints.
  * Frames are numbered 0 .. num_frames - 1 in the order of the URDF traversal. */
 GEOLIN_API int geolin_model_num_frames(const geolin_model *model); /* -1 if model is NULL */

@@ -3,7 +3,8 @@
  * diag(0_6, armature), its inverse dynamics the original's plus armature .* r_dot, its forward
  * dynamics inverts its inverse dynamics, and a workspace of the original still computes the
  * original's dynamics; the copy outlives the original; misuse (NULL, negative, NaN, infinite
- * entries) is refused with *out = NULL and a message naming armature[j] and the joint.
+ * entries) is refused with *out = NULL and a message naming armature[j] and the joint; the
+ * armature read from an SRDF's <rotor_params> is I_rotor N^2.
  *
  * usage: test_capi_armature <models_dir>
  */
@@ -180,6 +181,73 @@ static void check_misuse(geolin_model *m) {
   geolin_model_free(copy);
 }
 
+/* Writes text to path; returns whether it worked. */
+static int write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL) return 0;
+  fputs(text, f);
+  return fclose(f) == 0;
+}
+
+/* geolin_model_with_srdf_rotor_params on the quadruped: Pinocchio's <rotor_params> give
+ * armature = I_rotor N^2 on the joints named (the others keep theirs); a joint the model lacks, a
+ * negative value, bad XML, a missing file and NULL arguments are refused with *out = NULL. */
+static void check_srdf(geolin_model *m) {
+  const char *path = "test_capi_armature.srdf";
+  double a[MAXN], got[MAXN];
+  const int nj = geolin_model_num_joints(m), knee = geolin_model_joint_index(m, "FL_KFE"),
+            hip = geolin_model_joint_index(m, "HR_HFE");
+  geolin_model *geared = NULL, *out = NULL;
+  int i, st;
+  for (i = 0; i < nj; ++i) a[i] = 0.125;
+  CHECK(geolin_model_with_armature(m, a, &geared) == GEOLIN_OK, "geared copy");
+  CHECK(write_file(path,
+                   "<?xml version=\"1.0\"?>\n<robot name=\"quadruped\">\n"
+                   "  <group name=\"legs\"/>\n  <rotor_params>\n"
+                   "    <joint name=\"FL_KFE\" mass=\"0.000111842\" gear_ratio=\"10.0\"/>\n"
+                   "    <joint name=\"HR_HFE\" mass=\"2e-5\" gear_ratio=\"6\"/>\n"
+                   "  </rotor_params>\n</robot>\n"),
+        "write %s", path);
+  st = geolin_model_with_srdf_rotor_params(geared, path, &out);
+  CHECK(st == GEOLIN_OK && geolin_model_armature(out, got) == GEOLIN_OK, "SRDF -> %d", st);
+  for (i = 0; i < nj && st == GEOLIN_OK; ++i) {
+    const double expected = i == knee ? 0.000111842 * 100.0 : i == hip ? 2e-5 * 36.0 : 0.125;
+    CHECK(fabs(got[i] - expected) <= 1e-15 * expected, "armature[%d] = %g, expected %g", i, got[i],
+          expected);
+  }
+  geolin_model_free(out);
+  CHECK(write_file(path,
+                   "<robot name=\"q\"><rotor_params><joint name=\"knee\" mass=\"1\" "
+                   "gear_ratio=\"2\"/></rotor_params></robot>"),
+        "write");
+  out = m;
+  st = geolin_model_with_srdf_rotor_params(m, path, &out);
+  CHECK(st == GEOLIN_ERR_MODEL && out == NULL && strstr(geolin_last_error(), "'knee'") != NULL &&
+            strstr(geolin_last_error(), path) != NULL,
+        "unknown joint -> %d", st);
+  CHECK(write_file(path,
+                   "<robot name=\"q\"><rotor_params><joint name=\"FL_KFE\" mass=\"-1\" "
+                   "gear_ratio=\"2\"/></rotor_params></robot>"),
+        "write");
+  out = m;
+  st = geolin_model_with_srdf_rotor_params(m, path, &out);
+  CHECK(st == GEOLIN_ERR_MODEL && out == NULL && strstr(geolin_last_error(), "FL_KFE") != NULL,
+        "negative rotor inertia -> %d", st);
+  CHECK(write_file(path, "<robot name=\"q\"><rotor_params>"), "write");
+  out = m;
+  st = geolin_model_with_srdf_rotor_params(m, path, &out);
+  CHECK(st == GEOLIN_ERR_PARSE && out == NULL, "unclosed XML -> %d", st);
+  out = m;
+  st = geolin_model_with_srdf_rotor_params(m, "no/such/file.srdf", &out);
+  CHECK(st == GEOLIN_ERR_IO && out == NULL, "missing file -> %d", st);
+  st = geolin_model_with_srdf_rotor_params(m, NULL, &out);
+  CHECK(st == GEOLIN_ERR_INVALID_ARGUMENT && out == NULL, "NULL path -> %d", st);
+  st = geolin_model_with_srdf_rotor_params(NULL, path, &out);
+  CHECK(st == GEOLIN_ERR_INVALID_ARGUMENT && out == NULL, "NULL model -> %d", st);
+  remove(path);
+  geolin_model_free(geared);
+}
+
 /* The copy stays valid after the original is freed. */
 static void check_outlives(const char *path) {
   double a[MAXN], s[MAXN], M[MAXN * MAXN];
@@ -224,7 +292,7 @@ int main(int argc, char **argv) {
         continue;
       }
       check_model(label, m);
-      if (!fixed && strcmp(files[i], "quadruped") == 0) check_misuse(m);
+      if (!fixed && strcmp(files[i], "quadruped") == 0) check_misuse(m), check_srdf(m);
       geolin_model_free(m);
     }
   }

@@ -54,6 +54,7 @@ static const char *const k_functions[] = {
     "geolin_step_linearize",
     "geolin_model_with_armature",
     "geolin_model_armature",
+    "geolin_model_with_srdf_rotor_params",
 };
 #define NUM_FUNCTIONS (sizeof k_functions / sizeof k_functions[0])
 
@@ -63,6 +64,7 @@ typedef const char *(*last_error_fn)(void);
 typedef int (*load_fn)(const char *, unsigned, geolin_model **);
 typedef int (*with_armature_fn)(const geolin_model *, const double *, geolin_model **);
 typedef int (*armature_fn)(const geolin_model *, double *);
+typedef int (*srdf_fn)(const geolin_model *, const char *, geolin_model **);
 typedef void (*model_free_fn)(geolin_model *);
 typedef int (*model_int_fn)(const geolin_model *);
 typedef int (*ws_new_fn)(const geolin_model *, geolin_workspace **);
@@ -107,7 +109,8 @@ static void type_check(void) {
   step_lin_fn q = &geolin_step_linearize;
   with_armature_fn wa = &geolin_model_with_armature;
   armature_fn ar = &geolin_model_armature;
-  (void)wa, (void)ar;
+  srdf_fn sr = &geolin_model_with_srdf_rotor_params;
+  (void)wa, (void)ar, (void)sr;
   (void)a, (void)b, (void)c, (void)d, (void)e, (void)f, (void)g, (void)h, (void)i;
   (void)j, (void)k, (void)l, (void)m1, (void)m2, (void)n, (void)o, (void)p, (void)q;
 }
