@@ -197,8 +197,8 @@ GEOLIN_API double geolin_model_total_mass(const geolin_model *model);
  * the links' momentum). A workspace belongs to the model it was created from: create one from
  * the copy to compute with the armature.
  * Returns OK, or (with *out = NULL, nothing allocated):
- *   INVALID_ARGUMENT  model, armature or out is NULL, or an entry is negative (the message names
- *                     armature[j] and joint j);
+ *   INVALID_ARGUMENT  model or out is NULL, armature is NULL (n_J > 0), or an entry is negative
+ *                     (the message names armature[j] and joint j);
  *   NONFINITE         an entry is NaN or infinite (named likewise);
  *   MEMORY            out of memory. */
 GEOLIN_API int geolin_model_with_armature(const geolin_model *model, const double *armature,
