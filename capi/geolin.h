@@ -182,6 +182,44 @@ GEOLIN_API int geolin_model_joint_index(const geolin_model *model, const char *n
 /* The total mass of the robot in kg (including the base). NaN if model is NULL. */
 GEOLIN_API double geolin_model_total_mass(const geolin_model *model);
 
+/* A copy of model whose joints carry reflected rotor inertias: armature[n_J] (finite, >= 0; kg m^2
+ * for a revolute or continuous joint, kg for a prismatic one; joint order). Every function of the
+ * copy uses M(s) + diag(0_6, armature) (fixed base: M(s) + diag(armature)) in place of M(s): the
+ * inverse dynamics gains armature[j] * r_dot[j] on joint j, and so on through every algorithm and
+ * derivative. The vector replaces any armature model already had. out receives the new model
+ * (free it with geolin_model_free; it stays valid after model is freed), NULL on failure; model
+ * is unchanged (models stay immutable and shareable).
+ * The armature is Pinocchio's model.armature (MuJoCo's joint armature): I_rotor * N^2 for a rotor
+ * of inertia I_rotor about its axis behind a gear of ratio N. It enters the forward and inverse
+ * dynamics, the mass matrix and its inverse, every linearization, the contact functions, steps
+ * and impulses, and the kinetic energy (+ 1/2 sum armature[j] r[j]^2); the centre of mass, the
+ * centroidal momentum and the frames do not change (a rotor spinning inside its link is not in
+ * the links' momentum). A workspace belongs to the model it was created from: create one from
+ * the copy to compute with the armature.
+ * Returns OK, or (with *out = NULL, nothing allocated):
+ *   INVALID_ARGUMENT  model or out is NULL, armature is NULL (n_J > 0), or an entry is negative
+ *                     (the message names armature[j] and joint j);
+ *   NONFINITE         an entry is NaN or infinite (named likewise);
+ *   MEMORY            out of memory. */
+GEOLIN_API int geolin_model_with_armature(const geolin_model *model, const double *armature,
+                                          geolin_model **out);
+
+/* The model's armature[n_J] (zeros for a model loaded from URDF), joint order, into armature.
+ * Returns OK, or INVALID_ARGUMENT when model or armature (for n_J > 0) is NULL. */
+GEOLIN_API int geolin_model_armature(const geolin_model *model, double *armature);
+
+/* As geolin_model_with_armature, with the armature read from an SRDF file in Pinocchio's
+ * <rotor_params> format:
+ *   <robot name="..."><rotor_params><joint name="J" mass="I_rotor" gear_ratio="N"/>...</robot>
+ * joint J gets armature I_rotor * N^2; the joints not named keep model's armature. path: a
+ * NUL-terminated file name. out receives the new model, NULL on failure (nothing allocated).
+ * Returns OK, or INVALID_ARGUMENT (a NULL argument), IO (not a readable regular file of at most
+ * 64 MiB), PARSE (not well-formed XML, a root other than <robot>, a <joint> without name, mass or
+ * gear_ratio, a value that is not a number), MODEL (a joint model does not have, a negative or
+ * infinite value), MEMORY; the message names the file, the line and the joint. */
+GEOLIN_API int geolin_model_with_srdf_rotor_params(const geolin_model *model, const char *path,
+                                                   geolin_model **out);
+
 /* Frames: every URDF link is a frame, also the links merged into a body by fixed joints.
  * Frames are numbered 0 .. num_frames - 1 in the order of the URDF traversal. */
 GEOLIN_API int geolin_model_num_frames(const geolin_model *model); /* -1 if model is NULL */

@@ -21,6 +21,7 @@
 #include "geolin/algorithms.hpp"
 #include "geolin/model.hpp"
 #include "geolin/state.hpp"
+#include "geolin/srdf.hpp"
 #include "geolin/status.hpp"
 #include "geolin/workspace.hpp"
 
@@ -634,6 +635,56 @@ GEOLIN_API double geolin_model_total_mass(const geolin_model *model) {
     handle_exception(__func__);
     return std::nan("");
   }
+}
+
+// --- armature (docs/dynamics.md (D50)): a copy with reflected rotor inertias -----------------
+
+GEOLIN_API int geolin_model_with_armature(const geolin_model *model, const double *armature,
+                                          geolin_model **out) {
+  if (out == nullptr)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", __func__);
+  *out = nullptr;
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr) return GEOLIN_ERR_INVALID_ARGUMENT;
+  const int nj = m->num_joints();
+  if (armature == nullptr && nj > 0)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'armature' is NULL (expected %d doubles)", __func__, nj);
+  try {  // geolin::with_armature checks every entry (naming armature[j] and the joint) first
+    geolin::Model copy = geolin::with_armature(
+        *m, Eigen::Map<const Eigen::VectorXd>(nj > 0 ? armature : nullptr, nj));
+    *out = new geolin_model{std::move(copy)};
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_model_with_srdf_rotor_params(const geolin_model *model, const char *path,
+                                                   geolin_model **out) {
+  if (out == nullptr)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", __func__);
+  *out = nullptr;
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr) return GEOLIN_ERR_INVALID_ARGUMENT;
+  if (path == nullptr)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'path' is NULL", __func__);
+  try {
+    geolin::Model copy = geolin::with_srdf_rotor_params(*m, path);
+    *out = new geolin_model{std::move(copy)};
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_model_armature(const geolin_model *model, double *armature) {
+  const geolin::Model *m = model_or_fail(__func__, model);
+  if (m == nullptr) return GEOLIN_ERR_INVALID_ARGUMENT;
+  const int nj = m->num_joints();
+  if (int st = check_output(__func__, "armature", armature, nj)) return st;
+  for (int k = 0; k < nj; ++k) armature[k] = m->armature[k];
+  return GEOLIN_OK;
 }
 
 // ============================================================================================

@@ -45,7 +45,7 @@ void aba_articulated_bodies(const Model &model, Workspace &ws, CRefVec r, CRefVe
   ws.singular = -1;
   for (int i = model.n_B; i >= 1; --i) {
     const int lam = model.parent[i];
-    const Mat6 Ia = articulated_inertia_step(ws, i);
+    const Mat6 Ia = articulated_inertia_step(model, ws, i);
     ws.u[i] = net_torque(model, tau, r, i) - ws.S0[i].dot(ws.p[i]);  // u_i = τ_i − S_iᵀ p_i (D10)
     // p^a_i = p_i + I^a_i c_i + U_i D_i⁻¹ u_i   (docs/dynamics.md (D11); RBDA Table 7.1)
     ws.p[lam] += ws.p[i] + Ia * ws.c[i] + ws.U[i] * (ws.D_inv[i] * ws.u[i]);
@@ -97,7 +97,7 @@ void aba_pass_at_rest(const Model &model, Workspace &ws) {
   ws.singular = -1;
   for (int i = model.n_B; i >= 1; --i) {
     ws.u[i] = 0.0;
-    ws.IA[model.parent[i]] += articulated_inertia_step(ws, i);
+    ws.IA[model.parent[i]] += articulated_inertia_step(model, ws, i);
   }
   // aba_accelerations with f_0 = 0 and no gravity: a_0 = 0 (D12), every r̈_i = 0 (D13).
   if (!model.fixed_base) {

@@ -15,7 +15,8 @@ void mass_matrix_from_composites(const Model &model, const Workspace &ws, RefMat
     // (λ(i) < i); rows of bodies off i's paths stay zero (RBDA §6.2). Zeroed per column:
     // short contiguous stores, in cache when the column is filled.
     M.col(di).segment(off, n - off).setZero();
-    M(di, di) = ws.S0[i].dot(Fi);  // M_ij = S_iᵀ I^C_i S_j  (D8)
+    // M_ij = S_iᵀ I^C_i S_j (D8), plus the rotor's armature_i on the diagonal (D51)
+    M(di, di) = ws.S0[i].dot(Fi) + model.armature[i - 1];
     for (int j = model.parent[i]; j >= 1; j = model.parent[j]) {
       M(model.dof(j), di) = M(di, model.dof(j)) = ws.S0[j].dot(Fi);
     }
@@ -59,9 +60,11 @@ void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
 
 bool crba_if_bounded(const Model &model, Workspace &ws, CRefVec s, RefMat M) {
   composite_inertias(model, ws, s);
-  // Every entry of M is I^C_0's, one of I^C_i S_i or a product S_jᵀ (I^C_i S_i).
+  // Every entry of M is I^C_0's, one of I^C_i S_i or a product S_jᵀ (I^C_i S_i), plus an
+  // armature on the diagonal (D51).
   if (!detail::within_term_bound(ws.S0, 1) || !detail::within_term_bound(ws.SI_row, 1) ||
-      !detail::within_term_bound(ws.IC[0].data(), 36))
+      !detail::within_term_bound(ws.IC[0].data(), 36) ||
+      !detail::within_term_bound(model.armature.data(), model.n_B))
     return false;
   detail::mass_matrix_from_composites(model, ws, M);
   return true;

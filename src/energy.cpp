@@ -14,6 +14,8 @@ double kinetic_energy(const Model &model, Workspace &ws, CRefVec s, const Vec6 &
   body_twists(model, ws, s, v, r);
   double K = 0.0;
   for (int i = 0; i <= model.n_B; ++i) K += 0.5 * ws.v[i].dot(ws.I0[i] * ws.v[i]);
+  // ½ νᵀ (M + diag(0_6, armature)) ν: the rotors' ½ Σ armature_j r_j² (docs/dynamics.md (D53))
+  for (int k = 0; k < model.n_B; ++k) K += 0.5 * model.armature[k] * r[k] * r[k];
   return K;
 }
 

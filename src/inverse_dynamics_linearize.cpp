@@ -8,9 +8,12 @@
 namespace geolin {
 namespace detail {
 
-void project_subtree_forces(const Model &model, const Workspace &ws, CRefVec r, RefVec out) {
+void project_subtree_forces(const Model &model, const Workspace &ws, CRefVec r, CRefVec r_dot,
+                            RefVec out) {
   for (int i = 1; i <= model.n_B; ++i) {
-    double t = ws.S0[i].dot(ws.F[i]);                           // τ_i = S_iᵀ F_i  (D7)
+    // τ_i = S_iᵀ F_i (D7) + armature_i ṙ_i: linear in ν̇ with a constant coefficient, so it adds
+    // to M's diagonal (∂τ/∂ν̇) and to no column of ∂τ/∂z (docs/dynamics.md (D54))
+    double t = ws.S0[i].dot(ws.F[i]) + model.armature[i - 1] * r_dot[i - 1];
     if (model.joint_damping) t += model.damping[i] * r[i - 1];  // τ = ID + D r
     out[model.dof(i)] = t;
   }
@@ -55,13 +58,13 @@ void derivative_terms(const Model &model, Workspace &ws, const Transform &H, CRe
                                 /*after_aba=*/false);
 }
 
-// τ, ∂τ/∂z and M from the terms. Reads r (joint damping) before it writes dtau_dz and M.
-// (ws: the terms, r) => (tau, dtau_dz, M)
+// τ, ∂τ/∂z and M from the terms. Reads r (joint damping) and ν̇ (armature) before it writes
+// dtau_dz and M. (ws: the terms, r, ν̇) => (tau, dtau_dz, M)
 void write_outputs(const Model &model, const Workspace &ws, const Transform &H, CRefVec r,
-                   RefVec tau, RefMat dtau_dz, RefMat M) {
+                   CRefVec nu_dot, RefVec tau, RefMat dtau_dz, RefMat M) {
   const int nj = model.n_B, n = model.num_dofs(), nv = n - nj;
-  // F_i (subtree sums of f_k), I^C_i and I^C_i S_i give τ (D7) and M (D8).
-  detail::project_subtree_forces(model, ws, r, tau);
+  // F_i (subtree sums of f_k), I^C_i and I^C_i S_i give τ (D7), (D54) and M (D8), (D51).
+  detail::project_subtree_forces(model, ws, r, nu_dot.segment(nv, nj), tau);
   // z = [z_H; z_s; z_v; z_r]: z_s at nv (after z_H), z_v at n, z_r at n + nv.
   dtau_dz.setZero();
   detail::rnea_derivative_columns(model, ws, /*mixed=*/false, columns_of(dtau_dz, nv, nj),
@@ -81,7 +84,7 @@ void inverse_dynamics_linearize(const Model &model, Workspace &ws, const Transfo
     return;
   }
   derivative_terms(model, ws, H, s, v, r, nu_dot);
-  write_outputs(model, ws, H, r, tau, dtau_dz, M);
+  write_outputs(model, ws, H, r, nu_dot, tau, dtau_dz, M);
 }
 
 bool inverse_dynamics_linearize_if_bounded(const Model &model, Workspace &ws, const Transform &H,
@@ -89,15 +92,20 @@ bool inverse_dynamics_linearize_if_bounded(const Model &model, Workspace &ws, co
                                            RefVec tau, RefMat dtau_dz, RefMat M) {
   if (dtau_dz.size() == 0) return false;
   derivative_terms(model, ws, H, s, v, r, nu_dot);
-  // The terms bound every entry but three more: the gravity in the z_H columns and the
-  // damping forces D_i r_i in τ.
+  // The terms bound every entry but these: the gravity in the z_H columns, the damping forces
+  // D_i r_i in τ
   bool bounded =
       detail::rnea_derivative_terms_bounded(ws) && detail::within_term_bound(ws.gravity.data(), 3);
   if (model.joint_damping)
     for (int i = 1; i <= model.n_B; ++i)
       bounded = bounded && std::fabs(model.damping[i] * r[i - 1]) < detail::kTermBound;
+  // and the rotors' armature_i ṙ_i in τ and armature_i on M's diagonal (D54)
+  const int nv = model.joint_offset();
+  for (int i = 1; i <= model.n_B; ++i)
+    bounded = bounded && model.armature[i - 1] < detail::kTermBound &&
+              std::fabs(model.armature[i - 1] * nu_dot[nv + i - 1]) < detail::kTermBound;
   if (!bounded) return false;
-  write_outputs(model, ws, H, r, tau, dtau_dz, M);
+  write_outputs(model, ws, H, r, nu_dot, tau, dtau_dz, M);
   return true;
 }
 

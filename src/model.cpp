@@ -136,6 +136,7 @@ void check_array_sizes(Model &model) {
   const size_t nb = static_cast<size_t>(model.n_B) + 1;
   if (model.damping.empty()) model.damping.assign(nb, 0.0);
   if (model.mimic_of.empty()) model.mimic_of.assign(nb, std::string());
+  if (model.armature.size() == 0) model.armature.setZero(model.n_B);
   check_size(model.parent, nb, "parent");
   check_size(model.body_name, nb, "body_name");
   check_size(model.joint_name, nb, "joint_name");
@@ -144,6 +145,9 @@ void check_array_sizes(Model &model) {
   check_size(model.H_parent_joint, nb, "H_parent_joint");
   check_size(model.damping, nb, "damping");
   check_size(model.mimic_of, nb, "mimic_of");
+  if (model.armature.size() != model.n_B)
+    throw Error(Status::Model, fmt::format("model: 'armature' has {} entries, expected n_J = {}",
+                                           model.armature.size(), model.n_B));
   check_size(model.mass, nb, "mass");
   check_size(model.com, nb, "com");
   check_size(model.inertia_com, nb, "inertia_com");
@@ -226,6 +230,20 @@ void build_motion_subspaces(Model &model) {
       default:
         throw Error(Status::Model, fmt::format("joint '{}': unknown joint type", name));
     }
+  }
+}
+
+// armature[k] of joint k (0-based): finite and >= 0. Throws `status` (NonFinite for a NaN or an
+// infinity, else the given one) naming armature[k] and the joint.
+void check_armature(const Model &model, const Eigen::Ref<const Eigen::VectorXd> &armature,
+                    Status status) {
+  for (int k = 0; k < model.n_B; ++k) {
+    const double a = armature[k];
+    if (std::isfinite(a) && a >= 0.0) continue;
+    throw Error(std::isfinite(a) ? status : Status::NonFinite,
+                fmt::format("armature[{}] = {} (joint '{}') must be finite and >= 0 (kg m^2 for a "
+                            "revolute or continuous joint, kg for a prismatic one)",
+                            k, a, model.joint_name[static_cast<size_t>(k) + 1]));
   }
 }
 
@@ -369,7 +387,20 @@ void finalize_model(Model &model) {
   const Composites composites = composite_inertias_at_zero(model);
   check_joint_inertias(model, composites, scale);
   check_base_inertia(model, composites, scale);
+  check_armature(model, model.armature, Status::Model);
   check_generic_regularity(model);
+}
+
+// A copy with other armatures: the tree, the inertias and the singularity tests do not depend on
+// them (an armature only adds a non-negative diagonal to M, which keeps a regular M regular).
+Model with_armature(const Model &model, const Eigen::Ref<const Eigen::VectorXd> &armature) {
+  if (armature.size() != model.n_B)
+    throw Error(Status::InvalidArgument, fmt::format("armature has {} entries, expected n_J = {}",
+                                                     armature.size(), model.n_B));
+  check_armature(model, armature, Status::InvalidArgument);
+  Model copy = model;
+  copy.armature = armature;
+  return copy;
 }
 
 }  // namespace geolin

@@ -64,13 +64,16 @@ void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_g
               CRefVec tau, const BodyWrenches &fext, RefVec nu_dot, const Vec6 &f0 = Vec6::Zero());
 
 /// One joint of the articulated-body backward pass (RBDA Table 7.1, velocity-free part), shared
-/// by aba_pass and articulated_inertias: (ws.IA[i]) => (ws.U[i] = I^A_i S_i, ws.D[i] = S_iᵀ U_i,
-/// pivot checked into ws.singular, ws.D_inv[i]); returns I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ, which
-/// the caller adds to I^A_λ(i).
-GEOLIN_ALWAYS_INLINE Mat6 articulated_inertia_step(Workspace &ws, int i) {
+/// by aba_pass, aba_pass_at_rest and articulated_inertias, hence by every solve with M⁻¹:
+/// (ws.IA[i], model.armature) => (ws.U[i] = I^A_i S_i, ws.D[i] = S_iᵀ U_i + armature_i, pivot
+/// checked into ws.singular, ws.D_inv[i]); returns I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ, which the
+/// caller adds to I^A_λ(i).
+GEOLIN_ALWAYS_INLINE Mat6 articulated_inertia_step(const Model &model, Workspace &ws, int i) {
   const Vec6 &S = ws.S0[i];
   ws.U[i].noalias() = ws.IA[i] * S;  // U_i = I^A_i S_i  (docs/dynamics.md (D10))
-  const double D = S.dot(ws.U[i]);   // D_i = S_iᵀ U_i
+  // D_i = S_iᵀ U_i + armature_i: the rotor's inertia about the joint, a joint-space term that no
+  // body's I^A carries (docs/dynamics.md (D52); RBDA Table 7.1, as Pinocchio's ABA with armature)
+  const double D = S.dot(ws.U[i]) + model.armature[i - 1];
   check_joint_pivot(ws, i, D, S, ws.IA[i]);
   ws.D[i] = D;
   ws.D_inv[i] = 1.0 / D;
@@ -118,7 +121,8 @@ void rnea_derivative_columns(const Model &model, const Workspace &ws, bool mixed
 void mass_matrix_from_composites(const Model &model, const Workspace &ws, RefMat M);
 
 /// The generalized force from the subtree forces F_i of RNEA's backward pass (RBDA Table 5.1):
-/// τ_i = S_iᵀ F_i (+ D_i r_i with joint damping), and F_0 on a moving base.
-/// (ws.F, ws.S0) => (out). inverse_dynamics_linearize.cpp
-void project_subtree_forces(const Model &model, const Workspace &ws, CRefVec r, RefVec out);
+/// τ_i = S_iᵀ F_i + armature_i ṙ_i (+ D_i r_i with joint damping), and F_0 on a moving base.
+/// (ws.F, ws.S0, r, ṙ) => (out). inverse_dynamics_linearize.cpp
+void project_subtree_forces(const Model &model, const Workspace &ws, CRefVec r, CRefVec r_dot,
+                            RefVec out);
 }  // namespace geolin::detail

@@ -27,7 +27,8 @@ void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0
   if (fext.any())  // f_i − f^x_i (RBDA Table 5.1)
     for (int i = 0; i <= model.n_B; ++i) ws.F[i] -= fext.f[i];
   for (int i = model.n_B; i >= 1; --i) {
-    out[model.dof(i)] = ws.S0[i].dot(ws.F[i]);  // τ_i = S_iᵀ F_i  (D7)
+    // τ_i = S_iᵀ F_i (D7) + armature_i ṙ_i, the rotor's torque (docs/dynamics.md (D50))
+    out[model.dof(i)] = ws.S0[i].dot(ws.F[i]) + model.armature[i - 1] * r_dot[i - 1];
     if (model.joint_damping) out[model.dof(i)] += model.damping[i] * r[i - 1];  // τ = ID + D r
     ws.F[model.parent[i]] += ws.F[i];
   }
@@ -57,7 +58,8 @@ void rnea_compact_pass(const Model &model, Workspace &ws, const Vec6 &v0, const 
     ws.f[i] = ws.F[i];
   }
   for (int i = model.n_B; i >= 1; --i) {
-    out[model.dof(i)] = ws.S0[i].dot(ws.F[i]);  // τ_i = S_iᵀ F_i  (D7)
+    // τ_i = S_iᵀ F_i (D7) + armature_i ṙ_i, the rotor's torque (docs/dynamics.md (D50))
+    out[model.dof(i)] = ws.S0[i].dot(ws.F[i]) + model.armature[i - 1] * r_dot[i - 1];
     if (model.joint_damping) out[model.dof(i)] += model.damping[i] * r[i - 1];  // τ = ID + D r
     ws.F[model.parent[i]] += ws.F[i];
   }

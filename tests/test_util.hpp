@@ -172,9 +172,19 @@ struct ModelCase {
   unsigned flags = 0;
   int random_bodies = 0;
   unsigned seed = 0;
+  double armature = 0.0;  // > 0: joint k gets armature · (k mod 3) (with_armature), zero on some
   Model load() const {
-    if (file.empty()) return random_tree_model(random_bodies, seed, flags & kFixedBase);
-    return load_urdf_file(model_path(file), flags);
+    Model m = file.empty() ? random_tree_model(random_bodies, seed, flags & kFixedBase)
+                           : load_urdf_file(model_path(file), flags);
+    if (armature > 0.0) m = with_armature(m, geared_armature(m.num_joints(), armature));
+    return m;
+  }
+  /// The armature of the *_armature cases: a · (k mod 3) on joint k, so that zero and two
+  /// different non-zero entries alternate (an index mix-up shows).
+  static VecX geared_armature(int nj, double a) {
+    VecX arm(nj);
+    for (int k = 0; k < nj; ++k) arm[k] = a * (k % 3);
+    return arm;
   }
 };
 
@@ -195,6 +205,11 @@ inline std::vector<ModelCase> all_model_cases() {
   cases.push_back({"random_tree_12_moving", "", 0u, 12, 7u});
   cases.push_back({"random_tree_12_fixed", "", kFixedBase, 12, 8u});
   cases.push_back({"random_tree_40_moving", "", 0u, 40, 9u});
+  // Geared joints (reflected rotor inertias, Model::armature): a quadruped with Go2's 0.01 kg m²
+  // order, a fixed-base arm and a random tree.
+  cases.push_back({"quadruped_moving_armature", "quadruped.urdf", 0u, 0, 0u, 0.01});
+  cases.push_back({"arm7_fixed_armature", "arm7.urdf", kFixedBase, 0, 0u, 0.05});
+  cases.push_back({"random_tree_12_moving_armature", "", 0u, 12, 7u, 0.02});
   return cases;
 }
 

@@ -6,7 +6,7 @@
 !
 ! usage: example_mpc robot.urdf [quadruped.urdf]     (exits with status 1 on failure)
 program example_mpc
-  use, intrinsic :: iso_c_binding, only: c_int, c_double, c_ptr
+  use, intrinsic :: iso_c_binding, only: c_int, c_double, c_ptr, c_associated
   use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_positive_inf
   use geolin
   implicit none
@@ -173,6 +173,37 @@ program example_mpc
   i = index(geolin_f_string(geolin_status_string(GEOLIN_ERR_INTERNAL)), 'GEOLIN_ERR_INTERNAL:')
   call expect(k == 1 .and. i == 1, 'status constants name the codes', &
               real(GEOLIN_ERR_MEMORY, c_double))
+
+  ! 6b. A geared copy (armature 0.01 kg m^2 per joint): its mass matrix is M + diag(0_6, 0.01),
+  !     a bad entry is refused with a null model, and the copy outlives the original.
+  if (nj > 0) then
+    block
+      type(c_ptr) :: geared, gws
+      real(c_double), allocatable :: arm(:), M0(:, :), M1(:, :)
+      allocate (arm(nj), M0(n, n), M1(n, n))
+      arm = 0.01_c_double
+      arm(nj) = -1
+      st = geolin_model_with_armature(model, arm, geared)
+      call expect(st == GEOLIN_ERR_INVALID_ARGUMENT .and. .not. c_associated(geared), &
+                  'a negative armature is refused', real(st, c_double))
+      print '(a, a)', 'expected error: ', geolin_error_message(st)
+      arm = 0.01_c_double
+      call check(geolin_model_with_armature(model, arm, geared), 'model_with_armature')
+      call check(geolin_mass_matrix(ws, s, M0), 'mass_matrix')
+      call check(geolin_workspace_new(geared, gws), 'workspace_new (geared)')
+      call check(geolin_mass_matrix(gws, s, M1), 'mass_matrix (geared)')
+      do i = 1, nj
+        M1(n - nj + i, n - nj + i) = M1(n - nj + i, n - nj + i) - arm(i)
+      end do
+      err = maxval(abs(M1 - M0))
+      call expect(err < 1e-14_c_double*maxval(abs(M0)), 'M(geared) = M + diag(0, armature)', err)
+      arm = 0
+      call check(geolin_model_armature(geared, arm), 'model_armature')
+      call expect(all(arm == 0.01_c_double), 'the copy reports its armature', arm(1))
+      call geolin_workspace_free(gws)
+      call geolin_model_free(geared)
+    end block
+  end if
 
   ! The workspace goes before its model (it keeps a pointer to the model).
   call geolin_workspace_free(ws)

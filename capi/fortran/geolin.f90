@@ -192,6 +192,26 @@ module geolin
       real(c_double) :: geolin_model_total_mass
     end function
 
+    ! A copy of model whose joints carry reflected rotor inertias armature(n_J) (finite, >= 0;
+    ! kg m^2, kg for a prismatic joint): every function of it uses M(s) + diag(0_6, armature).
+    ! out receives the new model (free it with geolin_model_free), c_null_ptr on failure.
+    function geolin_model_with_armature(model, armature, out) &
+      bind(c, name='geolin_model_with_armature')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      real(c_double), intent(in) :: armature(*)
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: geolin_model_with_armature
+    end function
+
+    ! The model's armature(n_J) (zeros for a model loaded from URDF).
+    function geolin_model_armature(model, armature) bind(c, name='geolin_model_armature')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      real(c_double), intent(inout) :: armature(*)
+      integer(c_int) :: geolin_model_armature
+    end function
+
     function geolin_model_num_frames(model) bind(c, name='geolin_model_num_frames')
       import :: c_int, c_ptr
       type(c_ptr), value :: model

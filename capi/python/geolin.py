@@ -129,6 +129,8 @@ _SIGNATURES = {
     "geolin_model_joint_name": (ctypes.c_char_p, [_handle, ctypes.c_int]),
     "geolin_model_joint_index": (ctypes.c_int, [_handle, ctypes.c_char_p]),
     "geolin_model_total_mass": (ctypes.c_double, [_handle]),
+    "geolin_model_with_armature": (ctypes.c_int, [_handle, _c_double_p, _handle_p]),
+    "geolin_model_armature": (ctypes.c_int, [_handle, _c_double_p]),
     "geolin_workspace_new": (ctypes.c_int, [_handle, _handle_p]),
     "geolin_workspace_new_ex": (ctypes.c_int, [_handle, ctypes.c_uint, ctypes.c_int, _handle_p]),
     "geolin_workspace_bytes": (ctypes.c_size_t, [_handle, ctypes.c_uint, ctypes.c_int]),
@@ -601,6 +603,24 @@ class Model:
     def joint_index(self, name):
         """The index of a joint, or -1 if there is none of that name."""
         return _L().geolin_model_joint_index(self._h, name.encode("utf-8"))
+
+    def with_armature(self, armature):
+        """A new Model whose joints carry the reflected rotor inertias armature (n_J values,
+        joint order; kg m^2, kg for a prismatic joint; finite, >= 0): every function of it uses
+        M(s) + diag(0_6, armature). Replaces any armature this model had; this model is
+        unchanged. Raises Error naming armature[j] and the joint for a bad entry."""
+        out = ctypes.c_void_p()
+        _check(_L().geolin_model_with_armature(
+            self._h, _in("armature", armature, self.num_joints), ctypes.byref(out)))
+        return Model(out)
+
+    @property
+    def armature(self):
+        """The reflected rotor inertias, a list of n_J floats (zeros for a URDF model)."""
+        nj = self.num_joints
+        buf = _c_array_type(max(nj, 1))()
+        _check(_L().geolin_model_armature(self._h, buf))
+        return buf[:nj]
 
     @property
     def num_frames(self):

@@ -2,7 +2,9 @@
 // inputs...). One source file each. Inputs are not checked here (the C API checks them); sizes are:
 //   s, r, tau: n_J;  v: base body twist (ignored for a fixed base);  nu, nu_dot: n;
 //   H: ^A H_0 (ignored for a fixed base, which uses model.H_A_0).
-// None of them allocates.
+// None of them allocates. M is the model's M(s) + diag(0_6, armature) (fixed base:
+// M(s) + diag(armature)) everywhere (model.hpp, Model::armature; docs/dynamics.md (D50)): the
+// inverse dynamics gains armature_j r_dot_j on joint j, and every derivative follows.
 #pragma once
 
 #include <Eigen/Core>
@@ -276,11 +278,13 @@ void frame_acceleration(const Model &model, Workspace &ws, const Transform &H, C
                         const Vec6 &v, CRefVec r, CRefVec nu_dot, int frame, unsigned flags,
                         Vec6 &acc, RefMat dacc_dz, RefMat dacc_dnudot);
 
-/// Kinetic energy 1/2 nu^T M nu. energy.cpp
+/// Kinetic energy 1/2 nu^T M nu, M with the armature: the links' plus 1/2 sum armature_j r_j^2.
+/// energy.cpp
 double kinetic_energy(const Model &model, Workspace &ws, CRefVec s, const Vec6 &v, CRefVec r);
 /// Potential energy -sum m_i g^T p_{c,i} (world centres of mass). energy.cpp
 double potential_energy(const Model &model, Workspace &ws, const Transform &H, CRefVec s);
-/// Total spatial momentum sum M_i v_i expressed in the base frame 0. energy.cpp
+/// Total spatial momentum sum M_i v_i expressed in the base frame 0 (the links' only: a rotor
+/// spinning inside its link is not in it, docs/conventions.md "Armature"). energy.cpp
 Vec6 spatial_momentum(const Model &model, Workspace &ws, CRefVec s, const Vec6 &v, CRefVec r);
 
 }  // namespace geolin

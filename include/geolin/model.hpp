@@ -7,6 +7,7 @@
 // (entry 0 is unused). Joint k of the C API (0-based) is the joint of body k + 1.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -62,6 +63,13 @@ struct Model {
   std::vector<double> damping;            // URDF <dynamics damping>, 0 if absent
   std::vector<std::string> mimic_of;      // non-empty: URDF <mimic joint=...>; the joint is
                                           // still modelled as an independent joint
+  // Reflected rotor inertia ("armature", I_rotor N²) of joint k = 0..n_J−1 (joint order, not body
+  // order): kg m² for a revolute or continuous joint, kg for a prismatic one; finite, >= 0;
+  // zeros from URDF (with_armature gives a copy with others). Every algorithm uses
+  // M(s) + diag(0_6, armature) (fixed base: M(s) + diag(armature)) in place of M(s)
+  // (docs/dynamics.md §3, (D3a)); the centre of mass, the centroidal momentum and the frames do
+  // not depend on it (docs/conventions.md, "Armature").
+  Eigen::VectorXd armature;
 
   // --- inertia of each body after merging fixed joints, in frame i ---
   std::vector<double> mass;
@@ -90,6 +98,12 @@ struct Model {
 /// rest, and checks the model (docs/dynamics.md §2). Throws Error(Status::Model) naming the joint
 /// or body at fault. Called by the URDF loader and by code that builds a Model by hand.
 void finalize_model(Model &model);
+
+/// A copy of model whose joints carry the reflected rotor inertias armature (n_J entries, joint
+/// order), replacing any it had; model is unchanged. Throws Error naming armature[k] and joint k:
+/// Status::InvalidArgument for a wrong size or a negative entry, Status::NonFinite for a NaN or
+/// infinite one.
+Model with_armature(const Model &model, const Eigen::Ref<const Eigen::VectorXd> &armature);
 
 /// The largest URDF file load_urdf_file reads: 64 MiB (a 100000-body chain is 38 MB).
 constexpr std::size_t kMaxUrdfFileBytes = std::size_t{64} << 20;

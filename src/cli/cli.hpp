@@ -88,6 +88,11 @@ struct LoadedModel {
   std::string source;  // the path, "-" (stdin) or "humanoid.urdf (bundled)"
 };
 
+/// The options with a value every model-reading command shares: --armature VALUE (every joint)
+/// or --armature JOINT=VALUE,... (the joints named, the others 0), the reflected rotor inertias
+/// of Model::armature.
+inline const std::set<std::string> kModelOptions = {"--armature"};
+
 /// The LoadFlags of --fixed-base / --joint-damping / --strict-inertia.
 unsigned load_flags(const Args &args);
 
@@ -96,8 +101,12 @@ LoadedModel load_model(const std::string &path, unsigned flags);
 
 /// Loads args.positional[0] (a path, or "-" for standard input), or the bundled default model
 /// when there is no positional argument, with --fixed-base / --joint-damping /
-/// --strict-inertia.
+/// --strict-inertia and --armature (apply_armature_option).
 LoadedModel load_model(const Args &args);
+
+/// With --armature: lm.model becomes the copy with that armature (with_armature). Throws
+/// Error(InvalidArgument or NonFinite) naming the option and the joint at fault.
+void apply_armature_option(const Args &args, LoadedModel &lm);
 
 /// The index of the frame (URDF link) named `name`. Throws Error(InvalidArgument) naming it,
 /// `where` it was asked for, and the closest frame names of the model.

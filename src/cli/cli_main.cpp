@@ -47,10 +47,12 @@ struct Command {
 
 const Command kCommands[] = {
     {"info", geolin::cli::cmd_info, "print the tree, joints, masses and frames of a model",
-     "usage: geolin info [URDF|-] [--fixed-base] [--joint-damping] [--dot] [--format text|json]\n"
+     "usage: geolin info [URDF|-] [--fixed-base] [--joint-damping] [--armature A] [--dot]\n"
+     "                   [--format text|json]\n"
      "\n"
-     "Prints the bodies (index, name, parent λ(i), children μ(i), joint, type, mass), the totals\n"
-     "(n_B, n_J, n, N, total mass) and the frames (every URDF link: body and offset).\n"
+     "Prints the bodies (index, name, parent λ(i), children μ(i), joint, type, mass, armature),\n"
+     "the totals (n_B, n_J, n, N, total mass) and the frames (every URDF link: body and\n"
+     "offset).\n"
      "  --dot          print the tree as a Graphviz graph instead (geolin info --dot | dot "
      "-Tsvg)\n"},
     {"dynamics", geolin::cli::cmd_dynamics, "forward dynamics nu_dot (ABA), optionally M and M^-1",
@@ -223,7 +225,11 @@ const char *const kModelOptionsHelp =
     "  URDF               a URDF file, '-' for standard input; default: the bundled model\n"
     "  --fixed-base       weld the root link to the inertial frame (a manipulator)\n"
     "  --joint-damping    use URDF <dynamics damping> as viscous joint friction\n"
-    "  --strict-inertia   also refuse link inertias violating the triangle inequality\n";
+    "  --strict-inertia   also refuse link inertias violating the triangle inequality\n"
+    "  --armature VALUE | JOINT=VALUE,...\n"
+    "                     reflected rotor inertias I_rotor N^2 (kg m^2; kg for a prismatic\n"
+    "                     joint): VALUE on every joint, or on the joints named (the others 0);\n"
+    "                     M becomes M + diag(0_6, armature) everywhere (docs/conventions.md)\n";
 
 void print_command_usage(std::FILE *out, const Command &c) {
   fmt::print(out, "{}", c.usage);

@@ -585,7 +585,8 @@ int bench_models(const Args &args, double seconds, bool json) {
   }
   Json models = Json::array();
   for (std::size_t m = 0; m < paths.size(); ++m) {
-    const LoadedModel lm = load_model(paths[m], flags);
+    LoadedModel lm = load_model(paths[m], flags);
+    apply_armature_option(args, lm);
     Bench bench(lm.model, bench_contacts(lm.model, args));
     const std::vector<Timing> t =
         time_model(bench, lm.model.name, m, paths.size(), seconds, progress);
@@ -772,6 +773,7 @@ int cmd_bench(const std::vector<std::string> &argv) {
   spec.flags.insert(kMixedFlags.begin(), kMixedFlags.end());
   spec.options = {"--seconds", "--plot", "--isa"};
   spec.options.insert(kContactOptions.begin(), kContactOptions.end());
+  spec.options.insert(kModelOptions.begin(), kModelOptions.end());
   spec.max_positional = 1000;
   const Args args = parse_args(argv, spec);
   const double seconds = args.get_double("--seconds", 0.3);
@@ -783,6 +785,7 @@ int cmd_bench(const std::vector<std::string> &argv) {
       throw UsageError("--scaling uses generated models: no URDF arguments");
     }
     if (args.has("--contacts")) throw UsageError("--scaling uses generated models: no --contacts");
+    if (args.has("--armature")) throw UsageError("--scaling uses generated models: no --armature");
     return bench_scaling(args, seconds, json);
   }
   if (args.has("--plot")) throw UsageError("--plot needs --scaling");

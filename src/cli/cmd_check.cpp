@@ -197,7 +197,7 @@ CheckOptions parse_check_options(const std::vector<std::string> &argv) {
   spec.add_flags(kModelFlags).add_flags(kMixedFlags).add_flags({"--impulse", "--costs"});
   spec.options = {"--samples", "--tol",  "--eps",    "--seed",       "--format",
                   "--fd",      "--step", "--method", "--restitution"};
-  spec.add_options(kContactOptions);
+  spec.add_options(kContactOptions).add_options(kModelOptions);
   CheckOptions o;
   o.args = parse_args(argv, spec);
   const Args &args = o.args;

@@ -88,11 +88,14 @@ void print_bodies(const Model &m) {
                  {m.joint_name[i], joint_type_name(m.joint_type[i]), vec3_text(m.joint_axis[i])});
     }
     row.push_back(fmt::format("{:.4f}", m.mass[i]));
+    // the joint's reflected rotor inertia: kg m² (revolute, continuous) or kg (prismatic)
+    row.push_back(i == 0 ? "" : fmt::format("{:.4g}", m.armature[i - 1]));
     row.push_back(i == 0 ? "" : joint_note(m, i));
     rows.push_back(std::move(row));
   }
-  print_table({"i", "body", "λ(i)", "μ(i)", "joint", "type", "axis", "mass [kg]", "note"}, rows,
-              {0, 2, 7});
+  print_table(
+      {"i", "body", "λ(i)", "μ(i)", "joint", "type", "axis", "mass [kg]", "armature", "note"}, rows,
+      {0, 2, 7, 8});
   bool truncated = false;
   for (const auto &c : m.children) truncated = truncated || c.size() > kShownChildren;
   if (truncated) {
@@ -147,6 +150,7 @@ void print_json_info(const LoadedModel &lm) {
       b["joint"] = m.joint_name[i];
       b["joint_type"] = joint_type_name(m.joint_type[i]);
       b["axis"] = vector_json(m.joint_axis[i]);
+      b["armature"] = m.armature[i - 1];
       b["mimic_of"] = m.mimic_of[i].empty() ? Json() : Json(m.mimic_of[i]);
     }
     bodies.push_back(std::move(b));
@@ -170,6 +174,7 @@ InfoOptions parse_info_options(const std::vector<std::string> &argv) {
   ArgSpec spec;
   spec.add_flags(kModelFlags).add_flags({"--dot"});
   spec.options = {"--format"};
+  spec.add_options(kModelOptions);
   InfoOptions o;
   o.args = parse_args(argv, spec);
   o.format = parse_format(o.args, {Format::Text, Format::Json});

@@ -176,7 +176,7 @@ SimulateOptions parse_simulate_options(const std::vector<std::string> &argv) {
   ArgSpec spec;
   spec.add_flags(kModelFlags).add_flags(kMixedFlags).add_flags({"--passive"});
   spec.options = {"--steps", "--dt", "--method", "--plot", "--output", "--drop", "--joint-gains"};
-  spec.add_options(kStateOptions).add_options(kContactOptions);
+  spec.add_options(kStateOptions).add_options(kContactOptions).add_options(kModelOptions);
   SimulateOptions o;
   o.args = parse_args(argv, spec);
   const Args &args = o.args;

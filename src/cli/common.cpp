@@ -129,7 +129,44 @@ LoadedModel load_model(const std::string &path, unsigned flags) {
 }
 
 LoadedModel load_model(const Args &args) {
-  return load_model(args.positional.empty() ? std::string() : args.positional[0], load_flags(args));
+  LoadedModel lm =
+      load_model(args.positional.empty() ? std::string() : args.positional[0], load_flags(args));
+  apply_armature_option(args, lm);
+  return lm;
+}
+
+namespace {
+// --armature's text: "VALUE" for every joint, or "JOINT=VALUE,..." (the other joints 0).
+VecX parse_armature(const Model &model, const std::string &text) {
+  VecX a = VecX::Zero(model.num_joints());
+  if (text.find('=') == std::string::npos) return a.setConstant(parse_double(text, "--armature"));
+  std::vector<bool> given(a.size(), false);
+  std::stringstream items(text);
+  for (std::string item; std::getline(items, item, ',');) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw UsageError(fmt::format("--armature: '{}' is not JOINT=VALUE", item));
+    const std::string name = item.substr(0, eq);
+    const int k = model.joint_index(name);
+    if (k < 0)
+      throw Error(Status::InvalidArgument,
+                  fmt::format("--armature: model '{}' has no joint named '{}'", model.name, name));
+    if (given[k]) throw UsageError(fmt::format("--armature: joint '{}' is given twice", name));
+    given[k] = true;
+    a[k] = parse_double(item.substr(eq + 1), fmt::format("--armature {}", name));
+  }
+  return a;
+}
+}  // namespace
+
+void apply_armature_option(const Args &args, LoadedModel &lm) {
+  if (!args.has("--armature")) return;
+  const VecX a = parse_armature(lm.model, args.get("--armature"));
+  try {
+    lm.model = with_armature(lm.model, a);
+  } catch (const Error &e) {
+    throw Error(e.status(), fmt::format("--armature: {}", e.what()));
+  }
 }
 
 namespace {
@@ -171,9 +208,13 @@ int find_frame(const Model &model, const std::string &name, const std::string &w
 
 std::string model_summary(const LoadedModel &lm) {
   const Model &m = lm.model;
-  return fmt::format("{} ({}), {} base, n_J = {}, n = {}, N = {}", m.name, lm.source,
-                     m.fixed_base ? "fixed" : "moving", m.num_joints(), m.num_dofs(),
-                     m.state_dim());
+  std::string text =
+      fmt::format("{} ({}), {} base, n_J = {}, n = {}, N = {}", m.name, lm.source,
+                  m.fixed_base ? "fixed" : "moving", m.num_joints(), m.num_dofs(), m.state_dim());
+  const auto geared = (m.armature.array() > 0.0).count();  // --armature
+  if (geared > 0)
+    text += fmt::format(", armature on {} joint(s) (max {:g})", geared, m.armature.maxCoeff());
+  return text;
 }
 
 // --- labels ---------------------------------------------------------------------------------

@@ -341,7 +341,7 @@ ArgSpec evaluation_arg_spec() {
   ArgSpec spec;
   spec.add_flags(kModelFlags).add_flags(kMixedFlags);
   spec.options = {"--state", "--random", "--format", "--only"};
-  spec.add_options(kWrenchOptions).add_options(kContactOptions);
+  spec.add_options(kWrenchOptions).add_options(kContactOptions).add_options(kModelOptions);
   return spec;
 }
 

@@ -56,6 +56,9 @@ static const char *const k_functions[] = {
     "geolin_state_difference",
     "geolin_state_integrate_derivatives",
     "geolin_state_difference_derivatives",
+    "geolin_model_with_armature",
+    "geolin_model_armature",
+    "geolin_model_with_srdf_rotor_params",
 };
 #define NUM_FUNCTIONS (sizeof k_functions / sizeof k_functions[0])
 
@@ -63,6 +66,9 @@ static const char *const k_functions[] = {
 typedef void (*version_fn)(int *, int *, int *);
 typedef const char *(*last_error_fn)(void);
 typedef int (*load_fn)(const char *, unsigned, geolin_model **);
+typedef int (*with_armature_fn)(const geolin_model *, const double *, geolin_model **);
+typedef int (*armature_fn)(const geolin_model *, double *);
+typedef int (*srdf_fn)(const geolin_model *, const char *, geolin_model **);
 typedef void (*model_free_fn)(geolin_model *);
 typedef int (*model_int_fn)(const geolin_model *);
 typedef int (*ws_new_fn)(const geolin_model *, geolin_workspace **);
@@ -122,6 +128,10 @@ static void type_check(void) {
   state_difference_fn sd = &geolin_state_difference;
   state_integrate_derivatives_fn sid = &geolin_state_integrate_derivatives;
   state_difference_derivatives_fn sdd = &geolin_state_difference_derivatives;
+  with_armature_fn wa = &geolin_model_with_armature;
+  armature_fn ar = &geolin_model_armature;
+  srdf_fn sr = &geolin_model_with_srdf_rotor_params;
+  (void)wa, (void)ar, (void)sr;
   (void)a, (void)b, (void)c, (void)d, (void)e, (void)f, (void)g, (void)h, (void)i;
   (void)j, (void)k, (void)l, (void)m1, (void)m2, (void)n, (void)o, (void)p, (void)q;
   (void)si, (void)sd, (void)sid, (void)sdd;
@@ -263,6 +273,28 @@ int main(int argc, char **argv) {
       free(z);
     }
     ws_free(ws);
+    ws = NULL;
+    { /* a copy with armature outlives its original and reports the armature it was given */
+      RESOLVE(with_armature_fn, with_armature, "geolin_model_with_armature");
+      RESOLVE(armature_fn, armature_of, "geolin_model_armature");
+      geolin_model *geared = NULL;
+      for (i = 0; i < nj; ++i) tau[i] = 0.01 * (i + 1); /* tau holds the armature here */
+      st = with_armature(m, tau, &geared);
+      model_free(m);
+      m = NULL;
+      if (st == GEOLIN_OK) st = armature_of(geared, r);
+      for (i = 0; i < nj && st == GEOLIN_OK; ++i)
+        if (r[i] != 0.01 * (i + 1)) st = -1;
+      if (st == GEOLIN_OK) st = ws_new(geared, &ws);
+      for (i = 0; i < nj; ++i) tau[i] = 0.5, r[i] = -0.05 * i;
+      if (st == GEOLIN_OK) st = forward_dynamics(ws, H, s, v, r, tau, nu_dot);
+      if (st != GEOLIN_OK) {
+        fprintf(stderr, "armature (%d): %s\n", st, last_error());
+        ++failures;
+      }
+      ws_free(ws);
+      model_free(geared);
+    }
     model_free(m);
     free(s);
     free(r);

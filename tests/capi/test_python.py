@@ -455,6 +455,50 @@ class TestGeolin(StateFixture):
         self.assertEqual(list(sentinel), [7.0] * n)
 
 
+class TestArmature(StateFixture):
+    """Model.with_armature: the copy's M is M + diag(0_6, a), its inverse dynamics gains a * r_dot,
+    the original is unchanged, and bad entries are refused naming armature[j] and the joint."""
+
+    def test_mass_matrix_and_inverse_dynamics_gain_the_armature(self):
+        n, nj = self.model.num_dofs, self.model.num_joints
+        a = [0.01 * (k + 1) for k in range(nj)]
+        geared = self.model.with_armature(a)
+        self.assertEqual(self.model.armature, [0.0] * nj)
+        self.assertEqual(geared.armature, a)
+        ws = geared.workspace()
+        M0, M1 = self.ws.mass_matrix(self.s), ws.mass_matrix(self.s)
+        for j in range(n):
+            for i in range(n):
+                extra = a[i - 6] if i == j and i >= 6 else 0.0
+                self.assertAlmostEqual(M1[i + n * j] - M0[i + n * j], extra, places=14)
+        nu_dot = [0.3 * math.sin(i + 1.0) for i in range(n)]
+        f0 = self.ws.inverse_dynamics(self.H, self.s, self.v, self.r, nu_dot)
+        f1 = ws.inverse_dynamics(self.H, self.s, self.v, self.r, nu_dot)
+        for i in range(n):
+            extra = a[i - 6] * nu_dot[i] if i >= 6 else 0.0
+            self.assertAlmostEqual(f1[i] - f0[i], extra, places=12)
+        # the forward dynamics of the copy inverts its inverse dynamics
+        nu = ws.forward_dynamics(self.H, self.s, self.v, self.r, self.tau)
+        f = ws.inverse_dynamics(self.H, self.s, self.v, self.r, nu)
+        for k, t in enumerate(self.tau):
+            self.assertAlmostEqual(f[6 + k], t, places=9)
+
+    def test_bad_entries_are_refused_naming_the_joint(self):
+        nj = self.model.num_joints
+        for bad, status in [(-0.1, geolin.ERR_INVALID_ARGUMENT),
+                            (float("inf"), geolin.ERR_NONFINITE)]:
+            a = [0.01] * nj
+            a[1] = bad
+            with self.assertRaises(geolin.Error) as cm:
+                self.model.with_armature(a)
+            self.assertEqual(cm.exception.status, status)
+            self.assertIn("armature[1]", cm.exception.message)
+            self.assertIn(self.model.joint_name(1), cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            self.model.with_armature([0.01] * (nj + 1))
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+
+
 class TestContacts(unittest.TestCase):
     """contact_dynamics / contact_linearize on the quadruped standing on its 4 point feet."""
 

@@ -301,10 +301,13 @@ class DenseModel {
 
   /// M = Σ_i J_iᵀ M_i J_i: ½ νᵀ M ν is the kinetic energy (docs/dynamics.md §3; what CRBA,
   /// RBDA ch. 6, computes recursively).
+  /// Plus the rotors' diag(0_6, armature) (fixed base: diag(armature)): ½ Σ_j armature_j r_j² is
+  /// their kinetic energy (docs/dynamics.md (D50)).
   MatX mass_matrix() const {
     MatX M = MatX::Zero(n(), n());
     for (int i = first_moving_body(); i <= nj(); ++i)
       M += J_[i].transpose() * spatial_inertia(m_, i) * J_[i];
+    M.bottomRightCorner(nj(), nj()).diagonal() += m_.armature;
     return M;
   }
 
@@ -363,12 +366,13 @@ class DenseModel {
     return Sm;
   }
 
-  /// ID(ν̇) = M ν̇ + C ν + G + S D r − Σ J_Fᵀ f_F, what RNEA returns ([f_0; τ])
+  /// ID(ν̇) = M ν̇ + C ν + G + S D r − Σ J_Fᵀ f_F, what RNEA returns ([f_0; τ]), M with the armature
   /// (docs/dynamics.md §3, §7).
   VecX inverse_dynamics(const VecX &nu_dot, const Wrenches &W = {}) const {
     VecX id = damping_force() - wrench_force(W);
     for (int i = first_moving_body(); i <= nj(); ++i)
       id += J_[i].transpose() * body_wrench(i, nu_dot);
+    id.tail(nj()) += m_.armature.cwiseProduct(nu_dot.tail(nj()));  // the rotors' torques (D50)
     return id;
   }
 

@@ -133,6 +133,12 @@ pub mod sys {
         pub fn geolin_model_joint_name(model: *const geolin_model, joint: c_int) -> *const c_char;
         pub fn geolin_model_joint_index(model: *const geolin_model, name: *const c_char) -> c_int;
         pub fn geolin_model_total_mass(model: *const geolin_model) -> c_double;
+        pub fn geolin_model_with_armature(
+            model: *const geolin_model,
+            armature: *const c_double,
+            out: *mut *mut geolin_model,
+        ) -> c_int;
+        pub fn geolin_model_armature(model: *const geolin_model, armature: *mut c_double) -> c_int;
         pub fn geolin_model_num_frames(model: *const geolin_model) -> c_int;
         pub fn geolin_model_frame_name(model: *const geolin_model, frame: c_int) -> *const c_char;
         pub fn geolin_model_frame_index(model: *const geolin_model, name: *const c_char) -> c_int;
@@ -825,6 +831,31 @@ impl Model {
     /// The total mass in kg.
     pub fn total_mass(&self) -> f64 {
         unsafe { sys::geolin_model_total_mass(self.as_ptr()) }
+    }
+    /// A new model whose joints carry the reflected rotor inertias `armature` (n_J values, joint
+    /// order; kg m², kg for a prismatic joint; finite, >= 0): every function of it uses
+    /// `M(s) + diag(0_6, armature)`. Replaces any armature `self` had; `self` is unchanged and the
+    /// new model is independent of it. Errors name `armature[j]` and the joint.
+    pub fn with_armature(&self, armature: &[f64]) -> Result<Model> {
+        check_len(
+            "with_armature",
+            "armature",
+            armature.len(),
+            self.num_joints(),
+        )?;
+        let mut out = ptr::null_mut();
+        // SAFETY: armature holds n_J doubles (checked), out is a valid pointer.
+        let st =
+            unsafe { sys::geolin_model_with_armature(self.as_ptr(), armature.as_ptr(), &mut out) };
+        Model::from_raw(st, out)
+    }
+    /// The reflected rotor inertias of the joints (zeros for a model loaded from URDF).
+    pub fn armature(&self) -> Vec<f64> {
+        let mut a = vec![0.0; self.num_joints()];
+        // SAFETY: a holds n_J doubles.
+        let st = unsafe { sys::geolin_model_armature(self.as_ptr(), a.as_mut_ptr()) };
+        debug_assert_eq!(st, sys::GEOLIN_OK);
+        a
     }
     /// The number of frames (every URDF link, also those merged by fixed joints).
     pub fn num_frames(&self) -> usize {

@@ -177,6 +177,65 @@ fn dynamics_round_trip_and_linearization() {
 }
 
 #[test]
+fn with_armature_adds_it_to_the_mass_matrix_and_the_inverse_dynamics() {
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let (nj, n) = (model.num_joints(), model.num_dofs());
+    let arm: Vec<f64> = (0..nj).map(|k| 0.02 * (k + 1) as f64).collect();
+    let geared = model.with_armature(&arm).unwrap();
+    assert_eq!(model.armature(), vec![0.0; nj]);
+    assert_eq!(geared.armature(), arm);
+    let (mut ws0, mut ws1) = (model.workspace().unwrap(), geared.workspace().unwrap());
+    let h = pose(0.2);
+    let v = [0.3, 0.1, -0.2, 0.5, 0.4, -0.1];
+    let s: Vec<f64> = (0..nj).map(|i| 0.4 - 0.3 * i as f64).collect();
+    let r: Vec<f64> = (0..nj).map(|i| 0.2 * i as f64 - 0.1).collect();
+    let (mut m0, mut m1) = (vec![0.0; n * n], vec![0.0; n * n]);
+    ws0.mass_matrix(&s, &mut m0).unwrap();
+    ws1.mass_matrix(&s, &mut m1).unwrap();
+    for j in 0..n {
+        for i in 0..n {
+            let extra = if i == j && i >= 6 { arm[i - 6] } else { 0.0 };
+            assert!(
+                (m1[i + n * j] - m0[i + n * j] - extra).abs() < 1e-14,
+                "M({i}, {j})"
+            );
+        }
+    }
+    let nu_dot: Vec<f64> = (0..n).map(|i| (i as f64 + 1.0).sin()).collect();
+    let (mut f0, mut f1) = (vec![0.0; n], vec![0.0; n]);
+    ws0.inverse_dynamics(Some(&h), &s, Some(&v), &r, &nu_dot, &mut f0)
+        .unwrap();
+    ws1.inverse_dynamics(Some(&h), &s, Some(&v), &r, &nu_dot, &mut f1)
+        .unwrap();
+    for i in 0..n {
+        let extra = if i >= 6 { arm[i - 6] * nu_dot[i] } else { 0.0 };
+        assert!((f1[i] - f0[i] - extra).abs() < 1e-12, "ID {i}");
+    }
+    drop(ws1);
+    drop(ws0);
+    drop(model); // the copy is independent of its original
+    assert_eq!(geared.armature(), arm);
+    let mut bad = arm.clone();
+    bad[1] = -1.0;
+    let err = geared.with_armature(&bad).unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.message().contains("armature[1]"), "{err}");
+    assert!(
+        err.message().contains(geared.joint_name(1).unwrap()),
+        "{err}"
+    );
+    bad[1] = f64::NAN;
+    assert_eq!(
+        geared.with_armature(&bad).unwrap_err().status(),
+        status::NONFINITE
+    );
+    assert_eq!(
+        geared.with_armature(&arm[1..]).unwrap_err().status(),
+        status::INVALID_ARGUMENT
+    );
+}
+
+#[test]
 fn misuse_is_an_error_not_a_crash() {
     let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
     let mut ws = model.workspace().unwrap();
