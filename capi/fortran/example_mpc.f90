@@ -178,7 +178,8 @@ program example_mpc
   !     a bad entry is refused with a null model, and the copy outlives the original.
   if (nj > 0) then
     block
-      type(c_ptr) :: geared, gws
+      type(c_ptr) :: geared, gws, rotors
+      integer :: u
       real(c_double), allocatable :: arm(:), M0(:, :), M1(:, :)
       allocate (arm(nj), M0(n, n), M1(n, n))
       arm = 0.01_c_double
@@ -202,6 +203,22 @@ program example_mpc
       call expect(all(arm == 0.01_c_double), 'the copy reports its armature', arm(1))
       call geolin_workspace_free(gws)
       call geolin_model_free(geared)
+      ! Pinocchio's SRDF <rotor_params>: armature = I_rotor * gear_ratio^2 on the joint named.
+      open (newunit=u, file='example_mpc_rotors.srdf', status='replace', action='write')
+      write (u, '(a)') '<robot name="r"><rotor_params><joint name="'// &
+        geolin_f_string(geolin_model_joint_name(model, 0_c_int))// &
+        '" mass="2e-4" gear_ratio="5"/></rotor_params></robot>'
+      close (u)
+      call check(geolin_model_with_srdf_rotor_params(model, &
+                                                     geolin_c_string('example_mpc_rotors.srdf'), &
+                                                     rotors), 'model_with_srdf_rotor_params')
+      open (newunit=u, file='example_mpc_rotors.srdf', status='old')
+      close (u, status='delete')
+      arm = -1
+      call check(geolin_model_armature(rotors, arm), 'model_armature (SRDF)')
+      call expect(abs(arm(1) - 2e-4_c_double*25) < 1e-18_c_double .and. all(arm(2:) == 0), &
+                  'SRDF armature = I_rotor N^2', arm(1))
+      call geolin_model_free(rotors)
     end block
   end if
 

@@ -204,6 +204,17 @@ module geolin
       integer(c_int) :: geolin_model_with_armature
     end function
 
+    ! As geolin_model_with_armature, from an SRDF's <rotor_params> (Pinocchio's format): the joints
+    ! named get I_rotor * gear_ratio^2. path: a NUL-terminated string (geolin_c_string).
+    function geolin_model_with_srdf_rotor_params(model, path, out) &
+      bind(c, name='geolin_model_with_srdf_rotor_params')
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: model
+      character(kind=c_char), intent(in) :: path(*)
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: geolin_model_with_srdf_rotor_params
+    end function
+
     ! The model's armature(n_J) (zeros for a model loaded from URDF).
     function geolin_model_armature(model, armature) bind(c, name='geolin_model_armature')
       import :: c_int, c_ptr, c_double

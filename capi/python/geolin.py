@@ -131,6 +131,7 @@ _SIGNATURES = {
     "geolin_model_total_mass": (ctypes.c_double, [_handle]),
     "geolin_model_with_armature": (ctypes.c_int, [_handle, _c_double_p, _handle_p]),
     "geolin_model_armature": (ctypes.c_int, [_handle, _c_double_p]),
+    "geolin_model_with_srdf_rotor_params": (ctypes.c_int, [_handle, ctypes.c_char_p, _handle_p]),
     "geolin_workspace_new": (ctypes.c_int, [_handle, _handle_p]),
     "geolin_workspace_new_ex": (ctypes.c_int, [_handle, ctypes.c_uint, ctypes.c_int, _handle_p]),
     "geolin_workspace_bytes": (ctypes.c_size_t, [_handle, ctypes.c_uint, ctypes.c_int]),
@@ -612,6 +613,15 @@ class Model:
         out = ctypes.c_void_p()
         _check(_L().geolin_model_with_armature(
             self._h, _in("armature", armature, self.num_joints), ctypes.byref(out)))
+        return Model(out)
+
+    def with_srdf_rotor_params(self, path):
+        """A new Model whose joints named in the SRDF's <rotor_params> (Pinocchio's format:
+        <joint name="J" mass="I_rotor" gear_ratio="N"/>) carry I_rotor * N^2; the others keep
+        this model's armature."""
+        out = ctypes.c_void_p()
+        _check(_L().geolin_model_with_srdf_rotor_params(self._h, os.fsencode(path),
+                                                        ctypes.byref(out)))
         return Model(out)
 
     @property

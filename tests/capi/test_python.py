@@ -483,6 +483,21 @@ class TestArmature(StateFixture):
         for k, t in enumerate(self.tau):
             self.assertAlmostEqual(f[6 + k], t, places=9)
 
+    def test_srdf_rotor_params_give_rotor_inertia_times_gear_ratio_squared(self):
+        import tempfile
+        name = self.model.joint_name(1)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "rotors.srdf")
+            with open(path, "w") as f:
+                f.write('<robot name="r"><rotor_params><joint name="%s" mass="2e-4" '
+                        'gear_ratio="9"/></rotor_params></robot>' % name)
+            geared = self.model.with_srdf_rotor_params(path)
+            self.assertAlmostEqual(geared.armature[1], 2e-4 * 81, places=15)
+            self.assertEqual(geared.armature[0], 0.0)
+            with self.assertRaises(geolin.Error) as cm:
+                self.model.with_srdf_rotor_params(os.path.join(tmp, "absent.srdf"))
+            self.assertEqual(cm.exception.status, geolin.ERR_IO)
+
     def test_bad_entries_are_refused_naming_the_joint(self):
         nj = self.model.num_joints
         for bad, status in [(-0.1, geolin.ERR_INVALID_ARGUMENT),

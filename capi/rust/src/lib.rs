@@ -139,6 +139,11 @@ pub mod sys {
             out: *mut *mut geolin_model,
         ) -> c_int;
         pub fn geolin_model_armature(model: *const geolin_model, armature: *mut c_double) -> c_int;
+        pub fn geolin_model_with_srdf_rotor_params(
+            model: *const geolin_model,
+            path: *const c_char,
+            out: *mut *mut geolin_model,
+        ) -> c_int;
         pub fn geolin_model_num_frames(model: *const geolin_model) -> c_int;
         pub fn geolin_model_frame_name(model: *const geolin_model, frame: c_int) -> *const c_char;
         pub fn geolin_model_frame_index(model: *const geolin_model, name: *const c_char) -> c_int;
@@ -847,6 +852,22 @@ impl Model {
         // SAFETY: armature holds n_J doubles (checked), out is a valid pointer.
         let st =
             unsafe { sys::geolin_model_with_armature(self.as_ptr(), armature.as_ptr(), &mut out) };
+        Model::from_raw(st, out)
+    }
+    /// A new model whose joints named in the SRDF's `<rotor_params>` (Pinocchio's format,
+    /// `<joint name="J" mass="I_rotor" gear_ratio="N"/>`) carry `I_rotor N²`; the others keep
+    /// `self`'s armature.
+    pub fn with_srdf_rotor_params(&self, path: impl AsRef<std::path::Path>) -> Result<Model> {
+        let path = path.as_ref();
+        let text = path
+            .to_str()
+            .ok_or_else(|| Error::invalid(format!("path {path:?} is not UTF-8")))?;
+        let c_path = c_string("path", text)?;
+        let mut out = ptr::null_mut();
+        // SAFETY: valid NUL-terminated string and out pointer.
+        let st = unsafe {
+            sys::geolin_model_with_srdf_rotor_params(self.as_ptr(), c_path.as_ptr(), &mut out)
+        };
         Model::from_raw(st, out)
     }
     /// The reflected rotor inertias of the joints (zeros for a model loaded from URDF).

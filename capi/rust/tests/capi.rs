@@ -236,6 +236,28 @@ fn with_armature_adds_it_to_the_mass_matrix_and_the_inverse_dynamics() {
 }
 
 #[test]
+fn srdf_rotor_params_give_rotor_inertia_times_gear_ratio_squared() {
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let joint = model.joint_name(2).unwrap().to_string();
+    let path = std::env::temp_dir().join(format!("geolin_rotors_{}.srdf", std::process::id()));
+    std::fs::write(
+        &path,
+        format!(
+            "<robot name=\"r\"><rotor_params><joint name=\"{joint}\" mass=\"3e-4\" \
+             gear_ratio=\"7\"/></rotor_params></robot>"
+        ),
+    )
+    .unwrap();
+    let geared = model.with_srdf_rotor_params(&path);
+    std::fs::remove_file(&path).unwrap();
+    let arm = geared.unwrap().armature();
+    assert!((arm[2] - 3e-4 * 49.0).abs() < 1e-18, "{arm:?}");
+    assert_eq!(arm[0], 0.0);
+    let err = model.with_srdf_rotor_params(&path).unwrap_err();
+    assert_eq!(err.status(), status::IO);
+}
+
+#[test]
 fn misuse_is_an_error_not_a_crash() {
     let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
     let mut ws = model.workspace().unwrap();
