@@ -377,6 +377,11 @@ class Call {
     if (!model.fixed_base) input("v", v, 6);
     return input("r", r, nj);
   }
+  // The inputs of the dynamics calls: the state and the joint forces tau (n_J).
+  Call &dynamics_inputs(const double *H, const double *s, const double *v, const double *r,
+                        const double *tau) {
+    return state(H, s, v, r).input("tau", tau, nj);
+  }
   // An output array the caller must give (unless empty), and one that may be NULL.
   Call &output(const char *name, double *p, std::ptrdiff_t count) {
     if (at(Phase::pointers)) status = check_output(fn, name, p, count);
@@ -855,7 +860,7 @@ GEOLIN_API int geolin_forward_dynamics(geolin_workspace *ws, const double *H, co
                                        double *nu_dot) {
   return guarded(
       __func__, ws,
-      [&](Call &c) { c.state(H, s, v, r).input("tau", tau, c.nj).output("nu_dot", nu_dot, c.n); },
+      [&](Call &c) { c.dynamics_inputs(H, s, v, r, tau).output("nu_dot", nu_dot, c.n); },
       [&](Call &c) {
         const geolin::Outcome o = geolin::aba(
             c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
@@ -940,8 +945,7 @@ GEOLIN_API int geolin_linearize(geolin_workspace *ws, const double *H, const dou
       __func__, ws,
       [&](Call &c) {
         c.feature(geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE")
-            .state(H, s, v, r)
-            .input("tau", tau, c.nj)
+            .dynamics_inputs(H, s, v, r, tau)
             .output("A", A, std::ptrdiff_t{c.N} * c.N)
             .output("B", B, std::ptrdiff_t{c.N} * c.nj);
       },
@@ -964,8 +968,7 @@ GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const do
       __func__, ws,
       [&](Call &c) {
         c.feature(geolin::kWorkspaceFiniteDifference, "GEOLIN_WORKSPACE_FINITE_DIFFERENCE")
-            .state(H, s, v, r)
-            .input("tau", tau, c.nj)
+            .dynamics_inputs(H, s, v, r, tau)
             .values([&] { return check_eps(c.fn, eps); })
             .output("A", A, std::ptrdiff_t{c.N} * c.N)
             .output("B", B, std::ptrdiff_t{c.N} * c.nj);
@@ -1236,7 +1239,7 @@ GEOLIN_API int geolin_forward_dynamics_ext(geolin_workspace *ws, const double *H
   return guarded(
       __func__, ws,
       [&](Call &c) {
-        c.state(H, s, v, r).input("tau", tau, c.nj);
+        c.dynamics_inputs(H, s, v, r, tau);
         declare_wrenches(c, nf, frames, wrenches, wrench_flags, -1);
         c.output("nu_dot", nu_dot, c.n);
       },
@@ -1259,8 +1262,7 @@ GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const
       __func__, ws,
       [&](Call &c) {
         c.feature(geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE")
-            .state(H, s, v, r)
-            .input("tau", tau, c.nj);
+            .dynamics_inputs(H, s, v, r, tau);
         declare_wrenches(c, nf, frames, wrenches, wrench_flags, ws->ws.dims.max_wrenches);
         c.output("A", A, std::ptrdiff_t{c.N} * c.N).output("B", B, c.N * cols_B);
       },
@@ -1282,9 +1284,7 @@ GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const dou
   return guarded(
       __func__, ws,
       [&](Call &c) {
-        c.state(H, s, v, r).input("tau", tau, c.nj).sizes([&] {
-          return check_step(c.fn, method, h);
-        });
+        c.dynamics_inputs(H, s, v, r, tau).sizes([&] { return check_step(c.fn, method, h); });
         declare_next_state(c, H_next, s_next, v_next, r_next);
       },
       [&](Call &c) {
@@ -1306,8 +1306,7 @@ GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h,
       __func__, ws,
       [&](Call &c) {
         c.feature(geolin::kWorkspaceStepLinearize, "GEOLIN_WORKSPACE_STEP_LINEARIZE")
-            .state(H, s, v, r)
-            .input("tau", tau, c.nj)
+            .dynamics_inputs(H, s, v, r, tau)
             .sizes([&] { return check_step(c.fn, method, h); })
             .output("A_d", A_d, std::ptrdiff_t{c.N} * c.N)
             .output("B_d", B_d, std::ptrdiff_t{c.N} * c.nj);
@@ -1512,8 +1511,7 @@ GEOLIN_API int geolin_contact_dynamics(geolin_workspace *ws, const double *H, co
       __func__, ws,
       [&](Call &c) {
         c.feature(geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS")
-            .state(H, s, v, r)
-            .input("tau", tau, c.nj);
+            .dynamics_inputs(H, s, v, r, tau);
         declare_contacts(c, nc, frames, types, wrench_flags, gains, refs)
             .output("nu_dot", nu_dot, c.n)
             .output("lambda", lambda, contact_rows(c, nc, types));
@@ -1540,8 +1538,7 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
         const std::ptrdiff_t m = contact_rows(c, nc, types), N = c.N;
         c.feature(geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
                   "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE")
-            .state(H, s, v, r)
-            .input("tau", tau, c.nj);
+            .dynamics_inputs(H, s, v, r, tau);
         declare_contacts(c, nc, frames, types, wrench_flags, gains, refs)
             .output("A", A, N * N)
             .output("B", B, N * c.nj)
@@ -1630,8 +1627,7 @@ GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, c
       __func__, ws,
       [&](Call &c) {
         c.feature(geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS")
-            .state(H, s, v, r)
-            .input("tau", tau, c.nj)
+            .dynamics_inputs(H, s, v, r, tau)
             .sizes([&] { return check_step(c.fn, method, h); });
         declare_contacts(c, nc, frames, types, wrench_flags, gains, refs);
         declare_next_state(c, H_next, s_next, v_next, r_next)
@@ -1665,8 +1661,7 @@ GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, d
         const std::ptrdiff_t m = contact_rows(c, nc, types), N = c.N;
         c.feature(geolin::kWorkspaceContacts | geolin::kWorkspaceStepLinearize,
                   "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_STEP_LINEARIZE")
-            .state(H, s, v, r)
-            .input("tau", tau, c.nj)
+            .dynamics_inputs(H, s, v, r, tau)
             .sizes([&] { return check_step(c.fn, method, h); });
         declare_contacts(c, nc, frames, types, wrench_flags, gains, refs)
             .output("A_d", A_d, N * N)
