@@ -35,7 +35,6 @@ struct geolin_workspace {
   // finite. Sized by the workspace's features (staging_bytes below counts the same).
   Eigen::MatrixXd A, B;            // N x N, N x n_J (finite differences, step linearization)
   Eigen::MatrixXd mat;             // n x n (mass matrix and its inverse, M of dtau_dz)
-  Eigen::MatrixXd dtau_dz;         // n x N (inverse_dynamics_linearize beyond the term bound)
   Eigen::VectorXd vec;             // n
   Eigen::MatrixXd J;               // 6 x n
   Eigen::MatrixXd Dz;              // 6 x N (derivatives of the cost functions in z)
@@ -57,7 +56,6 @@ struct geolin_workspace {
       B.setZero(N, nj);
     }
     if (ws.has(geolin::kWorkspaceMassMatrix)) mat.setZero(n, n);
-    if (ws.has(geolin::kWorkspaceLinearize)) dtau_dz.setZero(n, N);
     vec.setZero(n);
     J.setZero(6, n);
     Dz.setZero(6, N);
@@ -79,7 +77,6 @@ struct geolin_workspace {
     if (features & (geolin::kWorkspaceFiniteDifference | geolin::kWorkspaceStepLinearize))
       doubles += N * N + N * nj;
     if (features & geolin::kWorkspaceMassMatrix) doubles += n * n;
-    if (features & geolin::kWorkspaceLinearize) doubles += n * N;
     if (features & geolin::kWorkspaceContacts) doubles += rows;
     const unsigned step_contacts = geolin::kWorkspaceContacts | geolin::kWorkspaceStepLinearize;
     if ((features & step_contacts) == step_contacts) doubles += rows * (N + nj);
@@ -984,8 +981,10 @@ GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const do
 
 // With dtau_dz, the outputs go straight into the caller's arrays when every term of the pass is
 // within bounds (inverse_dynamics_linearize_if_bounded; the force via ws->vec, as r may alias
-// it). Otherwise they are staged (dtau_dz in ws->dtau_dz, M in ws->mat, the force in ws->vec) and
-// copied out only when all are finite.
+// it). Otherwise they are staged (M in ws->mat, the force in ws->vec, and dtau_dz in the
+// solver's panel, lent by Workspace::scratch_panel: this pass does not solve, and an n x N
+// buffer of its own would add 6.4 GB to a 20 000-body chain) and copied out only when all are
+// finite.
 GEOLIN_API int geolin_inverse_dynamics_linearize(geolin_workspace *ws, const double *H,
                                                  const double *s, const double *v, const double *r,
                                                  const double *nu_dot, double *generalized_force,
@@ -1016,7 +1015,7 @@ GEOLIN_API int geolin_inverse_dynamics_linearize(geolin_workspace *ws, const dou
             return GEOLIN_OK;
           }
         }
-        Eigen::Map<Eigen::MatrixXd> dz(dtau_dz ? ws->dtau_dz.data() : nullptr, dtau_dz ? n : 0,
+        Eigen::Map<Eigen::MatrixXd> dz(dtau_dz ? ws->ws.scratch_panel() : nullptr, dtau_dz ? n : 0,
                                        dtau_dz ? N : 0);
         Eigen::Map<Eigen::MatrixXd> Mm(M ? ws->mat.data() : nullptr, M ? n : 0, M ? n : 0);
         geolin::inverse_dynamics_linearize(c.model, ws->ws, T, joint_vector(s, c.nj), v0,

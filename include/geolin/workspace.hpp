@@ -179,6 +179,10 @@ struct Workspace {
   SolvePlan plans[2];
   int last_plan = 0;
   int max_rhs = 0;
+  /// The panel `rhs` lent whole (n x max_rhs doubles) to a caller that runs no solve while it
+  /// uses it: the C API stages inverse_dynamics_linearize's n x N dtau_dz there beyond the term
+  /// bound (N <= max_rhs with kWorkspaceLinearize). Any solve overwrites it.
+  double *scratch_panel() { return rhs.data(); }
 
   // Vectors of the finite differences and of the steps (O(n)).
   VecX nu_dot;                     // n
