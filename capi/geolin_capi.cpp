@@ -315,8 +315,6 @@ int check_workspace(const char *function, const geolin_workspace *ws) noexcept {
 // (inputs, then required outputs), the aliasing of the outputs, the values (finite inputs, rigid
 // transforms, indices, flags, scalars). The first failure ends the call with nothing written.
 enum class Phase { features, sizes, pointers, aliasing, values };
-constexpr Phase kPhases[] = {Phase::features, Phase::sizes, Phase::pointers, Phase::aliasing,
-                             Phase::values};
 
 // One evaluation call: its function, workspace and model, and the checks its entry point
 // declares. guarded() runs the declaration once per phase; each declared check acts in its own
@@ -340,51 +338,52 @@ class Call {
   int status = GEOLIN_OK;
 
   // The workspace was created with `feature` (named `names` in the message).
-  Call &feature(unsigned feature, const char *names) {
+  GEOLIN_ALWAYS_INLINE Call &feature(unsigned feature, const char *names) {
     if (at(Phase::features)) status = check_feature(fn, ws, feature, names);
     return *this;
   }
   // check() -> status, run in the sizes or the values phase.
   template <class Check>
-  Call &sizes(Check &&check) {
+  GEOLIN_ALWAYS_INLINE Call &sizes(Check &&check) {
     if (at(Phase::sizes)) status = check();
     return *this;
   }
   template <class Check>
-  Call &values(Check &&check) {
+  GEOLIN_ALWAYS_INLINE Call &values(Check &&check) {
     if (at(Phase::values)) status = check();
     return *this;
   }
   // An input array of `count` doubles: not NULL (unless empty), then finite.
-  Call &input(const char *name, const double *p, std::ptrdiff_t count) {
+  GEOLIN_ALWAYS_INLINE Call &input(const char *name, const double *p, std::ptrdiff_t count) {
     if (at(Phase::pointers)) status = check_pointer(fn, name, p, count);
     if (at(Phase::values)) status = check_finite(fn, name, p, count);
     return *this;
   }
   // A pose argument (16 doubles, column-major): not NULL, then a finite rigid transform.
-  Call &pose(const char *name, const double *H) {
+  GEOLIN_ALWAYS_INLINE Call &pose(const char *name, const double *H) {
     if (at(Phase::pointers)) status = check_pointer(fn, name, H, 16);
     if (at(Phase::values)) status = check_rigid(fn, name, H);
     return *this;
   }
   // The state (H, s, v, r); H and v are not read for a fixed base.
-  Call &state(const double *H, const double *s, const double *v, const double *r) {
+  GEOLIN_ALWAYS_INLINE Call &state(const double *H, const double *s, const double *v,
+                                   const double *r) {
     if (!model.fixed_base) pose("H", H);
     input("s", s, nj);
     if (!model.fixed_base) input("v", v, 6);
     return input("r", r, nj);
   }
   // The inputs of the dynamics calls: the state and the joint forces tau (n_J).
-  Call &dynamics_inputs(const double *H, const double *s, const double *v, const double *r,
-                        const double *tau) {
+  GEOLIN_ALWAYS_INLINE Call &dynamics_inputs(const double *H, const double *s, const double *v,
+                                             const double *r, const double *tau) {
     return state(H, s, v, r).input("tau", tau, nj);
   }
   // An output array the caller must give (unless empty), and one that may be NULL.
-  Call &output(const char *name, double *p, std::ptrdiff_t count) {
+  GEOLIN_ALWAYS_INLINE Call &output(const char *name, double *p, std::ptrdiff_t count) {
     if (at(Phase::pointers)) status = check_output(fn, name, p, count);
     return optional_output(name, p, count);
   }
-  Call &optional_output(const char *name, double *p, std::ptrdiff_t count) {
+  GEOLIN_ALWAYS_INLINE Call &optional_output(const char *name, double *p, std::ptrdiff_t count) {
     if (at(Phase::aliasing) && outputs_count_ < kMaxOutputs)
       outputs_[outputs_count_++] = {name, p, count};
     return *this;
@@ -395,7 +394,7 @@ class Call {
   }
 
  private:
-  bool at(Phase p) const { return status == GEOLIN_OK && phase == p; }
+  GEOLIN_ALWAYS_INLINE bool at(Phase p) const { return status == GEOLIN_OK && phase == p; }
   static constexpr int kMaxOutputs = 6;
   Output outputs_[kMaxOutputs];
   int outputs_count_ = 0;
@@ -405,15 +404,30 @@ class Call {
 // the documented order, stopping at the first failure); then compute(call) -> status, which
 // classifies the outcome and copies out (or writes nothing); no exception crosses the boundary.
 template <class Declare, class Compute>
+#if defined(__GNUC__)
+__attribute__((flatten))  // the declarations inlined with their phase known, the checks folded
+#endif
 int guarded(const char *fn, geolin_workspace *ws, Declare &&declare, Compute &&compute) noexcept {
   if (int st = check_workspace(fn, ws)) return st;
   Call call(fn, ws);
-  for (Phase phase : kPhases) {
-    call.phase = phase;
-    declare(call);
-    if (phase == Phase::aliasing) call.check_aliasing();
-    if (call.status != GEOLIN_OK) return call.status;
-  }
+  // The phases one after the other (not a loop): each declaration is inlined with a known phase,
+  // so the checks of the other phases fold away.
+  call.phase = Phase::features;
+  declare(call);
+  if (call.status != GEOLIN_OK) return call.status;
+  call.phase = Phase::sizes;
+  declare(call);
+  if (call.status != GEOLIN_OK) return call.status;
+  call.phase = Phase::pointers;
+  declare(call);
+  if (call.status != GEOLIN_OK) return call.status;
+  call.phase = Phase::aliasing;
+  declare(call);
+  call.check_aliasing();
+  if (call.status != GEOLIN_OK) return call.status;
+  call.phase = Phase::values;
+  declare(call);
+  if (call.status != GEOLIN_OK) return call.status;
   try {
     return compute(call);
   } catch (...) {

@@ -67,20 +67,27 @@ inline double joint_pivot_scale(const Workspace &ws, int i, const Vec6 &S, const
   return std::max(at_joint, kRoundoffShare * absolute_quadratic(S, IA));
 }
 
+/// The exact test below the cheap bounds of check_joint_pivot (rare: kept out of its inlined
+/// fast path).
+inline void check_joint_pivot_exactly(Outcome &outcome, const Workspace &ws, int i, double D,
+                                      const Vec6 &S, const Mat6 &IA) {
+  const double scale = joint_pivot_scale(ws, i, S, IA);
+  if (D > kPivotTolerance * scale) return;
+  const bool finite = std::isfinite(D) && std::isfinite(scale);
+  outcome.keep_first(Outcome::failed_pivot(i, D, !finite ? NAN : scale > 0.0 ? D / scale : 0.0));
+}
+
 /// Checks the joint pivot D of body i (articulated inertia IA, motion subspace S, frame 0) and
 /// keeps a failure in `outcome` (the first one: Outcome::failed_pivot). The cheap bounds tr(I^A)
 /// |S|² ≥ |S|ᵀ|I^A||S| (I^A is positive semidefinite), at the joint (joint_scale_bound) and in
 /// frame 0, settle every regular state; the exact scale is formed only below them. A pivot or scale
 /// that is not finite is an overflow.
-inline void check_joint_pivot(Outcome &outcome, const Workspace &ws, int i, double D, const Vec6 &S,
-                              const Mat6 &IA) {
+GEOLIN_ALWAYS_INLINE void check_joint_pivot(Outcome &outcome, const Workspace &ws, int i, double D,
+                                            const Vec6 &S, const Mat6 &IA) {
   const double bound0 = IA.trace() * S.squaredNorm();
   const double bound = joint_scale_bound(IA, S, ws.H0[i].o);
   if (D > kPivotTolerance * std::max(bound, kRoundoffShare * bound0)) return;
-  const double scale = joint_pivot_scale(ws, i, S, IA);
-  if (D > kPivotTolerance * scale) return;
-  const bool finite = std::isfinite(D) && std::isfinite(scale);
-  outcome.keep_first(Outcome::failed_pivot(i, D, !finite ? NAN : scale > 0.0 ? D / scale : 0.0));
+  check_joint_pivot_exactly(outcome, ws, i, D, S, IA);
 }
 
 /// Whether the Cholesky factor of the base's articulated inertia I^A_0 is regular: every pivot
