@@ -33,14 +33,16 @@ struct geolin_workspace {
   // The model must outlive the workspace (documented in geolin.h).
   const geolin_model *m;
   geolin::Workspace ws;
-  // Output staging buffers: results are copied out only when all of them are finite. Sized by
-  // the workspace's features (staging_bytes below counts the same).
+  // Output staging buffers, one output each: results are copied out only when all of them are
+  // finite. Sized by the workspace's features (staging_bytes below counts the same).
   Eigen::MatrixXd A, B;            // N x N, N x n_J (finite differences, step linearization)
-  Eigen::MatrixXd mat;             // n x n (mass matrix and its inverse)
+  Eigen::MatrixXd mat;             // n x n (mass matrix and its inverse, M of dtau_dz)
   Eigen::VectorXd vec;             // n
   Eigen::MatrixXd J;               // 6 x n
   Eigen::MatrixXd Dz;              // 6 x N (derivatives of the cost functions in z)
   Eigen::VectorXd s_next, r_next;  // n_J
+  Eigen::VectorXd lambda;          // max_rows: λ of the contact calls, Λ of geolin_impulse
+  Eigen::MatrixXd dlambda_dz, dlambda_dw;  // max_rows x N, x n_J (contact_step_linearize)
   // The contact regularization mu of geolin_workspace_set_contact_regularization (0: redundant
   // contact sets are refused), passed to every contact function as geolin::Contacts::mu.
   double contact_mu = 0.0;
@@ -50,6 +52,7 @@ struct geolin_workspace {
     const int n = model->model.num_dofs();
     const int N = model->model.state_dim();
     const int nj = model->model.num_joints();
+    const int rows = ws.dims.max_rows;
     if (ws.has(geolin::kWorkspaceFiniteDifference) || ws.has(geolin::kWorkspaceStepLinearize)) {
       A.setZero(N, N);
       B.setZero(N, nj);
@@ -60,15 +63,25 @@ struct geolin_workspace {
     Dz.setZero(6, N);
     s_next.setZero(nj);
     r_next.setZero(nj);
+    if (ws.has(geolin::kWorkspaceContacts)) lambda.setZero(rows);
+    if (ws.has(geolin::kWorkspaceContacts | geolin::kWorkspaceStepLinearize)) {
+      dlambda_dz.setZero(rows, N);
+      dlambda_dw.setZero(rows, nj);
+    }
   }
 
-  // The bytes of the staging buffers above for these features (saturating).
-  static std::size_t staging_bytes(const geolin::Model &model, unsigned features) {
+  // The bytes of the staging buffers above for these dimensions (saturating).
+  static std::size_t staging_bytes(const geolin::Model &model, const geolin::WorkspaceDims &dims) {
     const double n = model.num_dofs(), N = model.state_dim(), nj = model.num_joints();
+    const double rows = dims.max_rows;
+    const unsigned features = dims.features;
     double doubles = n + 6 * n + 6 * N + 2 * nj;
     if (features & (geolin::kWorkspaceFiniteDifference | geolin::kWorkspaceStepLinearize))
       doubles += N * N + N * nj;
     if (features & geolin::kWorkspaceMassMatrix) doubles += n * n;
+    if (features & geolin::kWorkspaceContacts) doubles += rows;
+    const unsigned step_contacts = geolin::kWorkspaceContacts | geolin::kWorkspaceStepLinearize;
+    if ((features & step_contacts) == step_contacts) doubles += rows * (N + nj);
     const double bytes = doubles * sizeof(double) + sizeof(geolin_workspace);
     return bytes >= 1.8e19 ? SIZE_MAX : static_cast<std::size_t>(bytes);
   }
@@ -155,14 +168,17 @@ int handle_exception(const char *function) noexcept {
 
 // --- input checks (write nothing, return a status) -------------------------------------------
 
-// A pointer to an array of `count` doubles: not NULL (unless count == 0), all finite.
-int check_array(const char *function, const char *name, const double *x,
-                std::ptrdiff_t count) noexcept {
-  if (count == 0) return GEOLIN_OK;
-  if (x == nullptr) {
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL (expected %td doubles)",
-                function, name, count);
-  }
+// A pointer to an array of `count` doubles is not NULL (unless count == 0).
+int check_pointer(const char *function, const char *name, const double *x,
+                  std::ptrdiff_t count) noexcept {
+  if (count == 0 || x != nullptr) return GEOLIN_OK;
+  return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL (expected %td doubles)",
+              function, name, count);
+}
+
+// Every value of an array of `count` doubles (checked not NULL) is finite.
+int check_finite(const char *function, const char *name, const double *x,
+                 std::ptrdiff_t count) noexcept {
   for (std::ptrdiff_t i = 0; i < count; ++i) {
     if (!std::isfinite(x[i])) {
       return fail(GEOLIN_ERR_NONFINITE,
@@ -171,6 +187,13 @@ int check_array(const char *function, const char *name, const double *x,
     }
   }
   return GEOLIN_OK;
+}
+
+// An input array: not NULL (unless count == 0), all finite.
+int check_array(const char *function, const char *name, const double *x,
+                std::ptrdiff_t count) noexcept {
+  if (int st = check_pointer(function, name, x, count)) return st;
+  return check_finite(function, name, x, count);
 }
 
 int check_output(const char *function, const char *name, const double *x,
@@ -192,12 +215,12 @@ struct Output {
 // The output arrays of one call must not overlap (e.g. A == B): each is written whole, so an
 // overlap would leave one of them wrong with GEOLIN_OK. Outputs may alias inputs (every input is
 // read before any output is written). NULL or empty outputs are skipped.
-int check_disjoint(const char *function, std::initializer_list<Output> outputs) noexcept {
-  for (auto a = outputs.begin(); a != outputs.end(); ++a) {
+int check_disjoint(const char *function, const Output *outputs, int count) noexcept {
+  for (const Output *a = outputs; a != outputs + count; ++a) {
     if (a->p == nullptr || a->count <= 0) continue;
     const auto a0 = reinterpret_cast<std::uintptr_t>(a->p);
     const auto a1 = a0 + static_cast<std::uintptr_t>(a->count) * sizeof(double);
-    for (auto b = a + 1; b != outputs.end(); ++b) {
+    for (const Output *b = a + 1; b != outputs + count; ++b) {
       if (b->p == nullptr || b->count <= 0) continue;
       const auto b0 = reinterpret_cast<std::uintptr_t>(b->p);
       const auto b1 = b0 + static_cast<std::uintptr_t>(b->count) * sizeof(double);
@@ -279,11 +302,6 @@ int check_rigid(const char *function, const char *name, const double *H) noexcep
   return GEOLIN_OK;
 }
 
-// H: the base pose.
-int check_transform(const char *function, const double *H) noexcept {
-  return check_rigid(function, "H", H);
-}
-
 int check_workspace(const char *function, const geolin_workspace *ws) noexcept {
   if (ws == nullptr) {
     return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'ws' is NULL", function);
@@ -291,35 +309,132 @@ int check_workspace(const char *function, const geolin_workspace *ws) noexcept {
   return GEOLIN_OK;
 }
 
-// The model a (checked, non-NULL) workspace was created for: the one lookup of every
-// evaluation call and check.
-const geolin::Model &model_of(const geolin_workspace *ws) noexcept {
-  return ws->m->model;
-}
+// --- one guarded call ------------------------------------------------------------------------
 
-// The state arguments shared by the evaluation functions. H and v are not read for a fixed base.
-int check_state(const char *function, const geolin_workspace *ws, const double *H, const double *s,
-                const double *v, const double *r) noexcept {
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  if (!model.fixed_base) {
-    if (int st = check_transform(function, H)) return st;
-  }
-  if (int st = check_array(function, "s", s, nj)) return st;
-  if (!model.fixed_base) {
-    if (int st = check_array(function, "v", v, 6)) return st;
-  }
-  return check_array(function, "r", r, nj);
-}
+// The phases of an evaluation call's argument checks, in their fixed order (docs/c-api.md, "One
+// call"): the workspace (checked before any phase), the features it needs, the sizes (counts
+// against the model and the workspace's capacity, a step's method and size h), the pointers
+// (inputs, then required outputs), the aliasing of the outputs, the values (finite inputs, rigid
+// transforms, indices, flags, scalars). The first failure ends the call with nothing written.
+enum class Phase { features, sizes, pointers, aliasing, values };
 
-// The inputs every dynamics call starts with: ws not NULL, the state (H, s, v, r), the joint
-// forces tau (n_J doubles).
-int check_dynamics_inputs(const char *function, const geolin_workspace *ws, const double *H,
-                          const double *s, const double *v, const double *r,
-                          const double *tau) noexcept {
-  if (int st = check_workspace(function, ws)) return st;
-  if (int st = check_state(function, ws, H, s, v, r)) return st;
-  return check_array(function, "tau", tau, model_of(ws).num_joints());
+// One evaluation call: its function, workspace and model, and the checks its entry point
+// declares. guarded() runs the declaration once per phase; each declared check acts in its own
+// phase only, so the order is the same for every entry point whatever the order of declaration.
+class Call {
+ public:
+  Call(const char *function, geolin_workspace *workspace)
+      : fn(function),
+        ws(workspace),
+        model(workspace->m->model),
+        nj(model.num_joints()),
+        n(model.num_dofs()),
+        N(model.state_dim()) {}
+
+  const char *const fn;
+  geolin_workspace *const ws;
+  const geolin::Model &model;
+  const int nj, n, N;  // n_J, n = nv + n_J, N = 2 n
+
+  Phase phase = Phase::features;
+  int status = GEOLIN_OK;
+
+  // The workspace was created with `feature` (named `names` in the message).
+  GEOLIN_ALWAYS_INLINE Call &feature(unsigned feature, const char *names) {
+    if (at(Phase::features)) status = check_feature(fn, ws, feature, names);
+    return *this;
+  }
+  // check() -> status, run in the sizes or the values phase.
+  template <class Check>
+  GEOLIN_ALWAYS_INLINE Call &sizes(Check &&check) {
+    if (at(Phase::sizes)) status = check();
+    return *this;
+  }
+  template <class Check>
+  GEOLIN_ALWAYS_INLINE Call &values(Check &&check) {
+    if (at(Phase::values)) status = check();
+    return *this;
+  }
+  // An input array of `count` doubles: not NULL (unless empty), then finite.
+  GEOLIN_ALWAYS_INLINE Call &input(const char *name, const double *p, std::ptrdiff_t count) {
+    if (at(Phase::pointers)) status = check_pointer(fn, name, p, count);
+    if (at(Phase::values)) status = check_finite(fn, name, p, count);
+    return *this;
+  }
+  // A pose argument (16 doubles, column-major): not NULL, then a finite rigid transform.
+  GEOLIN_ALWAYS_INLINE Call &pose(const char *name, const double *H) {
+    if (at(Phase::pointers)) status = check_pointer(fn, name, H, 16);
+    if (at(Phase::values)) status = check_rigid(fn, name, H);
+    return *this;
+  }
+  // The state (H, s, v, r); H and v are not read for a fixed base.
+  GEOLIN_ALWAYS_INLINE Call &state(const double *H, const double *s, const double *v,
+                                   const double *r) {
+    if (!model.fixed_base) pose("H", H);
+    input("s", s, nj);
+    if (!model.fixed_base) input("v", v, 6);
+    return input("r", r, nj);
+  }
+  // The inputs of the dynamics calls: the state and the joint forces tau (n_J).
+  GEOLIN_ALWAYS_INLINE Call &dynamics_inputs(const double *H, const double *s, const double *v,
+                                             const double *r, const double *tau) {
+    return state(H, s, v, r).input("tau", tau, nj);
+  }
+  // An output array the caller must give (unless empty), and one that may be NULL.
+  GEOLIN_ALWAYS_INLINE Call &output(const char *name, double *p, std::ptrdiff_t count) {
+    if (at(Phase::pointers)) status = check_output(fn, name, p, count);
+    return optional_output(name, p, count);
+  }
+  GEOLIN_ALWAYS_INLINE Call &optional_output(const char *name, double *p, std::ptrdiff_t count) {
+    if (at(Phase::aliasing) && outputs_count_ < kMaxOutputs)
+      outputs_[outputs_count_++] = {name, p, count};
+    return *this;
+  }
+  // After the aliasing phase's declarations: the outputs must not overlap.
+  void check_aliasing() {
+    if (at(Phase::aliasing)) status = check_disjoint(fn, outputs_, outputs_count_);
+  }
+
+ private:
+  GEOLIN_ALWAYS_INLINE bool at(Phase p) const { return status == GEOLIN_OK && phase == p; }
+  static constexpr int kMaxOutputs = 6;
+  Output outputs_[kMaxOutputs];
+  int outputs_count_ = 0;
+};
+
+// The one shape of an evaluation call: ws not NULL; declare(call) run once per phase (checks in
+// the documented order, stopping at the first failure); then compute(call) -> status, which
+// classifies the outcome and copies out (or writes nothing); no exception crosses the boundary.
+template <class Declare, class Compute>
+#if defined(__GNUC__)
+__attribute__((flatten))  // the declarations inlined with their phase known, the checks folded
+#endif
+int guarded(const char *fn, geolin_workspace *ws, Declare &&declare, Compute &&compute) noexcept {
+  if (int st = check_workspace(fn, ws)) return st;
+  Call call(fn, ws);
+  // The phases one after the other (not a loop): each declaration is inlined with a known phase,
+  // so the checks of the other phases fold away.
+  call.phase = Phase::features;
+  declare(call);
+  if (call.status != GEOLIN_OK) return call.status;
+  call.phase = Phase::sizes;
+  declare(call);
+  if (call.status != GEOLIN_OK) return call.status;
+  call.phase = Phase::pointers;
+  declare(call);
+  if (call.status != GEOLIN_OK) return call.status;
+  call.phase = Phase::aliasing;
+  declare(call);
+  call.check_aliasing();
+  if (call.status != GEOLIN_OK) return call.status;
+  call.phase = Phase::values;
+  declare(call);
+  if (call.status != GEOLIN_OK) return call.status;
+  try {
+    return compute(call);
+  } catch (...) {
+    return handle_exception(fn);
+  }
 }
 
 bool all_finite(const Eigen::Ref<const Eigen::MatrixXd> &X) noexcept {
@@ -329,89 +444,56 @@ bool all_finite(const Eigen::Ref<const Eigen::MatrixXd> &X) noexcept {
   return true;
 }
 
-// GEOLIN_ERR_NUMERIC after a computation that cannot be trusted: the mass matrix is singular at
-// this state (an articulated pivot failed: ws.singular names the joint, or the base), or else a
-// result is not finite although every input is: an overflow.
-int numeric_failure(const char *function, const geolin_workspace *ws, const char *output) noexcept {
-  const geolin::Model &model = model_of(ws);
-  const int b = ws->ws.singular;
-  // A pivot or its scale that is not finite (a NaN ratio: detail::singular_overflowed in
-  // src/numeric_checks.hpp) is an overflow, not a singular M.
-  if (b >= 0 && !std::isfinite(ws->ws.singular_ratio))
-    return fail(GEOLIN_ERR_NUMERIC,
-                "%s: the computation overflowed (is not finite) at %s '%.200s' although every "
-                "input is finite: its articulated inertia is not finite, the inputs are too large "
-                "for this model (e.g. positions or velocities near 1e150, whose squares are "
-                "Inf); '%s' was not computed (nothing was written)",
-                function, b > 0 ? "joint" : "the base",
-                b > 0 ? model.joint_name[b].c_str() : model.body_name[0].c_str(), output);
-  if (b > 0)
-    return fail(GEOLIN_ERR_NUMERIC,
-                "%s: the mass matrix is numerically singular at this state: the articulated "
-                "inertia of joint '%.200s' (joint %d) about its axis vanishes (pivot %.3g, %.1e of "
-                "the terms it is summed from; threshold 1e-10): the joint moves its subtree as "
-                "other joints do, e.g. two joint axes aligned through massless links; '%s' was "
-                "not computed (nothing was written)",
-                function, model.joint_name[b].c_str(), b - 1, ws->ws.singular_pivot,
-                ws->ws.singular_ratio, output);
-  if (b == 0)
-    return fail(GEOLIN_ERR_NUMERIC,
-                "%s: the mass matrix is numerically singular at this state: the articulated "
-                "inertia of the base '%.200s' is singular (Cholesky pivot %.1e of its diagonal; "
-                "threshold 1e-10): the joints can move the whole robot relative to the base "
-                "without inertia; '%s' was not computed (nothing was written)",
-                function, model.body_name[0].c_str(), ws->ws.singular_ratio, output);
-  return fail(GEOLIN_ERR_NUMERIC,
-              "%s: the result '%s' overflowed (is not finite) although every input is finite: "
-              "the inputs are too large for this model (e.g. velocities above ~1e150 square to "
-              "Inf); nothing was written",
-              function, output);
+// GEOLIN_ERR_NUMERIC after a computation that cannot be trusted, with the core's message of the
+// outcome (geolin::describe: M singular at this state, dependent contacts, or an overflow);
+// `output` names what was not computed, `contacts` the contacts of a contact call.
+int numeric_failure(const Call &c, const geolin::Outcome &outcome, const char *output,
+                    const geolin::Contacts *contacts = nullptr) noexcept {
+  char message[512];
+  geolin::describe(outcome, c.model, {c.fn, output, contacts}, geolin::Reader::c_api, message,
+                   sizeof message);
+  set_error_string(message);
+  return GEOLIN_ERR_NUMERIC;
 }
 
-void copy_out(const Eigen::MatrixXd &X, double *out) noexcept {
-  const double *p = X.data();
-  const Eigen::Index count = X.size();
-  for (Eigen::Index i = 0; i < count; ++i) out[i] = p[i];
-}
-
-template <class Derived>
-void copy_out(const Eigen::DenseBase<Derived> &X, double *out) noexcept {
+void copy_out(const Eigen::Ref<const Eigen::MatrixXd> &X, double *out) noexcept {
+  if (X.outerStride() == X.rows()) {
+    const double *p = X.data();
+    const Eigen::Index count = X.size();
+    for (Eigen::Index i = 0; i < count; ++i) out[i] = p[i];
+    return;
+  }
   for (Eigen::Index j = 0; j < X.cols(); ++j)
     for (Eigen::Index i = 0; i < X.rows(); ++i) *out++ = X(i, j);
 }
 
-void copy_out(const Eigen::VectorXd &X, double *out) noexcept {
-  const double *p = X.data();
-  const Eigen::Index count = X.size();
-  for (Eigen::Index i = 0; i < count; ++i) out[i] = p[i];
-}
+// One output of a staged call: its name, the caller's array (NULL: not requested) and the staged
+// values (a staging buffer, a block of one, or a small fixed-size result).
+struct Staged {
+  const char *name;
+  double *out;
+  Eigen::Ref<const Eigen::MatrixXd> values;
+};
 
-// The shape of every single-output evaluation call: compute (which fills `staged`), then copy
-// `staged` to the caller's `out` only if it is finite; no exception crosses the boundary and
-// nothing is written on failure.
-template <class Compute, class Staged>
-int compute_into(const char *fn, geolin_workspace *ws, const char *name, const Staged &staged,
-                 double *out, Compute compute) noexcept {
-  try {
-    ws->ws.singular = -1;
-    compute();
-    if (ws->ws.singular >= 0 || !all_finite(staged)) return numeric_failure(fn, ws, name);
-    copy_out(staged, out);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(fn);
-  }
-}
-
-// The end of the calls that stage two matrices in ws->A and ws->B: both are copied to the
-// caller's A and B only when the computation is trusted and every entry finite.
-int copy_out_staged_pair(const char *fn, const geolin_workspace *ws, const char *name_A, double *A,
-                         const char *name_B, double *B) noexcept {
-  if (ws->ws.singular >= 0 || !all_finite(ws->A)) return numeric_failure(fn, ws, name_A);
-  if (!all_finite(ws->B)) return numeric_failure(fn, ws, name_B);
-  copy_out(ws->A, A);
-  copy_out(ws->B, B);
+// The end of a staged call: a failed outcome (named after the first output) or a requested
+// output that is not finite is GEOLIN_ERR_NUMERIC with nothing written; else every requested
+// output is copied out.
+int finish(const Call &c, const geolin::Outcome &outcome, std::initializer_list<Staged> outputs,
+           const geolin::Contacts *contacts = nullptr) noexcept {
+  if (!outcome) return numeric_failure(c, outcome, outputs.begin()->name, contacts);
+  for (const Staged &o : outputs)
+    if (o.out != nullptr && !all_finite(o.values))
+      return numeric_failure(c, geolin::Outcome::overflowed(), o.name, contacts);
+  for (const Staged &o : outputs)
+    if (o.out != nullptr) copy_out(o.values, o.out);
   return GEOLIN_OK;
+}
+
+// The outcome of a call that wrote straight into the caller's arrays (checked before writing):
+// GEOLIN_OK, or GEOLIN_ERR_NUMERIC naming `output`.
+int direct(const Call &c, const geolin::Outcome &outcome, const char *output,
+           const geolin::Contacts *contacts = nullptr) noexcept {
+  return outcome ? GEOLIN_OK : numeric_failure(c, outcome, output, contacts);
 }
 
 // Views of the caller's arrays. The data pointer may be NULL only when the size is 0; Eigen
@@ -711,7 +793,7 @@ void format_bytes(std::size_t bytes, char *out, std::size_t size) {
 std::size_t total_bytes(const geolin::Model &model, unsigned features, int max_wrenches) {
   const geolin::WorkspaceDims dims = geolin::workspace_dims(model, features, max_wrenches);
   const std::size_t core = geolin::workspace_bytes(model, dims);
-  const std::size_t staging = geolin_workspace::staging_bytes(model, dims.features);
+  const std::size_t staging = geolin_workspace::staging_bytes(model, dims);
   return core > SIZE_MAX - staging ? SIZE_MAX : core + staging;
 }
 
@@ -839,60 +921,57 @@ GEOLIN_API int geolin_workspace_set_contact_regularization(geolin_workspace *ws,
 GEOLIN_API int geolin_forward_dynamics(geolin_workspace *ws, const double *H, const double *s,
                                        const double *v, const double *r, const double *tau,
                                        double *nu_dot) {
-  if (int st = check_dynamics_inputs(__func__, ws, H, s, v, r, tau)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const int n = model.num_dofs();
-  if (int st = check_output(__func__, "nu_dot", nu_dot, n)) return st;
-  return compute_into(__func__, ws, "nu_dot", ws->vec, nu_dot, [&] {
-    geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
-                joint_vector(r, nj), joint_vector(tau, nj), ws->vec);
-  });
+  return guarded(
+      __func__, ws,
+      [&](Call &c) { c.dynamics_inputs(H, s, v, r, tau).output("nu_dot", nu_dot, c.n); },
+      [&](Call &c) {
+        const geolin::Outcome o = geolin::aba(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), joint_vector(tau, c.nj), ws->vec);
+        return finish(c, o, {{"nu_dot", nu_dot, ws->vec}});
+      });
 }
 
 GEOLIN_API int geolin_inverse_dynamics(geolin_workspace *ws, const double *H, const double *s,
                                        const double *v, const double *r, const double *nu_dot,
                                        double *generalized_force) {
-  if (int st = check_workspace(__func__, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const int n = model.num_dofs();
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  if (int st = check_array(__func__, "nu_dot", nu_dot, n)) return st;
-  if (int st = check_output(__func__, "generalized_force", generalized_force, n)) return st;
-  return compute_into(__func__, ws, "generalized_force", ws->vec, generalized_force, [&] {
-    geolin::rnea(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
-                 joint_vector(r, nj), CMap(n > 0 ? nu_dot : nullptr, n), ws->vec);
-  });
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.state(H, s, v, r)
+            .input("nu_dot", nu_dot, c.n)
+            .output("generalized_force", generalized_force, c.n);
+      },
+      [&](Call &c) {
+        geolin::rnea(c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+                     base_twist(c.model, v), joint_vector(r, c.nj),
+                     CMap(c.n > 0 ? nu_dot : nullptr, c.n), ws->vec);
+        return finish(c, geolin::Outcome(), {{"generalized_force", generalized_force, ws->vec}});
+      });
 }
 
 // geolin_mass_matrix (CRBA) and geolin_mass_matrix_inverse: the same checks, one n x n output
-// `name` staged in ws->mat.
+// `name` staged in ws->mat (CRBA straight into out when its terms bound every entry).
 static int mass_matrix_common(const char *fn, geolin_workspace *ws, const double *s,
                               const char *name, double *out, bool inverse) noexcept {
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const int n = model.num_dofs();
-  if (int st = check_feature(fn, ws, geolin::kWorkspaceMassMatrix, "GEOLIN_WORKSPACE_MASS_MATRIX"))
-    return st;
-  if (int st = check_array(fn, "s", s, nj)) return st;
-  if (int st = check_output(fn, name, out, std::ptrdiff_t{n} * n)) return st;
-  if (!inverse) {
-    // Straight into out when CRBA's terms bound every entry (crba_if_bounded), else staged.
-    try {
-      Eigen::Map<Eigen::MatrixXd> M(out, n, n);
-      if (geolin::crba_if_bounded(model, ws->ws, joint_vector(s, nj), M)) return GEOLIN_OK;
-    } catch (...) {
-      return handle_exception(fn);
-    }
-  }
-  return compute_into(fn, ws, name, ws->mat, out, [&] {
-    if (inverse)
-      geolin::mass_matrix_inverse(model, ws->ws, joint_vector(s, nj), ws->mat);
-    else
-      geolin::crba(model, ws->ws, joint_vector(s, nj), ws->mat);
-  });
+  return guarded(
+      fn, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceMassMatrix, "GEOLIN_WORKSPACE_MASS_MATRIX")
+            .input("s", s, c.nj)
+            .output(name, out, std::ptrdiff_t{c.n} * c.n);
+      },
+      [&](Call &c) -> int {
+        if (inverse) {
+          const geolin::Outcome o =
+              geolin::mass_matrix_inverse(c.model, ws->ws, joint_vector(s, c.nj), ws->mat);
+          return finish(c, o, {{name, out, ws->mat}});
+        }
+        Eigen::Map<Eigen::MatrixXd> M(out, c.n, c.n);
+        if (geolin::crba_if_bounded(c.model, ws->ws, joint_vector(s, c.nj), M)) return GEOLIN_OK;
+        geolin::crba(c.model, ws->ws, joint_vector(s, c.nj), ws->mat);
+        return finish(c, geolin::Outcome(), {{name, out, ws->mat}});
+      });
 }
 
 GEOLIN_API int geolin_mass_matrix(geolin_workspace *ws, const double *s, double *M) {
@@ -911,120 +990,107 @@ GEOLIN_API int geolin_mass_matrix_inverse(geolin_workspace *ws, const double *s,
 // eps) or the round-off error (small eps) leaves few correct digits.
 constexpr double kMinFiniteDifferenceStep = 1e-10, kMaxFiniteDifferenceStep = 1e-2;
 
-static int linearize_common(const char *fn, geolin_workspace *ws, const double *H, const double *s,
-                            const double *v, const double *r, const double *tau,
-                            bool finite_difference, double eps, double *A, double *B) noexcept {
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const std::ptrdiff_t N = model.state_dim();
-  if (int st = finite_difference ? check_feature(fn, ws, geolin::kWorkspaceFiniteDifference,
-                                                 "GEOLIN_WORKSPACE_FINITE_DIFFERENCE")
-                                 : check_feature(fn, ws, geolin::kWorkspaceLinearize,
-                                                 "GEOLIN_WORKSPACE_LINEARIZE"))
-    return st;
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_array(fn, "tau", tau, nj)) return st;
-  if (finite_difference) {
-    if (!std::isfinite(eps))
-      return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'eps' is not finite (%g)", fn, eps);
-    if (!(eps >= kMinFiniteDifferenceStep && eps <= kMaxFiniteDifferenceStep))
-      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument 'eps' = %g is outside [1e-10, 1e-2], where central differences "
-                  "keep several correct digits (about 1e-6 is a good choice)",
-                  fn, eps);
-  }
-  if (int st = check_output(fn, "A", A, N * N)) return st;
-  if (int st = check_output(fn, "B", B, N * nj)) return st;
-  if (int st = check_disjoint(fn, {{"A", A, N * N}, {"B", B, N * nj}})) return st;
-  try {
-    ws->ws.singular = -1;
-    const geolin::Transform T = base_transform(model, H);
-    const geolin::Vec6 v0 = base_twist(model, v);
-    if (!finite_difference) {  // straight into the caller's arrays, checked before writing
-      Eigen::Map<Eigen::MatrixXd> Am(A, N, N), Bm(B, N, nj);
-      if (!geolin::linearize_if_finite(model, ws->ws, T, joint_vector(s, nj), v0,
-                                       joint_vector(r, nj), joint_vector(tau, nj), Am, Bm))
-        return numeric_failure(fn, ws, "A");
-      return GEOLIN_OK;
-    }
-    geolin::linearize_finite_difference(model, ws->ws, T, joint_vector(s, nj), v0,
-                                        joint_vector(r, nj), joint_vector(tau, nj), eps, ws->A,
-                                        ws->B);
-    return copy_out_staged_pair(fn, ws, "A", A, "B", B);
-  } catch (...) {
-    return handle_exception(fn);
-  }
+static int check_eps(const char *fn, double eps) noexcept {
+  if (!std::isfinite(eps))
+    return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'eps' is not finite (%g)", fn, eps);
+  if (!(eps >= kMinFiniteDifferenceStep && eps <= kMaxFiniteDifferenceStep))
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'eps' = %g is outside [1e-10, 1e-2], where central differences "
+                "keep several correct digits (about 1e-6 is a good choice)",
+                fn, eps);
+  return GEOLIN_OK;
 }
 
 GEOLIN_API int geolin_linearize(geolin_workspace *ws, const double *H, const double *s,
                                 const double *v, const double *r, const double *tau, double *A,
                                 double *B) {
-  return linearize_common(__func__, ws, H, s, v, r, tau, false, 0.0, A, B);
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE")
+            .dynamics_inputs(H, s, v, r, tau)
+            .output("A", A, std::ptrdiff_t{c.N} * c.N)
+            .output("B", B, std::ptrdiff_t{c.N} * c.nj);
+      },
+      [&](Call &c) {  // straight into the caller's arrays, checked before writing
+        Eigen::Map<Eigen::MatrixXd> Am(A, c.N, c.N), Bm(B, c.N, c.nj);
+        return direct(
+            c,
+            geolin::linearize_if_finite(c.model, ws->ws, base_transform(c.model, H),
+                                        joint_vector(s, c.nj), base_twist(c.model, v),
+                                        joint_vector(r, c.nj), joint_vector(tau, c.nj), Am, Bm),
+            "A");
+      });
 }
 
 GEOLIN_API int geolin_linearize_finite_difference(geolin_workspace *ws, const double *H,
                                                   const double *s, const double *v, const double *r,
                                                   const double *tau, double eps, double *A,
                                                   double *B) {
-  return linearize_common(__func__, ws, H, s, v, r, tau, true, eps, A, B);
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceFiniteDifference, "GEOLIN_WORKSPACE_FINITE_DIFFERENCE")
+            .dynamics_inputs(H, s, v, r, tau)
+            .values([&] { return check_eps(c.fn, eps); })
+            .output("A", A, std::ptrdiff_t{c.N} * c.N)
+            .output("B", B, std::ptrdiff_t{c.N} * c.nj);
+      },
+      [&](Call &c) {
+        const geolin::Outcome o = geolin::linearize_finite_difference(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), joint_vector(tau, c.nj), eps, ws->A,
+            ws->B);
+        return finish(c, o, {{"A", A, ws->A}, {"B", B, ws->B}});
+      });
 }
 
 // With dtau_dz, the outputs go straight into the caller's arrays when every term of the pass is
 // within bounds (inverse_dynamics_linearize_if_bounded; the force via ws->vec, as r may alias
-// it). Otherwise dtau_dz is staged in the solver's right-hand-side panel (n x N fits in its
-// n x max_rhs doubles, workspace.cpp), M in ws->mat and the force in ws->vec: copied out only
-// when all are finite.
+// it). Otherwise they are staged (M in ws->mat, the force in ws->vec, and dtau_dz in the
+// solver's panel, lent by Workspace::scratch_panel: this pass does not solve, and an n x N
+// buffer of its own would add 6.4 GB to a 20 000-body chain) and copied out only when all are
+// finite.
 GEOLIN_API int geolin_inverse_dynamics_linearize(geolin_workspace *ws, const double *H,
                                                  const double *s, const double *v, const double *r,
                                                  const double *nu_dot, double *generalized_force,
                                                  double *dtau_dz, double *M) {
-  const char *fn = __func__;
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const std::ptrdiff_t n = model.num_dofs(), N = model.state_dim();
-  if (dtau_dz != nullptr)
-    if (int st = check_feature(fn, ws, geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE"))
-      return st;
-  if (M != nullptr)
-    if (int st =
-            check_feature(fn, ws, geolin::kWorkspaceMassMatrix, "GEOLIN_WORKSPACE_MASS_MATRIX"))
-      return st;
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_array(fn, "nu_dot", nu_dot, n)) return st;
-  if (int st = check_output(fn, "generalized_force", generalized_force, n)) return st;
-  if (int st = check_disjoint(fn, {{"generalized_force", generalized_force, n},
-                                   {"dtau_dz", dtau_dz, n * N},
-                                   {"M", M, n * n}}))
-    return st;
-  try {
-    ws->ws.singular = -1;
-    if (dtau_dz != nullptr) {
-      Eigen::Map<Eigen::MatrixXd> dz_out(dtau_dz, n, N), M_out(M, M ? n : 0, M ? n : 0);
-      if (geolin::inverse_dynamics_linearize_if_bounded(
-              model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
-              joint_vector(r, nj), CMap(n > 0 ? nu_dot : nullptr, n), ws->vec, dz_out, M_out)) {
-        copy_out(ws->vec, generalized_force);
-        return GEOLIN_OK;
-      }
-    }
-    Eigen::Map<Eigen::MatrixXd> dz(dtau_dz ? ws->ws.rhs.data() : nullptr, dtau_dz ? n : 0,
-                                   dtau_dz ? N : 0);
-    Eigen::Map<Eigen::MatrixXd> Mm(M ? ws->mat.data() : nullptr, M ? n : 0, M ? n : 0);
-    geolin::inverse_dynamics_linearize(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
-                                       base_twist(model, v), joint_vector(r, nj),
-                                       CMap(n > 0 ? nu_dot : nullptr, n), ws->vec, dz, Mm);
-    if (!all_finite(ws->vec)) return numeric_failure(fn, ws, "generalized_force");
-    if (!all_finite(dz)) return numeric_failure(fn, ws, "dtau_dz");
-    if (!all_finite(Mm)) return numeric_failure(fn, ws, "M");
-    copy_out(ws->vec, generalized_force);
-    if (dtau_dz) copy_out(dz, dtau_dz);
-    if (M) copy_out(Mm, M);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(fn);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        if (dtau_dz != nullptr)
+          c.feature(geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE");
+        if (M != nullptr) c.feature(geolin::kWorkspaceMassMatrix, "GEOLIN_WORKSPACE_MASS_MATRIX");
+        c.state(H, s, v, r)
+            .input("nu_dot", nu_dot, c.n)
+            .output("generalized_force", generalized_force, c.n)
+            .optional_output("dtau_dz", dtau_dz, std::ptrdiff_t{c.n} * c.N)
+            .optional_output("M", M, std::ptrdiff_t{c.n} * c.n);
+      },
+      [&](Call &c) -> int {
+        const int n = c.n, N = c.N;
+        const geolin::Transform T = base_transform(c.model, H);
+        const geolin::Vec6 v0 = base_twist(c.model, v);
+        const CMap nu_dot_in(n > 0 ? nu_dot : nullptr, n);
+        if (dtau_dz != nullptr) {
+          Eigen::Map<Eigen::MatrixXd> dz_out(dtau_dz, n, N), M_out(M, M ? n : 0, M ? n : 0);
+          if (geolin::inverse_dynamics_linearize_if_bounded(
+                  c.model, ws->ws, T, joint_vector(s, c.nj), v0, joint_vector(r, c.nj), nu_dot_in,
+                  ws->vec, dz_out, M_out)) {
+            copy_out(ws->vec, generalized_force);
+            return GEOLIN_OK;
+          }
+        }
+        Eigen::Map<Eigen::MatrixXd> dz(dtau_dz ? ws->ws.scratch_panel() : nullptr, dtau_dz ? n : 0,
+                                       dtau_dz ? N : 0);
+        Eigen::Map<Eigen::MatrixXd> Mm(M ? ws->mat.data() : nullptr, M ? n : 0, M ? n : 0);
+        geolin::inverse_dynamics_linearize(c.model, ws->ws, T, joint_vector(s, c.nj), v0,
+                                           joint_vector(r, c.nj), nu_dot_in, ws->vec, dz, Mm);
+        return finish(c, geolin::Outcome(),
+                      {{"generalized_force", generalized_force, ws->vec},
+                       {"dtau_dz", dtau_dz, dz},
+                       {"M", M, Mm}});
+      });
 }
 
 }  // extern "C"
@@ -1045,9 +1111,16 @@ bool frame_in_range(const char *function, const geolin::Model &m, int frame) noe
   return true;
 }
 
+// An array of `count` ints (frames, types) is not NULL when count > 0.
+int check_ints(const char *fn, const char *name, const int *p, int count) noexcept {
+  if (count == 0 || p != nullptr) return GEOLIN_OK;
+  return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL (expected %d ints)", fn, name,
+              count);
+}
+
 // The frames and wrench_flags shared by the wrench and contact calls: wrench_flags is
-// GEOLIN_WRENCH_LOCAL or GEOLIN_WRENCH_MIXED; `frames` (count ints) is not NULL when count > 0
-// and each entry is a frame index of the model.
+// GEOLIN_WRENCH_LOCAL or GEOLIN_WRENCH_MIXED; each of the `count` entries of `frames` (checked
+// not NULL) is a frame index of the model.
 int check_frames(const char *fn, const geolin::Model &model, int count, const int *frames,
                  unsigned wrench_flags) noexcept {
   const int nframes = static_cast<int>(model.frames.size());
@@ -1056,10 +1129,6 @@ int check_frames(const char *fn, const geolin::Model &model, int count, const in
                 "%s: argument 'wrench_flags' = %u is not GEOLIN_WRENCH_LOCAL (0) or "
                 "GEOLIN_WRENCH_MIXED (1)",
                 fn, wrench_flags);
-  if (count == 0) return GEOLIN_OK;
-  if (frames == nullptr)
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'frames' is NULL (expected %d ints)", fn,
-                count);
   for (int k = 0; k < count; ++k)
     if (frames[k] < 0 || frames[k] >= nframes)
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
@@ -1068,9 +1137,9 @@ int check_frames(const char *fn, const geolin::Model &model, int count, const in
   return GEOLIN_OK;
 }
 
-// nf, frames, wrenches, wrench_flags of the *_ext functions.
-int check_wrenches(const char *fn, const geolin::Model &model, int nf, const int *frames,
-                   const double *wrenches, unsigned wrench_flags) noexcept {
+// nf of the *_ext functions: at most one wrench per frame, and (linearize_ext, `capacity` >= 0)
+// at most the workspace's wrench capacity.
+int check_wrench_count(const char *fn, const geolin::Model &model, int nf, int capacity) noexcept {
   const int nframes = static_cast<int>(model.frames.size());
   if (nf < 0 || nf > nframes) {
     return fail(GEOLIN_ERR_INVALID_ARGUMENT,
@@ -1078,21 +1147,36 @@ int check_wrenches(const char *fn, const geolin::Model &model, int nf, const int
                 "on average: add wrenches that act at the same frame)",
                 fn, nf, nframes);
   }
-  if (int st = check_frames(fn, model, nf, frames, wrench_flags)) return st;
-  return check_array(fn, "wrenches", wrenches, 6 * std::ptrdiff_t{nf});
+  if (capacity >= 0 && nf > capacity)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'nf' = %d is more than the %d wrenches the workspace was created "
+                "for (geolin_workspace_new_ex, max_wrenches)",
+                fn, nf, capacity);
+  return GEOLIN_OK;
 }
 
-// The inputs of the frame calls: ws not NULL, the base pose H (moving base), the joint
-// positions s, a frame index of the model.
-int check_frame_inputs(const char *fn, const geolin_workspace *ws, const double *H, const double *s,
-                       int frame) noexcept {
-  if (int st = check_workspace(fn, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  if (!model.fixed_base) {
-    if (int st = check_transform(fn, H)) return st;
-  }
-  if (int st = check_array(fn, "s", s, model.num_joints())) return st;
+// The wrenches of the *_ext functions: nf (sizes), frames and wrenches (pointers, values) and
+// wrench_flags (values); capacity as check_wrench_count.
+void declare_wrenches(Call &c, int nf, const int *frames, const double *wrenches,
+                      unsigned wrench_flags, int capacity) {
+  c.sizes([&] { return check_wrench_count(c.fn, c.model, nf, capacity); });
+  if (c.phase == Phase::pointers && c.status == GEOLIN_OK)
+    c.status = check_ints(c.fn, "frames", frames, nf);
+  c.values([&] {
+     return check_frames(c.fn, c.model, nf, frames, wrench_flags);
+   }).input("wrenches", wrenches, 6 * std::ptrdiff_t{nf});
+}
+
+// A frame index of the model.
+int check_frame(const char *fn, const geolin::Model &model, int frame) noexcept {
   return frame_in_range(fn, model, frame) ? GEOLIN_OK : GEOLIN_ERR_INVALID_ARGUMENT;
+}
+
+// The inputs of the frame calls: the base pose H (moving base), the joint positions s, a frame
+// index of the model.
+Call &declare_frame_inputs(Call &c, const double *H, const double *s, int frame) {
+  if (!c.model.fixed_base) c.pose("H", H);
+  return c.input("s", s, c.nj).values([&] { return check_frame(c.fn, c.model, frame); });
 }
 
 int check_step(const char *fn, int method, double h) noexcept {
@@ -1108,6 +1192,12 @@ int check_step(const char *fn, int method, double h) noexcept {
   return GEOLIN_OK;
 }
 
+// The state outputs of a step: H_next and v_next (moving base), s_next, r_next.
+Call &declare_next_state(Call &c, double *H_next, double *s_next, double *v_next, double *r_next) {
+  if (!c.model.fixed_base) c.output("H_next", H_next, 16).output("v_next", v_next, 6);
+  return c.output("s_next", s_next, c.nj).output("r_next", r_next, c.nj);
+}
+
 void copy_transform(const geolin::Transform &T, double *H) noexcept {
   for (int j = 0; j < 3; ++j) {
     for (int i = 0; i < 3; ++i) H[i + 4 * j] = T.R(i, j);
@@ -1117,23 +1207,47 @@ void copy_transform(const geolin::Transform &T, double *H) noexcept {
   H[15] = 1.0;
 }
 
-// A step that failed. An overflow (not a finite singular pivot) where forward dynamics is finite
-// and regular at the input state was caused by the step size: the message names h. Otherwise
-// numeric_failure's message, of the state itself where forward dynamics fails there.
-int step_failure(const char *fn, geolin_workspace *ws, double h, const double *H, const double *s,
+// A step that failed (outcome, or results not finite: overflowed). An overflow (not a finite
+// singular pivot) where forward dynamics is finite and regular at the input state was caused by
+// the step size: Outcome::step_overflowed names h. Otherwise forward dynamics' outcome at the
+// state itself.
+int step_failure(const Call &c, geolin::Outcome outcome, double h, const double *H, const double *s,
                  const double *v, const double *r, const double *tau, const char *output) {
-  if (ws->ws.singular >= 0 && std::isfinite(ws->ws.singular_ratio))
-    return numeric_failure(fn, ws, output);
-  const geolin::Model &model = ws->m->model;
-  const int nj = model.num_joints();
-  geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
-              joint_vector(r, nj), joint_vector(tau, nj), ws->ws.nu_dot);
-  if (ws->ws.singular >= 0 || !all_finite(ws->ws.nu_dot)) return numeric_failure(fn, ws, output);
-  return fail(GEOLIN_ERR_NUMERIC,
-              "%s: argument 'h' = %g overflowed the step: forward dynamics is finite at the input "
-              "state, but the states the step reaches are not (positions or velocities beyond "
-              "~1e150); take a smaller h; '%s' was not computed (nothing was written)",
-              fn, h, output);
+  using Kind = geolin::Outcome::Kind;
+  if (outcome.kind != Kind::singular_joint && outcome.kind != Kind::singular_base) {
+    geolin_workspace *ws = c.ws;
+    outcome = geolin::aba(c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+                          base_twist(c.model, v), joint_vector(r, c.nj), joint_vector(tau, c.nj),
+                          ws->ws.nu_dot);
+    if (outcome && !all_finite(ws->ws.nu_dot)) outcome = geolin::Outcome::overflowed();
+    if (outcome) outcome = geolin::Outcome::step_overflowed(h);
+  }
+  return numeric_failure(c, outcome, output);
+}
+
+// The end of geolin_step and geolin_contact_step: the next state (staged in Hn, ws->s_next, vn,
+// ws->r_next) and the step's λ (staged, empty for geolin_step; lambda may be NULL) copied out
+// when the step succeeded and all are finite, else step_failure.
+int finish_step(const Call &c, const geolin::Outcome &outcome, double h, const double *H,
+                const double *s, const double *v, const double *r, const double *tau,
+                const geolin::Transform &Hn, const geolin::Vec6 &vn, double *H_next, double *s_next,
+                double *v_next, double *r_next,
+                const Eigen::Ref<const Eigen::MatrixXd> &lambda_staged, double *lambda) {
+  const geolin_workspace *ws = c.ws;
+  const geolin::Outcome overflow = geolin::Outcome::overflowed();
+  if (!outcome || !Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() ||
+      !all_finite(ws->s_next) || !all_finite(ws->r_next))
+    return step_failure(c, outcome ? overflow : outcome, h, H, s, v, r, tau,
+                        "H_next/s_next/v_next/r_next");
+  if (!all_finite(lambda_staged)) return step_failure(c, overflow, h, H, s, v, r, tau, "lambda");
+  if (!c.model.fixed_base) {
+    copy_transform(Hn, H_next);
+    for (int i = 0; i < 6; ++i) v_next[i] = vn[i];
+  }
+  copy_out(ws->s_next, s_next);
+  copy_out(ws->r_next, r_next);
+  if (lambda != nullptr) copy_out(lambda_staged, lambda);
+  return GEOLIN_OK;
 }
 
 }  // namespace
@@ -1159,157 +1273,120 @@ GEOLIN_API int geolin_model_frame_index(const geolin_model *model, const char *n
 
 GEOLIN_API int geolin_frame_pose(geolin_workspace *ws, const double *H, const double *s, int frame,
                                  double *H_frame) {
-  if (int st = check_frame_inputs(__func__, ws, H, s, frame)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  if (int st = check_output(__func__, "H_frame", H_frame, 16)) return st;
-  try {
-    ws->ws.singular = -1;
-    const geolin::Transform T =
-        geolin::frame_pose(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame);
-    if (!T.R.allFinite() || !T.o.allFinite()) return numeric_failure(__func__, ws, "H_frame");
-    copy_transform(T, H_frame);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) { declare_frame_inputs(c, H, s, frame).output("H_frame", H_frame, 16); },
+      [&](Call &c) -> int {
+        const geolin::Transform T = geolin::frame_pose(c.model, ws->ws, base_transform(c.model, H),
+                                                       joint_vector(s, c.nj), frame);
+        if (!T.R.allFinite() || !T.o.allFinite())
+          return numeric_failure(c, geolin::Outcome::overflowed(), "H_frame");
+        copy_transform(T, H_frame);
+        return GEOLIN_OK;
+      });
 }
 
 GEOLIN_API int geolin_frame_jacobian(geolin_workspace *ws, const double *H, const double *s,
                                      int frame, double *J) {
-  if (int st = check_frame_inputs(__func__, ws, H, s, frame)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  if (int st = check_output(__func__, "J", J, 6 * model.num_dofs())) return st;
-  return compute_into(__func__, ws, "J", ws->J, J, [&] {
-    geolin::frame_jacobian(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame,
-                           ws->J);
-  });
+  return guarded(
+      __func__, ws, [&](Call &c) { declare_frame_inputs(c, H, s, frame).output("J", J, 6 * c.n); },
+      [&](Call &c) {
+        geolin::frame_jacobian(c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+                               frame, ws->J);
+        return finish(c, geolin::Outcome(), {{"J", J, ws->J}});
+      });
 }
 
 GEOLIN_API int geolin_forward_dynamics_ext(geolin_workspace *ws, const double *H, const double *s,
                                            const double *v, const double *r, const double *tau,
                                            int nf, const int *frames, const double *wrenches,
                                            unsigned wrench_flags, double *nu_dot) {
-  if (int st = check_dynamics_inputs(__func__, ws, H, s, v, r, tau)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const int n = model.num_dofs();
-  if (int st = check_wrenches(__func__, model, nf, frames, wrenches, wrench_flags)) return st;
-  if (int st = check_output(__func__, "nu_dot", nu_dot, n)) return st;
-  return compute_into(__func__, ws, "nu_dot", ws->vec, nu_dot, [&] {
-    const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
-    geolin::aba(model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
-                joint_vector(r, nj), joint_vector(tau, nj), ext, ws->vec);
-  });
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.dynamics_inputs(H, s, v, r, tau);
+        declare_wrenches(c, nf, frames, wrenches, wrench_flags, -1);
+        c.output("nu_dot", nu_dot, c.n);
+      },
+      [&](Call &c) {
+        const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
+        const geolin::Outcome o = geolin::aba(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), joint_vector(tau, c.nj), ext, ws->vec);
+        return finish(c, o, {{"nu_dot", nu_dot, ws->vec}});
+      });
 }
 
 GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const double *s,
                                     const double *v, const double *r, const double *tau, int nf,
                                     const int *frames, const double *wrenches,
                                     unsigned wrench_flags, double *A, double *B) {
-  if (int st = check_dynamics_inputs(__func__, ws, H, s, v, r, tau)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const std::ptrdiff_t N = model.state_dim();
-  if (int st =
-          check_feature(__func__, ws, geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE"))
-    return st;
-  if (int st = check_wrenches(__func__, model, nf, frames, wrenches, wrench_flags)) return st;
-  if (nf > ws->ws.dims.max_wrenches)
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                "%s: argument 'nf' = %d is more than the %d wrenches the workspace was created "
-                "for (geolin_workspace_new_ex, max_wrenches)",
-                __func__, nf, ws->ws.dims.max_wrenches);
-  const std::ptrdiff_t cols_B = std::ptrdiff_t{nj} + 6 * std::ptrdiff_t{nf};
-  if (int st = check_output(__func__, "A", A, N * N)) return st;
-  if (int st = check_output(__func__, "B", B, N * cols_B)) return st;
-  if (int st = check_disjoint(__func__, {{"A", A, N * N}, {"B", B, N * cols_B}})) return st;
-  try {
-    ws->ws.singular = -1;
-    const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
-    // Straight into the caller's arrays, checked before anything is written.
-    Eigen::Map<Eigen::MatrixXd> Am(A, N, N), Bm(B, N, cols_B);
-    if (!geolin::linearize_if_finite(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
-                                     base_twist(model, v), joint_vector(r, nj),
-                                     joint_vector(tau, nj), ext, Am, Bm))
-      return numeric_failure(__func__, ws, "A");
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  const std::ptrdiff_t cols_B =
+      nf >= 0 && ws ? ws->m->model.num_joints() + 6 * std::ptrdiff_t{nf} : 0;
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceLinearize, "GEOLIN_WORKSPACE_LINEARIZE")
+            .dynamics_inputs(H, s, v, r, tau);
+        declare_wrenches(c, nf, frames, wrenches, wrench_flags, ws->ws.dims.max_wrenches);
+        c.output("A", A, std::ptrdiff_t{c.N} * c.N).output("B", B, c.N * cols_B);
+      },
+      [&](Call &c) {  // straight into the caller's arrays, checked before anything is written
+        const geolin::ExternalWrenches ext{nf, frames, wrenches, wrench_flags};
+        Eigen::Map<Eigen::MatrixXd> Am(A, c.N, c.N), Bm(B, c.N, cols_B);
+        return direct(c,
+                      geolin::linearize_if_finite(c.model, ws->ws, base_transform(c.model, H),
+                                                  joint_vector(s, c.nj), base_twist(c.model, v),
+                                                  joint_vector(r, c.nj), joint_vector(tau, c.nj),
+                                                  ext, Am, Bm),
+                      "A");
+      });
 }
 
 GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const double *H,
                            const double *s, const double *v, const double *r, const double *tau,
                            double *H_next, double *s_next, double *v_next, double *r_next) {
-  if (int st = check_workspace(__func__, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  if (int st = check_step(__func__, method, h)) return st;
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  if (int st = check_array(__func__, "tau", tau, nj)) return st;
-  if (!model.fixed_base) {
-    if (int st = check_output(__func__, "H_next", H_next, 16)) return st;
-    if (int st = check_output(__func__, "v_next", v_next, 6)) return st;
-  }
-  if (int st = check_output(__func__, "s_next", s_next, nj)) return st;
-  if (int st = check_output(__func__, "r_next", r_next, nj)) return st;
-  if (int st = check_disjoint(__func__, {{"H_next", model.fixed_base ? nullptr : H_next, 16},
-                                         {"s_next", s_next, nj},
-                                         {"v_next", model.fixed_base ? nullptr : v_next, 6},
-                                         {"r_next", r_next, nj}}))
-    return st;
-  try {
-    ws->ws.singular = -1;
-    geolin::Transform Hn = base_transform(model, H);
-    geolin::Vec6 vn = base_twist(model, v);
-    geolin::step(model, ws->ws, static_cast<geolin::StepMethod>(method), h,
-                 base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
-                 joint_vector(r, nj), joint_vector(tau, nj), Hn, ws->s_next, vn, ws->r_next);
-    if (ws->ws.singular >= 0 || !Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() ||
-        !all_finite(ws->s_next) || !all_finite(ws->r_next))
-      return step_failure(__func__, ws, h, H, s, v, r, tau, "H_next/s_next/v_next/r_next");
-    if (!model.fixed_base) {
-      copy_transform(Hn, H_next);
-      for (int i = 0; i < 6; ++i) v_next[i] = vn[i];
-    }
-    copy_out(ws->s_next, s_next);
-    copy_out(ws->r_next, r_next);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.dynamics_inputs(H, s, v, r, tau).sizes([&] { return check_step(c.fn, method, h); });
+        declare_next_state(c, H_next, s_next, v_next, r_next);
+      },
+      [&](Call &c) {
+        geolin::Transform Hn = base_transform(c.model, H);
+        geolin::Vec6 vn = base_twist(c.model, v);
+        const geolin::Outcome o = geolin::step(
+            c.model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(c.model, H),
+            joint_vector(s, c.nj), base_twist(c.model, v), joint_vector(r, c.nj),
+            joint_vector(tau, c.nj), Hn, ws->s_next, vn, ws->r_next);
+        return finish_step(c, o, h, H, s, v, r, tau, Hn, vn, H_next, s_next, v_next, r_next,
+                           ws->lambda.head(0), nullptr);
+      });
 }
 
 GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h, const double *H,
                                      const double *s, const double *v, const double *r,
                                      const double *tau, double *A_d, double *B_d) {
-  if (int st = check_workspace(__func__, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const std::ptrdiff_t N = model.state_dim();
-  if (int st = check_step(__func__, method, h)) return st;
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  if (int st = check_array(__func__, "tau", tau, nj)) return st;
-  if (int st = check_feature(__func__, ws, geolin::kWorkspaceStepLinearize,
-                             "GEOLIN_WORKSPACE_STEP_LINEARIZE"))
-    return st;
-  if (int st = check_output(__func__, "A_d", A_d, N * N)) return st;
-  if (int st = check_output(__func__, "B_d", B_d, N * nj)) return st;
-  if (int st = check_disjoint(__func__, {{"A_d", A_d, N * N}, {"B_d", B_d, N * nj}})) return st;
-  try {
-    ws->ws.singular = -1;
-    geolin::step_linearize(model, ws->ws, static_cast<geolin::StepMethod>(method), h,
-                           base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
-                           joint_vector(r, nj), joint_vector(tau, nj), ws->A, ws->B);
-    if (ws->ws.singular >= 0 || !all_finite(ws->A))
-      return step_failure(__func__, ws, h, H, s, v, r, tau, "A_d");
-    if (!all_finite(ws->B)) return step_failure(__func__, ws, h, H, s, v, r, tau, "B_d");
-    return copy_out_staged_pair(__func__, ws, "A_d", A_d, "B_d", B_d);
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceStepLinearize, "GEOLIN_WORKSPACE_STEP_LINEARIZE")
+            .dynamics_inputs(H, s, v, r, tau)
+            .sizes([&] { return check_step(c.fn, method, h); })
+            .output("A_d", A_d, std::ptrdiff_t{c.N} * c.N)
+            .output("B_d", B_d, std::ptrdiff_t{c.N} * c.nj);
+      },
+      [&](Call &c) {
+        geolin::Outcome o = geolin::step_linearize(
+            c.model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(c.model, H),
+            joint_vector(s, c.nj), base_twist(c.model, v), joint_vector(r, c.nj),
+            joint_vector(tau, c.nj), ws->A, ws->B);
+        if (!o || !all_finite(ws->A))
+          return step_failure(c, o ? geolin::Outcome::overflowed() : o, h, H, s, v, r, tau, "A_d");
+        if (!all_finite(ws->B))
+          return step_failure(c, geolin::Outcome::overflowed(), h, H, s, v, r, tau, "B_d");
+        return finish(c, o, {{"A_d", A_d, ws->A}, {"B_d", B_d, ws->B}});
+      });
 }
 
 }  // extern "C"
@@ -1336,11 +1413,8 @@ int check_gains(const char *fn, const double *gains) noexcept {
   return GEOLIN_OK;
 }
 
-// types: nc entries, each GEOLIN_CONTACT_POINT or GEOLIN_CONTACT_RIGID.
+// types (checked not NULL): nc entries, each GEOLIN_CONTACT_POINT or GEOLIN_CONTACT_RIGID.
 int check_types(const char *fn, int nc, const int *types) noexcept {
-  if (nc > 0 && types == nullptr)
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'types' is NULL (expected %d ints)", fn,
-                nc);
   for (int k = 0; k < nc; ++k)
     if (types[k] != GEOLIN_CONTACT_POINT && types[k] != GEOLIN_CONTACT_RIGID)
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
@@ -1409,64 +1483,72 @@ int check_refs(const char *fn, int nc, const int *types, double Kp, const double
   return GEOLIN_OK;
 }
 
-// nc, frames, types, wrench_flags, gains and refs of the geolin_contact_* functions; fills c.
-int check_contacts(const char *fn, const geolin_workspace *ws, int nc, const int *frames,
-                   const int *types, unsigned wrench_flags, const double *gains, const double *refs,
-                   geolin::Contacts &c) noexcept {
-  if (nc < 0 || nc > ws->ws.dims.max_wrenches)
-    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                "%s: argument 'nc' = %d is out of range [0, %d] (the contacts the workspace was "
-                "created for: geolin_workspace_new_ex, max_wrenches)",
-                fn, nc, ws->ws.dims.max_wrenches);
-  if (int st = check_frames(fn, model_of(ws), nc, frames, wrench_flags)) return st;
-  if (int st = check_gains(fn, gains)) return st;
-  if (int st = check_types(fn, nc, types)) return st;
-  const double Kp = gains ? gains[0] : 0.0, Kd = gains ? gains[1] : 0.0;
-  if (int st = check_refs(fn, nc, types, Kp, refs)) return st;
+// nc: at most the contacts the workspace was created for.
+int check_contact_count(const char *fn, const geolin_workspace *ws, int nc) noexcept {
+  if (nc >= 0 && nc <= ws->ws.dims.max_wrenches) return GEOLIN_OK;
+  return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+              "%s: argument 'nc' = %d is out of range [0, %d] (the contacts the workspace was "
+              "created for: geolin_workspace_new_ex, max_wrenches)",
+              fn, nc, ws->ws.dims.max_wrenches);
+}
+
+// The contacts of one geolin_contact_* or impulse call, as the core takes them (gains NULL:
+// Kp = Kd = 0; the workspace's contact regularization).
+geolin::Contacts contacts_of(const geolin_workspace *ws, int nc, const int *frames,
+                             const int *types, unsigned wrench_flags, const double *gains,
+                             const double *refs) noexcept {
+  geolin::Contacts c;
   c.count = nc;
   c.frames = frames;
   c.types = types;
   c.flags = wrench_flags;
-  c.Kp = Kp;
-  c.Kd = Kd;
+  c.Kp = gains ? gains[0] : 0.0;
+  c.Kd = gains ? gains[1] : 0.0;
   c.refs = refs;
   c.mu = ws->contact_mu;
-  return GEOLIN_OK;
+  return c;
 }
 
 // More constraint rows than degrees of freedom: dependent rows for certain.
-int check_contact_rows(const char *fn, const geolin_workspace *ws,
-                       const geolin::Contacts &c) noexcept {
-  const int m = c.rows(), n = model_of(ws).num_dofs();
+int check_contact_rows(const char *fn, const geolin_workspace *ws, int nc,
+                       const int *types) noexcept {
+  int m = 0;
+  for (int k = 0; k < nc; ++k) m += types[k];
+  const int n = ws->m->model.num_dofs();
   if (m <= n) return GEOLIN_OK;
   return fail(GEOLIN_ERR_NUMERIC,
               "%s: the %d contacts have %d constraint rows, more than the model's %d degrees of "
               "freedom: they are redundant (remove contacts, or hold points instead of frames); "
               "nothing was written",
-              fn, c.count, m, n);
+              fn, nc, m, n);
 }
 
-// GEOLIN_ERR_NUMERIC for a contact set whose Jacobian is rank-deficient (ws.contact_failed).
-int contact_failure(const char *fn, const geolin_workspace *ws,
-                    const geolin::Contacts &c) noexcept {
-  const geolin::Model &model = model_of(ws);
-  const int k = ws->ws.contact_failed;
-  char others[256] = "";
-  std::size_t used = 0;
-  for (int j = 0; j < k && j < 6 && used < sizeof others; ++j)
-    used += static_cast<std::size_t>(std::snprintf(others + used, sizeof others - used,
-                                                   "%s%d ('%.40s')", j ? ", " : "", j,
-                                                   model.frames[c.frames[j]].name.c_str()));
-  return fail(GEOLIN_ERR_NUMERIC,
-              "%s: the contacts are redundant or singular at this state: row %d of contact %d "
-              "('%.60s', %s) depends on the rows before it%s%s (pivot %.1e of its diagonal in "
-              "J_c M^-1 J_c^T, threshold 1e-10; e.g. two contacts on one body, or a leg at full "
-              "stretch; %s); nothing was written",
-              fn, ws->ws.contact_failed_row, k, model.frames[c.frames[k]].name.c_str(),
-              c.types[k] == GEOLIN_CONTACT_RIGID ? "rigid" : "point", k > 0 ? " of contacts " : "",
-              others, ws->ws.contact_failed_ratio,
-              c.mu > 0.0 ? "the contact regularization is too small to survive the round-off"
-                         : "geolin_workspace_set_contact_regularization solves such sets softly");
+// nc (sizes), frames and types (pointers), then wrench_flags, the frame indices, gains, types,
+// refs and the number of rows (values) of the geolin_contact_* and impulse functions.
+Call &declare_contacts(Call &c, int nc, const int *frames, const int *types, unsigned wrench_flags,
+                       const double *gains, const double *refs) {
+  c.sizes([&] { return check_contact_count(c.fn, c.ws, nc); });
+  if (c.phase == Phase::pointers && c.status == GEOLIN_OK) {
+    c.status = check_ints(c.fn, "frames", frames, nc);
+    if (c.status == GEOLIN_OK) c.status = check_ints(c.fn, "types", types, nc);
+  }
+  return c.values([&] {
+    if (int st = check_frames(c.fn, c.model, nc, frames, wrench_flags)) return st;
+    if (int st = check_gains(c.fn, gains)) return st;
+    if (int st = check_types(c.fn, nc, types)) return st;
+    if (int st = check_refs(c.fn, nc, types, gains ? gains[0] : 0.0, refs)) return st;
+    return check_contact_rows(c.fn, c.ws, nc, types);
+  });
+}
+
+// The constraint rows of nc contacts of `types`, the size of their outputs: from the pointers
+// phase on, after declare_contacts (nc in range, types not NULL); a type that the values phase
+// will refuse counts as a point.
+std::ptrdiff_t contact_rows(const Call &c, int nc, const int *types) {
+  if (c.status != GEOLIN_OK || c.phase < Phase::pointers || types == nullptr) return 0;
+  std::ptrdiff_t m = 0;
+  for (int k = 0; k < nc; ++k) m += types[k] == GEOLIN_CONTACT_RIGID ? 6 : 3;
+  return m;
 }
 
 // restitution: finite, in [0, 1].
@@ -1481,21 +1563,6 @@ int check_restitution(const char *fn, double e) noexcept {
   return GEOLIN_OK;
 }
 
-// The inputs shared by geolin_impulse and geolin_impulse_linearize: the workspace with
-// `features`, the state, the contacts (no gains: an impact has none) and the restitution.
-int check_impulse_inputs(const char *fn, geolin_workspace *ws, unsigned features,
-                         const char *feature_names, const double *H, const double *s,
-                         const double *v, const double *r, int nc, const int *frames,
-                         const int *types, unsigned wrench_flags, double restitution,
-                         geolin::Contacts &c) noexcept {
-  if (int st = check_workspace(fn, ws)) return st;
-  if (int st = check_feature(fn, ws, features, feature_names)) return st;
-  if (int st = check_state(fn, ws, H, s, v, r)) return st;
-  if (int st = check_contacts(fn, ws, nc, frames, types, wrench_flags, nullptr, nullptr, c))
-    return st;
-  return check_restitution(fn, restitution);
-}
-
 }  // namespace
 
 extern "C" {
@@ -1505,38 +1572,24 @@ GEOLIN_API int geolin_contact_dynamics(geolin_workspace *ws, const double *H, co
                                        const int *frames, const int *types, unsigned wrench_flags,
                                        const double *gains, const double *refs, double *nu_dot,
                                        double *lambda) {
-  if (int st = check_workspace(__func__, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const int n = model.num_dofs();
-  if (int st = check_feature(__func__, ws, geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS"))
-    return st;
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  if (int st = check_array(__func__, "tau", tau, nj)) return st;
-  geolin::Contacts c;
-  if (int st = check_contacts(__func__, ws, nc, frames, types, wrench_flags, gains, refs, c))
-    return st;
-  const int m = c.rows();
-  if (int st = check_output(__func__, "nu_dot", nu_dot, n)) return st;
-  if (int st = check_output(__func__, "lambda", lambda, m)) return st;
-  if (int st = check_disjoint(__func__, {{"nu_dot", nu_dot, n}, {"lambda", lambda, m}})) return st;
-  if (int st = check_contact_rows(__func__, ws, c)) return st;
-  try {
-    ws->ws.singular = -1;
-    const bool ok = geolin::contact_dynamics(
-        model, ws->ws, base_transform(model, H), joint_vector(s, nj), base_twist(model, v),
-        joint_vector(r, nj), joint_vector(tau, nj), c, ws->vec, ws->ws.contact_lambda_plus);
-    if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "nu_dot");
-    if (!ok) return contact_failure(__func__, ws, c);
-    if (!all_finite(ws->vec)) return numeric_failure(__func__, ws, "nu_dot");
-    if (!all_finite(ws->ws.contact_lambda_plus.head(m)))
-      return numeric_failure(__func__, ws, "lambda");
-    copy_out(ws->vec, nu_dot);
-    for (int k = 0; k < m; ++k) lambda[k] = ws->ws.contact_lambda_plus[k];
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS")
+            .dynamics_inputs(H, s, v, r, tau);
+        declare_contacts(c, nc, frames, types, wrench_flags, gains, refs)
+            .output("nu_dot", nu_dot, c.n)
+            .output("lambda", lambda, contact_rows(c, nc, types));
+      },
+      [&](Call &c) {
+        const geolin::Contacts k = contacts_of(ws, nc, frames, types, wrench_flags, gains, refs);
+        const geolin::Outcome o = geolin::contact_dynamics(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), joint_vector(tau, c.nj), k, ws->vec,
+            ws->lambda);
+        return finish(
+            c, o, {{"nu_dot", nu_dot, ws->vec}, {"lambda", lambda, ws->lambda.head(k.rows())}}, &k);
+      });
 }
 
 GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, const double *s,
@@ -1544,121 +1597,89 @@ GEOLIN_API int geolin_contact_linearize(geolin_workspace *ws, const double *H, c
                                         const int *frames, const int *types, unsigned wrench_flags,
                                         const double *gains, const double *refs, double *A,
                                         double *B, double *dlambda_dz, double *dlambda_dw) {
-  if (int st = check_workspace(__func__, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const std::ptrdiff_t N = model.state_dim();
-  if (int st = check_feature(__func__, ws, geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
-                             "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE"))
-    return st;
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  if (int st = check_array(__func__, "tau", tau, nj)) return st;
-  geolin::Contacts c;
-  if (int st = check_contacts(__func__, ws, nc, frames, types, wrench_flags, gains, refs, c))
-    return st;
-  const std::ptrdiff_t m = c.rows();
-  if (int st = check_output(__func__, "A", A, N * N)) return st;
-  if (int st = check_output(__func__, "B", B, N * nj)) return st;
-  if (int st = check_disjoint(__func__, {{"A", A, N * N},
-                                         {"B", B, N * nj},
-                                         {"dlambda_dz", dlambda_dz, m * N},
-                                         {"dlambda_dw", dlambda_dw, m * nj}}))
-    return st;
-  if (int st = check_contact_rows(__func__, ws, c)) return st;
-  try {
-    ws->ws.singular = -1;
-    const geolin::Transform T = base_transform(model, H);
-    Eigen::Map<Eigen::MatrixXd> Am(A, N, N), Bm(B, N, nj);
-    Eigen::Map<Eigen::MatrixXd> dz(dlambda_dz, dlambda_dz ? m : 0, dlambda_dz ? N : 0);
-    Eigen::Map<Eigen::MatrixXd> dw(dlambda_dw, dlambda_dw ? m : 0, dlambda_dw ? nj : 0);
-    const bool ok =
-        geolin::contact_linearize(model, ws->ws, T, joint_vector(s, nj), base_twist(model, v),
-                                  joint_vector(r, nj), joint_vector(tau, nj), c, Am, Bm, dz, dw);
-    if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "A");
-    if (ws->ws.contact_failed >= 0) return contact_failure(__func__, ws, c);
-    if (!ok) return numeric_failure(__func__, ws, "A");
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        const std::ptrdiff_t m = contact_rows(c, nc, types), N = c.N;
+        c.feature(geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
+                  "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE")
+            .dynamics_inputs(H, s, v, r, tau);
+        declare_contacts(c, nc, frames, types, wrench_flags, gains, refs)
+            .output("A", A, N * N)
+            .output("B", B, N * c.nj)
+            .optional_output("dlambda_dz", dlambda_dz, m * N)
+            .optional_output("dlambda_dw", dlambda_dw, m * c.nj);
+      },
+      [&](Call &c) {  // straight into the caller's arrays, checked before writing
+        const geolin::Contacts k = contacts_of(ws, nc, frames, types, wrench_flags, gains, refs);
+        const int m = k.rows();
+        Eigen::Map<Eigen::MatrixXd> Am(A, c.N, c.N), Bm(B, c.N, c.nj);
+        Eigen::Map<Eigen::MatrixXd> dz(dlambda_dz, dlambda_dz ? m : 0, dlambda_dz ? c.N : 0);
+        Eigen::Map<Eigen::MatrixXd> dw(dlambda_dw, dlambda_dw ? m : 0, dlambda_dw ? c.nj : 0);
+        const geolin::Outcome o = geolin::contact_linearize(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), joint_vector(tau, c.nj), k, Am, Bm, dz,
+            dw);
+        return direct(c, o, "A", &k);
+      });
 }
 
 GEOLIN_API int geolin_impulse(geolin_workspace *ws, const double *H, const double *s,
                               const double *v, const double *r, int nc, const int *frames,
                               const int *types, unsigned wrench_flags, double restitution,
                               double *v_next, double *r_next, double *impulse) {
-  geolin::Contacts c;
-  if (int st = check_impulse_inputs(__func__, ws, geolin::kWorkspaceContacts,
-                                    "GEOLIN_WORKSPACE_CONTACTS", H, s, v, r, nc, frames, types,
-                                    wrench_flags, restitution, c))
-    return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints(), o = model.joint_offset();
-  const int m = c.rows();
-  if (!model.fixed_base)
-    if (int st = check_output(__func__, "v_next", v_next, 6)) return st;
-  if (int st = check_output(__func__, "r_next", r_next, nj)) return st;
-  if (int st = check_disjoint(__func__, {{"v_next", model.fixed_base ? nullptr : v_next, 6},
-                                         {"r_next", r_next, nj},
-                                         {"impulse", impulse, m}}))
-    return st;
-  if (int st = check_contact_rows(__func__, ws, c)) return st;
-  try {
-    ws->ws.singular = -1;
-    // Staged (ν⁺ in ws->vec, Λ in contact_lambda_plus): outputs may alias the inputs.
-    const bool ok = geolin::impulse(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
-                                    base_twist(model, v), joint_vector(r, nj), c, restitution,
-                                    ws->vec, ws->ws.contact_lambda_plus);
-    if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "v_next/r_next");
-    if (!ok) return contact_failure(__func__, ws, c);
-    if (!all_finite(ws->vec)) return numeric_failure(__func__, ws, "v_next/r_next");
-    if (!all_finite(ws->ws.contact_lambda_plus.head(m)))
-      return numeric_failure(__func__, ws, "impulse");
-    if (!model.fixed_base)
-      for (int i = 0; i < 6; ++i) v_next[i] = ws->vec[i];
-    for (int i = 0; i < nj; ++i) r_next[i] = ws->vec[o + i];
-    if (impulse != nullptr)
-      for (int k = 0; k < m; ++k) impulse[k] = ws->ws.contact_lambda_plus[k];
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS").state(H, s, v, r);
+        declare_contacts(c, nc, frames, types, wrench_flags, nullptr, nullptr).values([&] {
+          return check_restitution(c.fn, restitution);
+        });
+        if (!c.model.fixed_base) c.output("v_next", v_next, 6);
+        c.output("r_next", r_next, c.nj)
+            .optional_output("impulse", impulse, contact_rows(c, nc, types));
+      },
+      [&](Call &c) {  // staged: the outputs may alias the inputs
+        const geolin::Contacts k =
+            contacts_of(ws, nc, frames, types, wrench_flags, nullptr, nullptr);
+        const geolin::Outcome o = geolin::impulse(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), k, restitution, ws->vec, ws->lambda);
+        const int nv = c.n - c.nj;
+        return finish(c, o,
+                      {{"v_next/r_next", c.model.fixed_base ? nullptr : v_next, ws->vec.head(nv)},
+                       {"v_next/r_next", r_next, ws->vec.tail(c.nj)},
+                       {"impulse", impulse, ws->lambda.head(k.rows())}},
+                      &k);
+      });
 }
 
 GEOLIN_API int geolin_impulse_linearize(geolin_workspace *ws, const double *H, const double *s,
                                         const double *v, const double *r, int nc, const int *frames,
                                         const int *types, unsigned wrench_flags, double restitution,
                                         double *A_imp, double *dimpulse_dz) {
-  geolin::Contacts c;
-  if (int st = check_impulse_inputs(__func__, ws,
-                                    geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
-                                    "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE", H, s,
-                                    v, r, nc, frames, types, wrench_flags, restitution, c))
-    return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const std::ptrdiff_t N = model.state_dim(), m = c.rows();
-  if (int st = check_output(__func__, "A_imp", A_imp, N * N)) return st;
-  if (int st =
-          check_disjoint(__func__, {{"A_imp", A_imp, N * N}, {"dimpulse_dz", dimpulse_dz, m * N}}))
-    return st;
-  if (int st = check_contact_rows(__func__, ws, c)) return st;
-  try {
-    ws->ws.singular = -1;
-    // Straight into the caller's arrays: every input is read before they are written, and
-    // nothing is written unless the result is finite.
-    Eigen::Map<Eigen::MatrixXd> Am(A_imp, N, N);
-    Eigen::Map<Eigen::MatrixXd> dz(dimpulse_dz, dimpulse_dz ? m : 0, dimpulse_dz ? N : 0);
-    const bool ok = geolin::impulse_linearize(model, ws->ws, base_transform(model, H),
-                                              joint_vector(s, nj), base_twist(model, v),
-                                              joint_vector(r, nj), c, restitution, Am, dz);
-    if (ws->ws.singular >= 0) return numeric_failure(__func__, ws, "A_imp");
-    if (ws->ws.contact_failed >= 0) return contact_failure(__func__, ws, c);
-    if (!ok) return numeric_failure(__func__, ws, "A_imp");
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
+                  "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE")
+            .state(H, s, v, r);
+        declare_contacts(c, nc, frames, types, wrench_flags, nullptr, nullptr)
+            .values([&] { return check_restitution(c.fn, restitution); })
+            .output("A_imp", A_imp, std::ptrdiff_t{c.N} * c.N)
+            .optional_output("dimpulse_dz", dimpulse_dz, contact_rows(c, nc, types) * c.N);
+      },
+      [&](Call &c) {  // straight into the caller's arrays, checked before writing
+        const geolin::Contacts k =
+            contacts_of(ws, nc, frames, types, wrench_flags, nullptr, nullptr);
+        const int m = k.rows();
+        Eigen::Map<Eigen::MatrixXd> Am(A_imp, c.N, c.N);
+        Eigen::Map<Eigen::MatrixXd> dz(dimpulse_dz, dimpulse_dz ? m : 0, dimpulse_dz ? c.N : 0);
+        const geolin::Outcome o = geolin::impulse_linearize(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), k, restitution, Am, dz);
+        return direct(c, o, "A_imp", &k);
+      });
 }
 
 GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, const double *H,
@@ -1667,57 +1688,29 @@ GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, c
                                    unsigned wrench_flags, const double *gains, const double *refs,
                                    double *H_next, double *s_next, double *v_next, double *r_next,
                                    double *lambda) {
-  if (int st = check_workspace(__func__, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  if (int st = check_feature(__func__, ws, geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS"))
-    return st;
-  if (int st = check_step(__func__, method, h)) return st;
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  if (int st = check_array(__func__, "tau", tau, nj)) return st;
-  geolin::Contacts c;
-  if (int st = check_contacts(__func__, ws, nc, frames, types, wrench_flags, gains, refs, c))
-    return st;
-  const int m = c.rows();
-  if (!model.fixed_base) {
-    if (int st = check_output(__func__, "H_next", H_next, 16)) return st;
-    if (int st = check_output(__func__, "v_next", v_next, 6)) return st;
-  }
-  if (int st = check_output(__func__, "s_next", s_next, nj)) return st;
-  if (int st = check_output(__func__, "r_next", r_next, nj)) return st;
-  if (int st = check_disjoint(__func__, {{"H_next", model.fixed_base ? nullptr : H_next, 16},
-                                         {"s_next", s_next, nj},
-                                         {"v_next", model.fixed_base ? nullptr : v_next, 6},
-                                         {"r_next", r_next, nj},
-                                         {"lambda", lambda, m}}))
-    return st;
-  if (int st = check_contact_rows(__func__, ws, c)) return st;
-  try {
-    ws->ws.singular = -1;
-    geolin::Transform Hn = base_transform(model, H);
-    geolin::Vec6 vn = base_twist(model, v);
-    const bool ok = geolin::contact_step(
-        model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(model, H),
-        joint_vector(s, nj), base_twist(model, v), joint_vector(r, nj), joint_vector(tau, nj), c,
-        Hn, ws->s_next, vn, ws->r_next, ws->ws.contact_lambda_plus);
-    if (!ok && ws->ws.singular < 0) return contact_failure(__func__, ws, c);
-    if (ws->ws.singular >= 0 || !Hn.R.allFinite() || !Hn.o.allFinite() || !vn.allFinite() ||
-        !all_finite(ws->s_next) || !all_finite(ws->r_next))
-      return step_failure(__func__, ws, h, H, s, v, r, tau, "H_next/s_next/v_next/r_next");
-    if (!all_finite(ws->ws.contact_lambda_plus.head(m)))
-      return step_failure(__func__, ws, h, H, s, v, r, tau, "lambda");
-    if (!model.fixed_base) {
-      copy_transform(Hn, H_next);
-      for (int i = 0; i < 6; ++i) v_next[i] = vn[i];
-    }
-    copy_out(ws->s_next, s_next);
-    copy_out(ws->r_next, r_next);
-    if (lambda != nullptr)
-      for (int k = 0; k < m; ++k) lambda[k] = ws->ws.contact_lambda_plus[k];
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS")
+            .dynamics_inputs(H, s, v, r, tau)
+            .sizes([&] { return check_step(c.fn, method, h); });
+        declare_contacts(c, nc, frames, types, wrench_flags, gains, refs);
+        declare_next_state(c, H_next, s_next, v_next, r_next)
+            .optional_output("lambda", lambda, contact_rows(c, nc, types));
+      },
+      [&](Call &c) {
+        const geolin::Contacts k = contacts_of(ws, nc, frames, types, wrench_flags, gains, refs);
+        geolin::Transform Hn = base_transform(c.model, H);
+        geolin::Vec6 vn = base_twist(c.model, v);
+        const geolin::Outcome o = geolin::contact_step(
+            c.model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(c.model, H),
+            joint_vector(s, c.nj), base_twist(c.model, v), joint_vector(r, c.nj),
+            joint_vector(tau, c.nj), k, Hn, ws->s_next, vn, ws->r_next, ws->lambda);
+        if (o.kind == geolin::Outcome::Kind::dependent_contact_row)
+          return numeric_failure(c, o, "H_next/s_next/v_next/r_next", &k);
+        return finish_step(c, o, h, H, s, v, r, tau, Hn, vn, H_next, s_next, v_next, r_next,
+                           ws->lambda.head(k.rows()), lambda);
+      });
 }
 
 GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, double h,
@@ -1727,53 +1720,43 @@ GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, d
                                              unsigned wrench_flags, const double *gains,
                                              const double *refs, double *A_d, double *B_d,
                                              double *dlambda_dz, double *dlambda_dw) {
-  if (int st = check_workspace(__func__, ws)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints();
-  const std::ptrdiff_t N = model.state_dim();
-  if (int st =
-          check_feature(__func__, ws, geolin::kWorkspaceContacts | geolin::kWorkspaceStepLinearize,
-                        "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_STEP_LINEARIZE"))
-    return st;
-  if (int st = check_step(__func__, method, h)) return st;
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  if (int st = check_array(__func__, "tau", tau, nj)) return st;
-  geolin::Contacts c;
-  if (int st = check_contacts(__func__, ws, nc, frames, types, wrench_flags, gains, refs, c))
-    return st;
-  const std::ptrdiff_t m = c.rows();
-  if (int st = check_output(__func__, "A_d", A_d, N * N)) return st;
-  if (int st = check_output(__func__, "B_d", B_d, N * nj)) return st;
-  if (int st = check_disjoint(__func__, {{"A_d", A_d, N * N},
-                                         {"B_d", B_d, N * nj},
-                                         {"dlambda_dz", dlambda_dz, m * N},
-                                         {"dlambda_dw", dlambda_dw, m * nj}}))
-    return st;
-  if (int st = check_contact_rows(__func__, ws, c)) return st;
-  try {
-    ws->ws.singular = -1;
-    Eigen::Map<Eigen::MatrixXd> none(nullptr, 0, 0);
-    // Staged: A_d, B_d in ws->A, ws->B and [dlambda_dz, dlambda_dw] in ws.step_dlambda.
-    const bool ok = geolin::contact_step_linearize(
-        model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(model, H),
-        joint_vector(s, nj), base_twist(model, v), joint_vector(r, nj), joint_vector(tau, nj), c,
-        ws->A, ws->B, none, none);
-    if (!ok && ws->ws.singular < 0 && ws->ws.contact_failed >= 0)
-      return contact_failure(__func__, ws, c);
-    if (!ok || ws->ws.singular >= 0 || !all_finite(ws->A))
-      return step_failure(__func__, ws, h, H, s, v, r, tau, "A_d");
-    if (!all_finite(ws->B)) return step_failure(__func__, ws, h, H, s, v, r, tau, "B_d");
-    const auto D = ws->ws.step_dlambda.topRows(m);
-    if (m > 0 && !D.allFinite())
-      return step_failure(__func__, ws, h, H, s, v, r, tau, "dlambda_dz");
-    copy_out(ws->A, A_d);
-    copy_out(ws->B, B_d);
-    if (m > 0 && dlambda_dz != nullptr) copy_out(D.leftCols(N), dlambda_dz);
-    if (m > 0 && dlambda_dw != nullptr) copy_out(D.rightCols(nj), dlambda_dw);
-    return GEOLIN_OK;
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        const std::ptrdiff_t m = contact_rows(c, nc, types), N = c.N;
+        c.feature(geolin::kWorkspaceContacts | geolin::kWorkspaceStepLinearize,
+                  "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_STEP_LINEARIZE")
+            .dynamics_inputs(H, s, v, r, tau)
+            .sizes([&] { return check_step(c.fn, method, h); });
+        declare_contacts(c, nc, frames, types, wrench_flags, gains, refs)
+            .output("A_d", A_d, N * N)
+            .output("B_d", B_d, N * c.nj)
+            .optional_output("dlambda_dz", dlambda_dz, m * N)
+            .optional_output("dlambda_dw", dlambda_dw, m * c.nj);
+      },
+      [&](Call &c) {  // staged: A_d, B_d in ws->A, ws->B, Dλ in ws->dlambda_dz, ws->dlambda_dw
+        const geolin::Contacts k = contacts_of(ws, nc, frames, types, wrench_flags, gains, refs);
+        const int m = k.rows();
+        auto dz = ws->dlambda_dz.topRows(m);
+        auto dw = ws->dlambda_dw.topRows(m);
+        const geolin::Outcome o = geolin::contact_step_linearize(
+            c.model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(c.model, H),
+            joint_vector(s, c.nj), base_twist(c.model, v), joint_vector(r, c.nj),
+            joint_vector(tau, c.nj), k, ws->A, ws->B, dz, dw);
+        if (o.kind == geolin::Outcome::Kind::dependent_contact_row)
+          return numeric_failure(c, o, "A_d", &k);
+        const geolin::Outcome overflow = geolin::Outcome::overflowed();
+        if (!o || !all_finite(ws->A))
+          return step_failure(c, o ? overflow : o, h, H, s, v, r, tau, "A_d");
+        if (!all_finite(ws->B)) return step_failure(c, overflow, h, H, s, v, r, tau, "B_d");
+        if (m > 0 && (!all_finite(dz) || !all_finite(dw)))
+          return step_failure(c, overflow, h, H, s, v, r, tau, "dlambda_dz");
+        return finish(c, o,
+                      {{"A_d", A_d, ws->A},
+                       {"B_d", B_d, ws->B},
+                       {"dlambda_dz", m > 0 ? dlambda_dz : nullptr, dz},
+                       {"dlambda_dw", m > 0 ? dlambda_dw : nullptr, dw}});
+      });
 }
 
 }  // extern "C"
@@ -1809,24 +1792,6 @@ Eigen::Ref<Eigen::MatrixXd> staged(Eigen::MatrixXd &M, Eigen::Index rows, const 
              : Eigen::Ref<Eigen::MatrixXd>(M.topLeftCorner(0, 0));
 }
 
-// One optional output of a cost call: its name, the caller's array (may be NULL) and the staged
-// values (a vector or the top rows of a staging matrix).
-struct CostOutput {
-  const char *name;
-  double *out;
-  Eigen::Ref<const Eigen::MatrixXd> values;
-};
-
-// The end of every cost call: all requested outputs finite, then copied; else nothing written.
-int copy_out_costs(const char *fn, const geolin_workspace *ws,
-                   std::initializer_list<CostOutput> outputs) noexcept {
-  for (const CostOutput &o : outputs)
-    if (o.out != nullptr && !all_finite(o.values)) return numeric_failure(fn, ws, o.name);
-  for (const CostOutput &o : outputs)
-    if (o.out != nullptr) copy_out(o.values, o.out);
-  return GEOLIN_OK;
-}
-
 }  // namespace
 
 extern "C" {
@@ -1834,132 +1799,121 @@ extern "C" {
 GEOLIN_API int geolin_center_of_mass(geolin_workspace *ws, const double *H, const double *s,
                                      const double *v, const double *r, double *com,
                                      double *com_velocity, double *J_com) {
-  if (int st = check_workspace(__func__, ws)) return st;
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  const geolin::Model &model = model_of(ws);
-  if (int st = check_mass(__func__, model)) return st;
-  const int nj = model.num_joints(), n = model.num_dofs();
-  if (int st = check_disjoint(
-          __func__, {{"com", com, 3}, {"com_velocity", com_velocity, 3}, {"J_com", J_com, 3 * n}}))
-    return st;
-  try {
-    ws->ws.singular = -1;
-    geolin::Vec3 c, cv;
-    geolin::center_of_mass(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
-                           base_twist(model, v), joint_vector(r, nj), c, cv,
-                           staged(ws->J, 3, J_com));
-    return copy_out_costs(
-        __func__, ws,
-        {{"com", com, c}, {"com_velocity", com_velocity, cv}, {"J_com", J_com, ws->J.topRows(3)}});
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.state(H, s, v, r)
+            .values([&] { return check_mass(c.fn, c.model); })
+            .optional_output("com", com, 3)
+            .optional_output("com_velocity", com_velocity, 3)
+            .optional_output("J_com", J_com, 3 * c.n);
+      },
+      [&](Call &c) {
+        geolin::Vec3 p, pv;
+        geolin::center_of_mass(c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+                               base_twist(c.model, v), joint_vector(r, c.nj), p, pv,
+                               staged(ws->J, 3, J_com));
+        return finish(c, geolin::Outcome(),
+                      {{"com", com, p},
+                       {"com_velocity", com_velocity, pv},
+                       {"J_com", J_com, ws->J.topRows(3)}});
+      });
 }
 
 GEOLIN_API int geolin_centroidal_momentum(geolin_workspace *ws, const double *H, const double *s,
                                           const double *v, const double *r, double *h_G,
                                           double *A_G, double *dh_dz) {
-  if (int st = check_workspace(__func__, ws)) return st;
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  const geolin::Model &model = model_of(ws);
-  if (int st = check_mass(__func__, model)) return st;
-  const int nj = model.num_joints(), n = model.num_dofs(), N = model.state_dim();
-  if (int st = check_output(__func__, "h_G", h_G, 6)) return st;
-  if (int st = check_disjoint(
-          __func__,
-          {{"h_G", h_G, 6}, {"A_G", A_G, 6 * n}, {"dh_dz", dh_dz, 6 * std::ptrdiff_t{N}}}))
-    return st;
-  try {
-    ws->ws.singular = -1;
-    geolin::Vec6 h;
-    geolin::centroidal_momentum(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
-                                base_twist(model, v), joint_vector(r, nj), h, staged(ws->J, 6, A_G),
-                                staged(ws->Dz, 6, dh_dz));
-    return copy_out_costs(__func__, ws,
-                          {{"h_G", h_G, h}, {"A_G", A_G, ws->J}, {"dh_dz", dh_dz, ws->Dz}});
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.state(H, s, v, r)
+            .values([&] { return check_mass(c.fn, c.model); })
+            .output("h_G", h_G, 6)
+            .optional_output("A_G", A_G, 6 * c.n)
+            .optional_output("dh_dz", dh_dz, 6 * std::ptrdiff_t{c.N});
+      },
+      [&](Call &c) {
+        geolin::Vec6 h;
+        geolin::centroidal_momentum(c.model, ws->ws, base_transform(c.model, H),
+                                    joint_vector(s, c.nj), base_twist(c.model, v),
+                                    joint_vector(r, c.nj), h, staged(ws->J, 6, A_G),
+                                    staged(ws->Dz, 6, dh_dz));
+        return finish(c, geolin::Outcome(),
+                      {{"h_G", h_G, h}, {"A_G", A_G, ws->J}, {"dh_dz", dh_dz, ws->Dz}});
+      });
 }
 
 GEOLIN_API int geolin_frame_pose_error(geolin_workspace *ws, const double *H, const double *s,
                                        int frame, const double *H_ref, double *error,
                                        double *de_dz) {
-  if (int st = check_frame_inputs(__func__, ws, H, s, frame)) return st;
-  if (int st = check_rigid(__func__, "H_ref", H_ref)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints(), N = model.state_dim();
-  if (int st = check_output(__func__, "error", error, 6)) return st;
-  if (int st =
-          check_disjoint(__func__, {{"error", error, 6}, {"de_dz", de_dz, 6 * std::ptrdiff_t{N}}}))
-    return st;
-  try {
-    ws->ws.singular = -1;
-    geolin::Transform ref;
-    for (int j = 0; j < 3; ++j) {
-      for (int i = 0; i < 3; ++i) ref.R(i, j) = H_ref[i + 4 * j];
-      ref.o(j) = H_ref[12 + j];
-    }
-    geolin::Vec6 e;
-    geolin::frame_pose_error(model, ws->ws, base_transform(model, H), joint_vector(s, nj), frame,
-                             ref, e, staged(ws->Dz, 6, de_dz));
-    return copy_out_costs(__func__, ws, {{"error", error, e}, {"de_dz", de_dz, ws->Dz}});
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        declare_frame_inputs(c, H, s, frame)
+            .pose("H_ref", H_ref)
+            .output("error", error, 6)
+            .optional_output("de_dz", de_dz, 6 * std::ptrdiff_t{c.N});
+      },
+      [&](Call &c) {
+        geolin::Transform ref;
+        for (int j = 0; j < 3; ++j) {
+          for (int i = 0; i < 3; ++i) ref.R(i, j) = H_ref[i + 4 * j];
+          ref.o(j) = H_ref[12 + j];
+        }
+        geolin::Vec6 e;
+        geolin::frame_pose_error(c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+                                 frame, ref, e, staged(ws->Dz, 6, de_dz));
+        return finish(c, geolin::Outcome(), {{"error", error, e}, {"de_dz", de_dz, ws->Dz}});
+      });
 }
 
 GEOLIN_API int geolin_frame_velocity(geolin_workspace *ws, const double *H, const double *s,
                                      const double *v, const double *r, int frame, unsigned flags,
                                      double *twist, double *dtwist_dz) {
-  if (int st = check_frame_inputs(__func__, ws, H, s, frame)) return st;
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  if (int st = check_axes(__func__, flags)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints(), N = model.state_dim();
-  if (int st = check_output(__func__, "twist", twist, 6)) return st;
-  if (int st = check_disjoint(
-          __func__, {{"twist", twist, 6}, {"dtwist_dz", dtwist_dz, 6 * std::ptrdiff_t{N}}}))
-    return st;
-  try {
-    ws->ws.singular = -1;
-    geolin::Vec6 t;
-    geolin::frame_velocity(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
-                           base_twist(model, v), joint_vector(r, nj), frame, flags, t,
-                           staged(ws->Dz, 6, dtwist_dz));
-    return copy_out_costs(__func__, ws, {{"twist", twist, t}, {"dtwist_dz", dtwist_dz, ws->Dz}});
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.state(H, s, v, r)
+            .values([&] { return check_frame(c.fn, c.model, frame); })
+            .values([&] { return check_axes(c.fn, flags); })
+            .output("twist", twist, 6)
+            .optional_output("dtwist_dz", dtwist_dz, 6 * std::ptrdiff_t{c.N});
+      },
+      [&](Call &c) {
+        geolin::Vec6 t;
+        geolin::frame_velocity(c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+                               base_twist(c.model, v), joint_vector(r, c.nj), frame, flags, t,
+                               staged(ws->Dz, 6, dtwist_dz));
+        return finish(c, geolin::Outcome(),
+                      {{"twist", twist, t}, {"dtwist_dz", dtwist_dz, ws->Dz}});
+      });
 }
 
 GEOLIN_API int geolin_frame_acceleration(geolin_workspace *ws, const double *H, const double *s,
                                          const double *v, const double *r, const double *nu_dot,
                                          int frame, unsigned flags, double *acc, double *dacc_dz,
                                          double *dacc_dnudot) {
-  if (int st = check_frame_inputs(__func__, ws, H, s, frame)) return st;
-  if (int st = check_state(__func__, ws, H, s, v, r)) return st;
-  const geolin::Model &model = model_of(ws);
-  const int nj = model.num_joints(), n = model.num_dofs(), N = model.state_dim();
-  if (int st = check_array(__func__, "nu_dot", nu_dot, n)) return st;
-  if (int st = check_axes(__func__, flags)) return st;
-  if (int st = check_output(__func__, "acc", acc, 6)) return st;
-  if (int st = check_disjoint(__func__, {{"acc", acc, 6},
-                                         {"dacc_dz", dacc_dz, 6 * std::ptrdiff_t{N}},
-                                         {"dacc_dnudot", dacc_dnudot, 6 * n}}))
-    return st;
-  try {
-    ws->ws.singular = -1;
-    geolin::Vec6 a;
-    geolin::frame_acceleration(model, ws->ws, base_transform(model, H), joint_vector(s, nj),
-                               base_twist(model, v), joint_vector(r, nj), CMap(nu_dot, n), frame,
-                               flags, a, staged(ws->Dz, 6, dacc_dz), staged(ws->J, 6, dacc_dnudot));
-    return copy_out_costs(
-        __func__, ws,
-        {{"acc", acc, a}, {"dacc_dz", dacc_dz, ws->Dz}, {"dacc_dnudot", dacc_dnudot, ws->J}});
-  } catch (...) {
-    return handle_exception(__func__);
-  }
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.state(H, s, v, r)
+            .input("nu_dot", nu_dot, c.n)
+            .values([&] { return check_frame(c.fn, c.model, frame); })
+            .values([&] { return check_axes(c.fn, flags); })
+            .output("acc", acc, 6)
+            .optional_output("dacc_dz", dacc_dz, 6 * std::ptrdiff_t{c.N})
+            .optional_output("dacc_dnudot", dacc_dnudot, 6 * c.n);
+      },
+      [&](Call &c) {
+        geolin::Vec6 a;
+        geolin::frame_acceleration(c.model, ws->ws, base_transform(c.model, H),
+                                   joint_vector(s, c.nj), base_twist(c.model, v),
+                                   joint_vector(r, c.nj), CMap(nu_dot, c.n), frame, flags, a,
+                                   staged(ws->Dz, 6, dacc_dz), staged(ws->J, 6, dacc_dnudot));
+        return finish(
+            c, geolin::Outcome(),
+            {{"acc", acc, a}, {"dacc_dz", dacc_dz, ws->Dz}, {"dacc_dnudot", dacc_dnudot, ws->J}});
+      });
 }
 
 }  // extern "C"
@@ -2043,11 +1997,11 @@ GEOLIN_API int geolin_state_integrate(const geolin_model *model, const double *H
     if (int st = check_output(__func__, "v_out", v_out, 6)) return st;
   }
   if (int st = check_output(__func__, "r_out", r_out, nj)) return st;
-  if (int st = check_disjoint(__func__, {{"H_out", moving ? H_out : nullptr, 16},
-                                         {"s_out", s_out, nj},
-                                         {"v_out", moving ? v_out : nullptr, 6},
-                                         {"r_out", r_out, nj}}))
-    return st;
+  const Output outputs[] = {{"H_out", moving ? H_out : nullptr, 16},
+                            {"s_out", s_out, nj},
+                            {"v_out", moving ? v_out : nullptr, 6},
+                            {"r_out", r_out, nj}};
+  if (int st = check_disjoint(__func__, outputs, 4)) return st;
   try {
     const geolin::Transform T = base_transform(*m, H);
     const geolin::Vec6 tw = base_twist(*m, v);
@@ -2101,7 +2055,8 @@ GEOLIN_API int geolin_state_integrate_derivatives(const geolin_model *model, con
   // v and r are not read: the derivatives depend on z only.
   if (int st = check_state_args(__func__, *m, kState, H, s, v, r, false)) return st;
   if (int st = check_array(__func__, "z", z, N)) return st;
-  if (int st = check_disjoint(__func__, {{"d_dx", d_dx, N * N}, {"d_dz", d_dz, N * N}})) return st;
+  const Output outputs[] = {{"d_dx", d_dx, N * N}, {"d_dz", d_dz, N * N}};
+  if (int st = check_disjoint(__func__, outputs, 2)) return st;
   try {
     const geolin::Vec6 zH = m->fixed_base ? geolin::Vec6::Zero() : geolin::Vec6(CMap(z, 6));
     const geolin::Mat6 P_dx = geolin::pose_integrate_dx(zH), P_dz = geolin::pose_integrate_dz(zH);
@@ -2126,8 +2081,8 @@ GEOLIN_API int geolin_state_difference_derivatives(const geolin_model *model, co
   const std::ptrdiff_t N = m->state_dim();
   if (int st = check_state_args(__func__, *m, kState0, H0, s0, v0, r0, false)) return st;
   if (int st = check_state_args(__func__, *m, kState1, H1, s1, v1, r1, false)) return st;
-  if (int st = check_disjoint(__func__, {{"dz_dx0", dz_dx0, N * N}, {"dz_dx1", dz_dx1, N * N}}))
-    return st;
+  const Output outputs[] = {{"dz_dx0", dz_dx0, N * N}, {"dz_dx1", dz_dx1, N * N}};
+  if (int st = check_disjoint(__func__, outputs, 2)) return st;
   try {
     const geolin::Vec6 zH =
         m->fixed_base ? geolin::Vec6::Zero()

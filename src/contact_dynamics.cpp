@@ -237,9 +237,9 @@ void forces_and_acceleration(const Model &model, Workspace &ws, const Contacts &
 
 // §3, steps 2-5 after aba_pass (step 1).
 // (aba_pass's factorization and accelerations, contacts) => (ws.contacts, ws.contact_Y = X_J,
-// ws.contact_W, ws.contact_L, ws.contact_dinv, ws.contact_gamma; or ws.contact_failed*)
-bool contact_factor(const Model &model, Workspace &ws, const Transform &H,
-                    const Contacts &contacts) {
+// ws.contact_W, ws.contact_L, ws.contact_dinv, ws.contact_gamma), or the dependent row
+Outcome contact_factor(const Model &model, Workspace &ws, const Transform &H,
+                       const Contacts &contacts) {
   const int n = model.num_dofs(), m = contacts.rows();
   const bool moving = !model.fixed_base;
   const Transform &Hb = moving ? H : model.H_A_0;
@@ -252,7 +252,6 @@ bool contact_factor(const Model &model, Workspace &ws, const Transform &H,
   const int ldm = solve_stride(m);
   double *X = ws.contact_Y.data();  // n x m, row-major, stride ldm: the innovations of J_cᵀ
   std::fill_n(X, static_cast<std::ptrdiff_t>(n) * ldm, 0.0);
-  ws.contact_failed = -1;
   const Vec6 a_g = gravity_base_acceleration(model, ws, H);
   double *W = ws.contact_W.data();  // 6 x m: I^A_0 times the base rows of the innovations
   const Mat6 &base_inverse = moving ? articulated_base_inverse(ws) : ws.IA0_inv;
@@ -271,12 +270,9 @@ bool contact_factor(const Model &model, Workspace &ws, const Transform &H,
   if (bad >= 0) {
     int k = 0;
     while (k + 1 < contacts.count && ws.contacts[k + 1].row0 <= bad) ++k;
-    ws.contact_failed = k;
-    ws.contact_failed_row = bad - ws.contacts[k].row0;
-    ws.contact_failed_ratio = ratio;
-    return false;
+    return Outcome::dependent_contact(k, bad - ws.contacts[k].row0, ratio);
   }
-  return true;
+  return Outcome();
 }
 
 void contact_forces(const Model &model, Workspace &ws, const Contacts &contacts) {
@@ -284,29 +280,27 @@ void contact_forces(const Model &model, Workspace &ws, const Contacts &contacts)
                           solve_stride(contacts.rows()));  // step 6
 }
 
-bool contact_solve(const Model &model, Workspace &ws, const Transform &H,
-                   const Contacts &contacts) {
-  if (!contact_factor(model, ws, H, contacts)) return false;
-  contact_forces(model, ws, contacts);
-  return true;
+Outcome contact_solve(const Model &model, Workspace &ws, const Transform &H,
+                      const Contacts &contacts) {
+  const Outcome factored = contact_factor(model, ws, H, contacts);
+  if (factored) contact_forces(model, ws, contacts);
+  return factored;
 }
 
 }  // namespace detail
 
-bool contact_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                      const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts,
-                      RefVec nu_dot, RefVec lambda) {
+Outcome contact_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                         const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts,
+                         RefVec nu_dot, RefVec lambda) {
   forward_kinematics(model, ws, s);
-  ws.contact_failed = -1;
   const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
-  detail::aba_pass(model, ws, v0, detail::gravity_base_acceleration(model, ws, H), r, tau, {},
-                   ws.nu_dot);
-  bool ok = ws.singular < 0;
-  if (ok && contacts.count > 0) ok = detail::contact_solve(model, ws, H, contacts);
+  Outcome outcome = detail::aba_pass(model, ws, v0, detail::gravity_base_acceleration(model, ws, H),
+                                     r, tau, {}, ws.nu_dot);
+  if (outcome && contacts.count > 0) outcome = detail::contact_solve(model, ws, H, contacts);
   nu_dot = ws.nu_dot;
   const int m = contacts.rows();
   if (m > 0) lambda.head(m) = ws.contact_lambda.head(m);
-  return ok;
+  return outcome;
 }
 
 }  // namespace geolin

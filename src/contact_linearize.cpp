@@ -290,14 +290,13 @@ BodyWrenches contact_force_wrenches(const Model &model, Workspace &ws, const Tra
 }  // namespace detail
 
 // §5.3 (docs/contacts.md), steps 1-3 here, 4-7 in the functions above.
-// (H, s, v, r, τ, contacts) => (A, B, ∂λ/∂z, ∂λ/∂w), or false with nothing written
-bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                       const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts, RefMat A,
-                       RefMat B, RefMat dlambda_dz, RefMat dlambda_dw) {
+// (H, s, v, r, τ, contacts) => (A, B, ∂λ/∂z, ∂λ/∂w), or a failed outcome with nothing written
+Outcome contact_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                          const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts, RefMat A,
+                          RefMat B, RefMat dlambda_dz, RefMat dlambda_dw) {
   const int nj = model.n_B, m = contacts.rows();
   const bool moving = !model.fixed_base, mixed = (contacts.flags & kWrenchMixed) != 0;
   const Vec6 v0 = moving ? v : Vec6::Zero();
-  ws.contact_failed = -1;
   if (contacts.count == 0)  // nothing held: the unconstrained linearization, exactly
     return linearize_if_finite(model, ws, H, s, v, r, tau, A, B);
   const Vec6 a_g = detail::gravity_base_acceleration(model, ws, H);
@@ -305,8 +304,8 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   // 1. The constrained dynamics: ν̇ and λ (the factor of Λ⁻¹ and G_a are kept), and the
   // innovations Y_J of J_cᵀ (articulated_solve_backward), kept in ws.contact_Y.
   forward_kinematics(model, ws, s);
-  detail::aba_pass(model, ws, v0, a_g, r, tau, {}, ws.nu_dot);
-  if (ws.singular >= 0 || !detail::contact_solve(model, ws, H, contacts)) return false;
+  if (Outcome o = detail::aba_pass(model, ws, v0, a_g, r, tau, {}, ws.nu_dot); !o) return o;
+  if (Outcome o = detail::contact_solve(model, ws, H, contacts); !o) return o;
   const std::ptrdiff_t ldm = detail::solve_stride(m);
   const double *YJ = ws.contact_Y.data();
 
@@ -327,7 +326,8 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   // columns are 6 more columns with a zero right-hand side, which carry that correction; −F_H
   // (the gravity block and the Mixed wrenches' attitude term) is added after the solve.
   const std::ptrdiff_t ldx = L.ldx;
-  const int nblk = detail::linearize_solve(model, ws, H, v0, a0, r, fext, nullptr, L, true);
+  const int nblk = detail::linearize_solve(model, ws, H, v0, a0, r, fext, nullptr, L,
+                                           detail::SolveExtent::to_innovations);
   double *X = ws.rhs.data();
   const Mat3 Gg = moving ? hat(H.R.transpose() * ws.gravity) : Mat3::Zero();
 
@@ -337,7 +337,9 @@ bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   detail::minus_jc_x(corr);                  // 4. K = −J_c X
   detail::add_constraint_derivatives(corr);  //    K += C_z
   detail::apply_correction(corr, nblk);      // 5., 6. K = Λ K; X = X + Y K
-  return detail::write_results(corr, v, A, B, dlambda_dz, dlambda_dw);  // 7.
+  if (!detail::write_results(corr, v, A, B, dlambda_dz, dlambda_dw))  // 7.
+    return Outcome::overflowed();
+  return Outcome();
 }
 
 }  // namespace geolin

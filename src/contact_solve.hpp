@@ -12,16 +12,17 @@ namespace geolin::detail {
 /// ν̇ ← ν̇_free + M⁻¹ J_cᵀ λ (contact_dynamics.cpp), from the innovations of J_cᵀ, which stay
 /// in ws.contact_Y (n rows of stride solve_stride(m); articulated_solve_backward), with I^A_0
 /// times their base rows in ws.contact_W (6 rows, same stride; moving base).
-/// Returns false, with ws.contact_failed set, when Λ⁻¹ is singular.
-bool contact_solve(const Model &model, Workspace &ws, const Transform &H, const Contacts &contacts);
+/// Returns Outcome::dependent_contact (the contact and row) when Λ⁻¹ is singular.
+Outcome contact_solve(const Model &model, Workspace &ws, const Transform &H,
+                      const Contacts &contacts);
 
 /// contact_solve in its two parts. contact_factor: everything up to the factor of Λ⁻¹, with
-/// −c(ν̇_free) in ws.contact_gamma (false, ws.contact_failed set, when Λ⁻¹ is singular);
+/// −c(ν̇_free) in ws.contact_gamma (Outcome::dependent_contact when Λ⁻¹ is singular);
 /// contact_forces: λ = Λ ws.contact_gamma into ws.contact_lambda and ws.nu_dot += M⁻¹ J_cᵀ λ.
 /// A caller that prescribes another right-hand side (impulse.cpp) overwrites ws.contact_gamma
 /// in between.
-bool contact_factor(const Model &model, Workspace &ws, const Transform &H,
-                    const Contacts &contacts);
+Outcome contact_factor(const Model &model, Workspace &ws, const Transform &H,
+                       const Contacts &contacts);
 void contact_forces(const Model &model, Workspace &ws, const Contacts &contacts);
 
 /// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place and its

@@ -34,23 +34,23 @@ void body_twists(const Model &model, const Workspace &ws, const Vec6 &x0, const 
 
 // (C10): the jump and the impulse at (s, ν⁻) with restitution e.
 // (s, ν⁻ = (v0, r), contacts) => (ws.nu_dot = Δν, ws.contact_lambda = Λ, the factor of Λ⁻¹ and
-// the innovations of J_cᵀ as contact_solve leaves them); false as contact_solve
-bool impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v0,
-                   CRefVec r, const Contacts &contacts, double e) {
+// the innovations of J_cᵀ as contact_solve leaves them); a failed outcome as contact_solve
+Outcome impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                      const Vec6 &v0, CRefVec r, const Contacts &contacts, double e) {
   forward_kinematics(model, ws, s);
   // M's articulated factorization with ν = 0, g = 0, τ = 0: Δν_free = 0, and the velocity
   // products, Ψ̇ and momenta the linearization reads are zero, as ID₀ has none.
-  aba_pass_at_rest(model, ws);
+  if (Outcome o = aba_pass_at_rest(model, ws); !o) return o;
   ws.nu_dot.setZero();
-  if (ws.singular >= 0 || !contact_factor(model, ws, H, contacts)) return false;
-  body_twists(model, ws, v0, r.data(), v0, r.data(), 0.0, ws.contact_a);  // twists of ν⁻
+  if (Outcome o = contact_factor(model, ws, H, contacts); !o) return o;
+  body_twists(model, ws, v0, r.data(), v0, r.data(), 0.0, ws.impulse_twists);  // twists of ν⁻
   for (int k = 0; k < contacts.count; ++k) {
     const Workspace::ContactFrame &f = ws.contacts[k];
     for (int q = 0; q < f.rows; ++q)  // γ = −(1 + e) J_c ν⁻, J_c = G_a J_b: (C9)
-      ws.contact_gamma[f.row0 + q] = -(1.0 + e) * f.Ga.row(q).dot(ws.contact_a[f.body]);
+      ws.contact_gamma[f.row0 + q] = -(1.0 + e) * f.Ga.row(q).dot(ws.impulse_twists[f.body]);
   }
   contact_forces(model, ws, contacts);  // Λ and Δν = M⁻¹ J_cᵀ Λ (C10)
-  return true;
+  return Outcome();
 }
 
 // K += C_z of the impact constraint c = J_c u, u = ν⁺ + e ν⁻ (C11): (1 + e) J_c on the velocity
@@ -59,13 +59,13 @@ bool impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRefVe
 // turning λ's axes multiplies c, which vanishes at the solution. In joint_columns' terms
 // [g_a, h, g_x] = [g_a, (1 + e) g_a, 0] with w = u_j × S_j and Ψ̇ = 0. Regularized (C14), c does
 // not vanish and Mixed axes add g_x, on z_H and on the joints, for the turn of c = R_F c_F.
-// (ws.contacts' G_a, ws.S0, Δν in ws.nu_dot, ν⁻) => (K += C_z; ws.contact_a = twists of u)
+// (ws.contacts' G_a, ws.S0, Δν in ws.nu_dot, ν⁻) => (K += C_z; ws.impulse_twists = twists of u)
 void add_impact_derivatives(const Correction &s, const Vec6 &v0, CRefVec r, double e) {
   const Model &model = s.model;
   Workspace &ws = s.ws;
   const Vec6 dv0 = s.moving ? Vec6(ws.nu_dot.head<6>()) : Vec6::Zero();
   body_twists(model, ws, dv0, ws.nu_dot.data() + model.joint_offset(), v0, r.data(), 1.0 + e,
-              ws.contact_a);
+              ws.impulse_twists);
   const double ce = 1.0 + e;
   const Vec6 zero = Vec6::Zero();
   for (int k = 0; k < s.contacts.count; ++k) {
@@ -91,7 +91,7 @@ void add_impact_derivatives(const Correction &s, const Vec6 &v0, CRefVec r, doub
         }
     for (int j = f.body; j >= 1; j = model.parent[j]) {
       const Vec6 &S = ws.S0[j];
-      const Vec6 w = cross_motion(ws.contact_a[j], S);
+      const Vec6 w = cross_motion(ws.impulse_twists[j], S);
       const int c0 = s.L.c_J + 3 * (j - 1);
       if (f.rows == kContactRigid)
         joint_columns<6>(G, w, zero, S, Kk, s.ldx, c0);
@@ -104,40 +104,40 @@ void add_impact_derivatives(const Correction &s, const Vec6 &v0, CRefVec r, doub
 }  // namespace
 }  // namespace detail
 
-bool impulse(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-             CRefVec r, const Contacts &contacts, double restitution, RefVec nu_next,
-             RefVec impulse) {
+Outcome impulse(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                CRefVec r, const Contacts &contacts, double restitution, RefVec nu_next,
+                RefVec impulse) {
   const int nj = model.n_B, m = contacts.rows();
   const bool moving = !model.fixed_base;
   const Vec6 v0 = moving ? v : Vec6::Zero();
-  ws.contact_failed = -1;
   if (contacts.count == 0) {  // nothing lands: ν unchanged, exactly
     if (moving) nu_next.head<6>() = v;
     nu_next.tail(nj) = r;
-    return true;
+    return Outcome();
   }
-  if (!detail::impulse_solve(model, ws, H, s, v0, r, contacts, restitution)) return false;
+  if (Outcome o = detail::impulse_solve(model, ws, H, s, v0, r, contacts, restitution); !o)
+    return o;
   if (moving) nu_next.head<6>() = v + ws.nu_dot.head<6>();
   nu_next.tail(nj) = r + ws.nu_dot.tail(nj);
   impulse.head(m) = ws.contact_lambda.head(m);
-  return true;
+  return Outcome();
 }
 
 // docs/contacts.md §9.2: §5.3's steps with ID₀ and the impact constraint.
-// (H, s, ν⁻, contacts, e) => (A_imp, ∂Λ/∂z), or false with nothing written
-bool impulse_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                       const Vec6 &v, CRefVec r, const Contacts &contacts, double restitution,
-                       RefMat A_imp, RefMat dimpulse_dz) {
+// (H, s, ν⁻, contacts, e) => (A_imp, ∂Λ/∂z), or a failed outcome with nothing written
+Outcome impulse_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                          const Vec6 &v, CRefVec r, const Contacts &contacts, double restitution,
+                          RefMat A_imp, RefMat dimpulse_dz) {
   const int nj = model.n_B, n = model.num_dofs(), m = contacts.rows();
   const bool moving = !model.fixed_base, mixed = (contacts.flags & kWrenchMixed) != 0;
   const Vec6 v0 = moving ? v : Vec6::Zero();
-  ws.contact_failed = -1;
   if (contacts.count == 0) {  // x⁺ = x⁻: the identity, exactly
     A_imp.setIdentity();
-    return true;
+    return Outcome();
   }
   // 1. Δν, Λ and the factor of Λ⁻¹ (C10).
-  if (!detail::impulse_solve(model, ws, H, s, v0, r, contacts, restitution)) return false;
+  if (Outcome o = detail::impulse_solve(model, ws, H, s, v0, r, contacts, restitution); !o)
+    return o;
   // 2. The accelerations of Δν (no velocity products) and Λ as external wrenches: the state at
   // which ID₀ = M Δν − J_cᵀ Λ is differentiated at fixed Λ.
   const Vec6 a0 = moving ? Vec6(ws.nu_dot.head<6>()) : Vec6::Zero();
@@ -148,8 +148,8 @@ bool impulse_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   const detail::LinearizeLayout L =
       detail::linearize_layout(model, 0, moving && mixed, /*base_pose_cols=*/true);
   // 3. X = M⁻¹ ∂ID₀ (up to its innovations); no gravity block (Gg = 0).
-  const int nblk = detail::linearize_solve(model, ws, H, Vec6::Zero(), a0, ws.contact_zero, fext,
-                                           nullptr, L, true);
+  const int nblk = detail::linearize_solve(model, ws, H, Vec6::Zero(), a0, ws.impulse_rest_rates,
+                                           fext, nullptr, L, detail::SolveExtent::to_innovations);
   const detail::Correction corr{model,
                                 ws,
                                 contacts,
@@ -169,14 +169,15 @@ bool impulse_linearize(const Model &model, Workspace &ws, const Transform &H, CR
   detail::add_impact_derivatives(corr, v0, r, restitution);
   detail::apply_correction(corr, nblk);
   Eigen::Map<MatX> none(nullptr, 0, 0);
-  if (!detail::write_results(corr, Vec6::Zero(), A_imp, none, dimpulse_dz, none)) return false;
+  if (!detail::write_results(corr, Vec6::Zero(), A_imp, none, dimpulse_dz, none))
+    return Outcome::overflowed();
   // A_imp = [1 0; F 1]: the pose rows keep z, the velocity rows add δν⁻ to F's (C11).
   A_imp.topRows(n).setZero();
   for (int k = 0; k < n; ++k) {
     A_imp(k, k) = 1.0;
     A_imp(n + k, n + k) += 1.0;
   }
-  return true;
+  return Outcome();
 }
 
 }  // namespace geolin

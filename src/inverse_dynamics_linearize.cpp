@@ -55,7 +55,7 @@ void derivative_terms(const Model &model, Workspace &ws, const Transform &H, CRe
   detail::base_motion(model, ws, H, v, nu_dot, v0, a0);
   detail::rnea_derivative_terms(model, ws, v0, a0, r,
                                 nu_dot.segment(model.joint_offset(), model.n_B), {},
-                                /*after_aba=*/false);
+                                detail::DerivativeInputs::poses_only);
 }
 
 // τ, ∂τ/∂z and M from the terms. Reads r (joint damping) and ν̇ (armature) before it writes

@@ -41,7 +41,7 @@ LinearizeLayout linearize_layout(const Model &model, int nf, bool mixed, bool ba
 // wrench columns of B and the attitude term of F_H without forming M⁻¹ (O(n) per column).
 int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const Vec6 &v0,
                     const Vec6 &a0, CRefVec r, const BodyWrenches &fext,
-                    const ExternalWrenches *ext, const LinearizeLayout &L, bool backward_only) {
+                    const ExternalWrenches *ext, const LinearizeLayout &L, SolveExtent extent) {
   const int n = L.n, nj = L.nj, nv = L.nv, ldx = L.ldx;
   const bool moving = !model.fixed_base;
   double *X = ws.rhs.data();
@@ -49,11 +49,10 @@ int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const
   Eigen::Map<Workspace::RowMajorMat, 0, Eigen::OuterStride<>> R(X, n, L.cols,
                                                                 Eigen::OuterStride<>(ldx));
   using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
-  rnea_derivatives_pass(model, ws, v0, a0, r, ws.nu_dot.segment(model.joint_offset(), nj), fext,
-                        StridedMat(X + L.c_J, n, nj, Stride(ldx, 3)),
-                        StridedMat(X, n, nv, Stride(ldx, 1)),
-                        StridedMat(X + L.c_J + 1, n, nj, Stride(ldx, 3)),
-                        /*after_aba=*/true);
+  rnea_derivatives_pass(
+      model, ws, v0, a0, r, ws.nu_dot.segment(model.joint_offset(), nj), fext,
+      StridedMat(X + L.c_J, n, nj, Stride(ldx, 3)), StridedMat(X, n, nv, Stride(ldx, 1)),
+      StridedMat(X + L.c_J + 1, n, nj, Stride(ldx, 3)), DerivativeInputs::aba_state);
   for (int i = 1; i <= nj; ++i) R(model.dof(i), L.c_J + 3 * (i - 1) + 2) = 1.0;
   for (int w = 0; w < L.nf; ++w) {
     // J_Fᵀ = [X; S_iᵀ X (i on the path to the frame's body)], X the wrench's force transform:
@@ -80,7 +79,7 @@ int linearize_solve(const Model &model, Workspace &ws, const Transform &H, const
   if (L.mixed) blocks[nblk++] = {RhsBlock::kDense, L.c_E, 3};
   // Columns for the caller (zero here): only the base's step and the forward pass touch them.
   if (L.base_pose_cols) blocks[nblk++] = {RhsBlock::kAtBody, L.c_H, 6, 1, 0};
-  if (backward_only)
+  if (extent == SolveExtent::to_innovations)
     articulated_solve_backward(model, ws, blocks, nblk, L.cols);
   else
     articulated_solve(model, ws, blocks, nblk, L.cols);
@@ -120,11 +119,15 @@ void linearize_write(const Model &model, const Workspace &ws, const LinearizeLay
 
 namespace {
 
-// only_if_finite: leave A and B untouched and return false if the solution is not finite or M
-// is singular at this state (ws.singular).
-bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-                    CRefVec r, CRefVec tau, const ExternalWrenches *ext, RefMat A, RefMat B,
-                    bool only_if_finite = false) {
+// Whether A and B are written whatever the solution (the C++ calls, with the outcome beside
+// them) or only when it is trusted and finite (the C API's calls).
+enum class WriteWhen { always, trusted_and_finite };
+
+// WriteWhen::trusted_and_finite: leave A and B untouched when M is singular at this state or the
+// solution is not finite (Outcome::overflowed).
+Outcome linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                       const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches *ext, RefMat A,
+                       RefMat B, WriteWhen when) {
   const int n = model.num_dofs();
   const bool moving = !model.fixed_base;
   const Vec6 v0 = moving ? v : Vec6::Zero();
@@ -132,24 +135,26 @@ bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
 
   forward_kinematics(model, ws, s);
   const detail::BodyWrenches fext = detail::load_external_wrenches(model, ws, H, ext);
-  detail::aba_pass(model, ws, v0, a_g, r, tau, fext, ws.nu_dot);  // also factorizes M (IA, U, D)
+  // also factorizes M (IA, U, D)
+  const Outcome outcome = detail::aba_pass(model, ws, v0, a_g, r, tau, fext, ws.nu_dot);
   Vec6 a0 = a_g;
   if (moving) a0 += ws.nu_dot.head<6>();
   const detail::LinearizeLayout L =
       detail::linearize_layout(model, ext ? ext->count : 0, moving && fext.mixed());
-  detail::linearize_solve(model, ws, H, v0, a0, r, fext, ext, L);
+  detail::linearize_solve(model, ws, H, v0, a0, r, fext, ext, L, detail::SolveExtent::to_solution);
   // Every entry of A and B comes from X but −v× (finite with v), the identities and F_H's gravity
   // block (Rᵀg)^, which a huge finite g can overflow, alone or summed with the Mixed terms.
   const double *X = ws.rhs.data();
   const Mat3 gravity_block = hat(H.R.transpose() * ws.gravity);
   Eigen::Map<const Workspace::RowMajorMat, 0, Eigen::OuterStride<>> R(X, n, L.cols,
                                                                       Eigen::OuterStride<>(L.ldx));
-  if (only_if_finite) {
-    bool finite = ws.singular < 0 && detail::all_finite(X, static_cast<std::ptrdiff_t>(n) * L.ldx);
+  if (when == WriteWhen::trusted_and_finite) {
+    if (!outcome) return outcome;
+    bool finite = detail::all_finite(X, static_cast<std::ptrdiff_t>(n) * L.ldx);
     if (moving) finite = finite && gravity_block.allFinite();
     if (finite && L.mixed)
       finite = (R.middleCols(L.c_E, 3).topRows<3>() + gravity_block).allFinite();
-    if (!finite) return false;
+    if (!finite) return Outcome::overflowed();
   }
   detail::linearize_write(model, ws, L, v, false, A, B);
   if (moving) {
@@ -158,30 +163,30 @@ bool linearize_impl(const Model &model, Workspace &ws, const Transform &H, CRefV
     A.block<3, 3>(n, 3) = gravity_block;
     if (L.mixed) A.block(n, 3, n, 3) += R.middleCols(L.c_E, 3);
   }
-  return true;
+  return outcome;
 }
 
 }  // namespace
 
-void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-               CRefVec r, CRefVec tau, RefMat A, RefMat B) {
-  linearize_impl(model, ws, H, s, v, r, tau, nullptr, A, B);
+Outcome linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                  CRefVec r, CRefVec tau, RefMat A, RefMat B) {
+  return linearize_impl(model, ws, H, s, v, r, tau, nullptr, A, B, WriteWhen::always);
 }
 
-void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-               CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefMat A, RefMat B) {
-  linearize_impl(model, ws, H, s, v, r, tau, &ext, A, B);
+Outcome linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                  CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefMat A, RefMat B) {
+  return linearize_impl(model, ws, H, s, v, r, tau, &ext, A, B, WriteWhen::always);
 }
 
-bool linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                         const Vec6 &v, CRefVec r, CRefVec tau, RefMat A, RefMat B) {
-  return linearize_impl(model, ws, H, s, v, r, tau, nullptr, A, B, true);
+Outcome linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                            const Vec6 &v, CRefVec r, CRefVec tau, RefMat A, RefMat B) {
+  return linearize_impl(model, ws, H, s, v, r, tau, nullptr, A, B, WriteWhen::trusted_and_finite);
 }
 
-bool linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                         const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
-                         RefMat A, RefMat B) {
-  return linearize_impl(model, ws, H, s, v, r, tau, &ext, A, B, true);
+Outcome linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                            const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
+                            RefMat A, RefMat B) {
+  return linearize_impl(model, ws, H, s, v, r, tau, &ext, A, B, WriteWhen::trusted_and_finite);
 }
 
 }  // namespace geolin

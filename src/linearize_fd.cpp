@@ -8,14 +8,13 @@ namespace geolin {
 namespace {
 
 // λ(x, τ) = (v, r, FD(x, τ)) stacked as [v; r; ν̇] (moving base) or [r; ν̇] (fixed base).
+// The first failure over the evaluations is kept in `first`.
 void vector_field(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-                  CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefVec out,
-                  detail::SingularLatch &latch) {
+                  CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefVec out, Outcome &first) {
   const int n = model.num_dofs();
   if (!model.fixed_base) out.head<6>() = v;
   out.segment(model.joint_offset(), model.n_B) = r;
-  aba(model, ws, H, s, v, r, tau, ext, ws.nu_dot);
-  latch.take(ws);
+  first.keep_first(aba(model, ws, H, s, v, r, tau, ext, ws.nu_dot));
   out.tail(n) = ws.nu_dot;
 }
 
@@ -58,23 +57,23 @@ void central_differences(const Model &model, Workspace &ws, const Transform &H, 
 
 }  // namespace
 
-void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                                 const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A,
-                                 RefMat B) {
-  linearize_finite_difference(model, ws, H, s, v, r, tau, ExternalWrenches{}, eps, A, B);
+Outcome linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
+                                    CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, double eps,
+                                    RefMat A, RefMat B) {
+  return linearize_finite_difference(model, ws, H, s, v, r, tau, ExternalWrenches{}, eps, A, B);
 }
 
-void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                                 const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
-                                 double eps, RefMat A, RefMat B) {
+Outcome linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
+                                    CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                                    const ExternalWrenches &ext, double eps, RefMat A, RefMat B) {
   const int nj = model.n_B;
   const double inv2e = 1.0 / (2.0 * eps);
-  detail::SingularLatch latch;  // any singular evaluation makes the whole result singular
+  Outcome first;  // any singular evaluation makes the whole result singular
   central_differences(
       model, ws, H, s, v, r, tau, eps, A, B,
       [&](const Transform &Hp, CRefVec sp, const Vec6 &vp, CRefVec rp, CRefVec taup, bool plus) {
         vector_field(model, ws, Hp, sp, vp, rp, taup, ext, plus ? ws.lambda_plus : ws.lambda_minus,
-                     latch);
+                     first);
       },
       [](bool, int) {});
   // Wrench columns: perturb each wrench coordinate with an extra wrench ±ε e_c at its frame.
@@ -84,45 +83,41 @@ void linearize_finite_difference(const Model &model, Workspace &ws, const Transf
     for (int c = 0; c < 6; ++c) {
       pert.extra.setZero();
       pert.extra[c] = eps;
-      vector_field(model, ws, H, s, v, r, tau, pert, ws.lambda_plus, latch);
+      vector_field(model, ws, H, s, v, r, tau, pert, ws.lambda_plus, first);
       pert.extra[c] = -eps;
-      vector_field(model, ws, H, s, v, r, tau, pert, ws.lambda_minus, latch);
+      vector_field(model, ws, H, s, v, r, tau, pert, ws.lambda_minus, first);
       B.col(nj + 6 * w + c) = (ws.lambda_plus - ws.lambda_minus) * inv2e;
     }
   }
-  latch.restore(ws);
+  return first;
 }
 
 // The same for the contact-constrained dynamics (contact_dynamics), with the columns of ∂λ/∂z
-// and ∂λ/∂w (m rows; either may be empty). Returns false if any evaluation failed.
-bool contact_linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
-                                         CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                                         const Contacts &contacts, double eps, RefMat A, RefMat B,
-                                         RefMat dlambda_dz, RefMat dlambda_dw) {
+// and ∂λ/∂w (m rows; either may be empty). Returns the first failure of the evaluations.
+Outcome contact_linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
+                                            CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                                            const Contacts &contacts, double eps, RefMat A,
+                                            RefMat B, RefMat dlambda_dz, RefMat dlambda_dw) {
   const int nj = model.n_B, n = model.num_dofs(), m = contacts.rows();
   const int off = model.joint_offset();
   const double inv2e = 1.0 / (2.0 * eps);
-  bool ok = true;
-  detail::SingularLatch latch;  // the first failed pivot (or overflow) over the evaluations
-  auto lp = ws.contact_lambda_plus.head(m), lm = ws.contact_lambda_minus.head(m);
+  Outcome first;  // the first failed pivot, overflow or dependent row over the evaluations
+  auto lp = ws.fd_contact_lambda_plus.head(m), lm = ws.fd_contact_lambda_minus.head(m);
   central_differences(
       model, ws, H, s, v, r, tau, eps, A, B,
       [&](const Transform &Hp, CRefVec sp, const Vec6 &vp, CRefVec rp, CRefVec taup, bool plus) {
         RefVec out = plus ? ws.lambda_plus : ws.lambda_minus;
         if (!model.fixed_base) out.head<6>() = vp;
         out.segment(off, nj) = rp;
-        ok = contact_dynamics(model, ws, Hp, sp, vp, rp, taup, contacts, ws.nu_dot,
-                              plus ? RefVec(lp) : RefVec(lm)) &&
-             ok && ws.singular < 0;
-        latch.take(ws);
+        first.keep_first(contact_dynamics(model, ws, Hp, sp, vp, rp, taup, contacts, ws.nu_dot,
+                                          plus ? RefVec(lp) : RefVec(lm)));
         out.tail(n) = ws.nu_dot;
       },
       [&](bool state, int k) {
         RefMat D = state ? dlambda_dz : dlambda_dw;
         if (D.size() > 0) D.col(k) = (lp - lm) * inv2e;
       });
-  latch.restore(ws);
-  return ok;
+  return first;
 }
 
 }  // namespace geolin

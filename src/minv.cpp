@@ -13,23 +13,24 @@
 namespace geolin {
 namespace detail {
 
-void articulated_inertias(const Model &model, Workspace &ws) {
+Outcome articulated_inertias(const Model &model, Workspace &ws) {
   // I^A_i, U_i = I^A_i S_i and D_i⁻¹ (RBDA Table 7.1, velocity-free part), pivots checked.
   const int nj = model.n_B;
-  ws.singular = -1;
+  Outcome outcome;
   for (int i = 0; i <= nj; ++i) ws.IA[i] = ws.I0[i];
   // docs/dynamics.md (D10)-(D11) without velocities
-  for (int i = nj; i >= 1; --i) ws.IA[model.parent[i]] += articulated_inertia_step(model, ws, i);
+  for (int i = nj; i >= 1; --i) ws.IA[model.parent[i]] += articulated_inertia_step(model, ws, i, outcome);
   if (!model.fixed_base) {
     ws.IA0_llt.compute(ws.IA[0]);
     ws.IA0_inv_valid = false;
-    check_base_pivots(ws);
+    check_base_pivots(outcome, ws);
   }
+  return outcome;
 }
 
-void minv_pass(const Model &model, Workspace &ws, RefMat Minv) {
+Outcome minv_pass(const Model &model, Workspace &ws, RefMat Minv) {
   const int n = model.num_dofs(), nj = model.n_B, nv = n - nj;
-  articulated_inertias(model, ws);
+  const Outcome outcome = articulated_inertias(model, ws);
   // The unit columns: a base column is non-zero in the base rows only (kAtBody of body 0), joint
   // column j in row j only (within what kPerJoint allows).
   const int ldx = solve_stride(n);
@@ -43,13 +44,14 @@ void minv_pass(const Model &model, Workspace &ws, RefMat Minv) {
   articulated_solve(model, ws, blocks, nblk, n);  // docs/dynamics.md (D14)
   Minv = Eigen::Map<const Workspace::RowMajorMat, 0, Eigen::OuterStride<>>(
       X, n, n, Eigen::OuterStride<>(ldx));
+  return outcome;
 }
 
 }  // namespace detail
 
-void mass_matrix_inverse(const Model &model, Workspace &ws, CRefVec s, RefMat Minv) {
+Outcome mass_matrix_inverse(const Model &model, Workspace &ws, CRefVec s, RefMat Minv) {
   forward_kinematics(model, ws, s);
-  detail::minv_pass(model, ws, Minv);
+  return detail::minv_pass(model, ws, Minv);
 }
 
 }  // namespace geolin

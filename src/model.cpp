@@ -102,9 +102,9 @@ void check_generic_regularity(const Model &model) {
       s[k] = model.joint_type[k + 1] == JointType::Prismatic ? 0.2 * u : 2.9 * u;
     }
     forward_kinematics(model, ws, s);
-    detail::articulated_inertias(model, ws);
-    if (ws.singular < 0) return;
-    body = ws.singular;
+    const Outcome outcome = detail::articulated_inertias(model, ws);
+    if (outcome) return;
+    body = outcome.index;
   }
   if (body == 0)
     throw Error(Status::Model,

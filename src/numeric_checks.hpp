@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "geolin/algorithms.hpp"
+#include "geolin/outcome.hpp"
 #include "solver/solver.hpp"
 
 namespace geolin::detail {
@@ -66,40 +67,33 @@ inline double joint_pivot_scale(const Workspace &ws, int i, const Vec6 &S, const
   return std::max(at_joint, kRoundoffShare * absolute_quadratic(S, IA));
 }
 
-/// Records a failed pivot of body i in ws.singular: its value and its ratio to its scale, or a NaN
-/// ratio when the pivot or its scale is not finite (the computation overflowed:
-/// singular_overflowed).
-inline void record_singular(Workspace &ws, int i, double pivot, double ratio) {
-  if (ws.singular >= 0) return;
-  ws.singular = i;
-  ws.singular_pivot = pivot;
-  ws.singular_ratio = ratio;
-}
-
-/// Whether the failure recorded in ws.singular is an overflow (a pivot or its scale is not
-/// finite: inputs too large, not a singular M).
-inline bool singular_overflowed(const Workspace &ws) {
-  return ws.singular >= 0 && !std::isfinite(ws.singular_ratio);
-}
-
-/// Checks the joint pivot D of body i (articulated inertia IA, motion subspace S, frame 0) and
-/// records a failure in ws.singular. The cheap bounds tr(I^A) |S|² ≥ |S|ᵀ|I^A||S| (I^A is positive
-/// semidefinite), at the joint (joint_scale_bound) and in frame 0, settle every regular state; the
-/// exact scale is formed only below them. A pivot or scale that is not finite is an overflow.
-inline void check_joint_pivot(Workspace &ws, int i, double D, const Vec6 &S, const Mat6 &IA) {
-  const double bound0 = IA.trace() * S.squaredNorm();
-  const double bound = joint_scale_bound(IA, S, ws.H0[i].o);
-  if (D > kPivotTolerance * std::max(bound, kRoundoffShare * bound0)) return;
+/// The exact test below the cheap bounds of check_joint_pivot (rare: kept out of its inlined
+/// fast path).
+inline void check_joint_pivot_exactly(Outcome &outcome, const Workspace &ws, int i, double D,
+                                      const Vec6 &S, const Mat6 &IA) {
   const double scale = joint_pivot_scale(ws, i, S, IA);
   if (D > kPivotTolerance * scale) return;
   const bool finite = std::isfinite(D) && std::isfinite(scale);
-  record_singular(ws, i, D, !finite ? NAN : scale > 0.0 ? D / scale : 0.0);
+  outcome.keep_first(Outcome::failed_pivot(i, D, !finite ? NAN : scale > 0.0 ? D / scale : 0.0));
+}
+
+/// Checks the joint pivot D of body i (articulated inertia IA, motion subspace S, frame 0) and
+/// keeps a failure in `outcome` (the first one: Outcome::failed_pivot). The cheap bounds tr(I^A)
+/// |S|² ≥ |S|ᵀ|I^A||S| (I^A is positive semidefinite), at the joint (joint_scale_bound) and in
+/// frame 0, settle every regular state; the exact scale is formed only below them. A pivot or scale
+/// that is not finite is an overflow.
+GEOLIN_ALWAYS_INLINE void check_joint_pivot(Outcome &outcome, const Workspace &ws, int i, double D,
+                                            const Vec6 &S, const Mat6 &IA) {
+  const double bound0 = IA.trace() * S.squaredNorm();
+  const double bound = joint_scale_bound(IA, S, ws.H0[i].o);
+  if (D > kPivotTolerance * std::max(bound, kRoundoffShare * bound0)) return;
+  check_joint_pivot_exactly(outcome, ws, i, D, S, IA);
 }
 
 /// Whether the Cholesky factor of the base's articulated inertia I^A_0 is regular: every pivot
 /// L_kk² above kPivotTolerance times the diagonal entry it comes from (dimensionless, the 6
-/// coordinates mixing masses and inertias); records a failure as body 0 in ws.singular.
-inline void check_base_pivots(Workspace &ws) {
+/// coordinates mixing masses and inertias); keeps a failure as body 0 in `outcome`.
+inline void check_base_pivots(Outcome &outcome, const Workspace &ws) {
   const Mat6 &IA0 = ws.IA[0];
   double worst = 0.0;
   bool ok = ws.IA0_llt.info() == Eigen::Success && IA0.allFinite();
@@ -115,29 +109,8 @@ inline void check_base_pivots(Workspace &ws) {
     }
     ok = worst > kPivotTolerance;
   }
-  if (!ok) record_singular(ws, 0, worst, IA0.allFinite() ? worst : NAN);
+  if (!ok) outcome.keep_first(Outcome::failed_pivot(0, worst, IA0.allFinite() ? worst : NAN));
 }
-
-/// The first pivot failure over a sequence of factorizations (the evaluations of a finite
-/// difference, the stages of a step), each of which resets ws.singular.
-struct SingularLatch {
-  int body = -1;
-  double pivot = 0.0, ratio = 0.0;
-  void take(const Workspace &ws) {
-    if (body < 0 && ws.singular >= 0) {
-      body = ws.singular;
-      pivot = ws.singular_pivot;
-      ratio = ws.singular_ratio;
-    }
-  }
-  void restore(Workspace &ws) const {
-    if (body >= 0) {
-      ws.singular = body;
-      ws.singular_pivot = pivot;
-      ws.singular_ratio = ratio;
-    }
-  }
-};
 
 /// Threshold of the pivots of Λ⁻¹ = J_c M⁻¹ J_cᵀ relative to their diagonal entries: below it
 /// a contact row (nearly) repeats the others (redundant or singular contacts).

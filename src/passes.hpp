@@ -52,29 +52,32 @@ void rnea_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0
 
 /// aba_pass at rest (ν = 0, τ = 0, no gravity, no wrench), as an impact needs it: M's
 /// articulated factorization, with every velocity term, bias force and acceleration zero and
-/// without computing them. (ws.I0, ws.S0) => (ws.IA, ws.U, ws.D, ws.D_inv, ws.IA0_llt,
-/// ws.singular; ws.v, ws.Psi_dot, ws.c, ws.h, ws.p, ws.u, ws.a zero). aba.cpp
-void aba_pass_at_rest(const Model &model, Workspace &ws);
+/// without computing them. (ws.I0, ws.S0) => (ws.IA, ws.U, ws.D, ws.D_inv, ws.IA0_llt;
+/// ws.v, ws.Psi_dot, ws.c, ws.h, ws.p, ws.u, ws.a zero); returns the first failed pivot. aba.cpp
+Outcome aba_pass_at_rest(const Model &model, Workspace &ws);
 
 /// ABA passes (RBDA Table 7.1 / §9.3 in frame-0 coordinates) after kinematics, with the external
 /// wrenches fext (RBDA Table 7.1: p_i − f^x_i) and a wrench f0 on the moving base.
 /// (v0, a_gravity, r, tau, fext, f0) => (ws.v, ws.Psi_dot, ws.c, ws.h, ws.p, the factorization
-/// ws.IA, ws.U, ws.D, ws.D_inv, ws.IA0_llt, ws.singular, the innovations ws.u, ws.a, nu_dot).
-void aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_gravity, CRefVec r,
-              CRefVec tau, const BodyWrenches &fext, RefVec nu_dot, const Vec6 &f0 = Vec6::Zero());
+/// ws.IA, ws.U, ws.D, ws.D_inv, ws.IA0_llt, the innovations ws.u, ws.a, nu_dot); returns the
+/// first failed pivot of the factorization (then nu_dot is not to be used).
+Outcome aba_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a_gravity,
+                 CRefVec r, CRefVec tau, const BodyWrenches &fext, RefVec nu_dot,
+                 const Vec6 &f0 = Vec6::Zero());
 
 /// One joint of the articulated-body backward pass (RBDA Table 7.1, velocity-free part), shared
 /// by aba_pass, aba_pass_at_rest and articulated_inertias, hence by every solve with M⁻¹:
-/// (ws.IA[i], model.armature) => (ws.U[i] = I^A_i S_i, ws.D[i] = S_iᵀ U_i + armature_i, pivot
-/// checked into ws.singular, ws.D_inv[i]); returns I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ, which the
-/// caller adds to I^A_λ(i).
-GEOLIN_ALWAYS_INLINE Mat6 articulated_inertia_step(const Model &model, Workspace &ws, int i) {
+/// (ws.IA[i], model.armature) => (ws.U[i] = I^A_i S_i, ws.D[i] = S_iᵀ U_i + armature_i,
+/// ws.D_inv[i], the pivot checked into `outcome`); returns I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ, which
+/// the caller adds to I^A_λ(i).
+GEOLIN_ALWAYS_INLINE Mat6 articulated_inertia_step(const Model &model, Workspace &ws, int i,
+                                                   Outcome &outcome) {
   const Vec6 &S = ws.S0[i];
   ws.U[i].noalias() = ws.IA[i] * S;  // U_i = I^A_i S_i  (docs/dynamics.md (D10))
   // D_i = S_iᵀ U_i + armature_i: the rotor's inertia about the joint, a joint-space term that no
   // body's I^A carries (docs/dynamics.md (D52); RBDA Table 7.1, as Pinocchio's ABA with armature)
   const double D = S.dot(ws.U[i]) + model.armature[i - 1];
-  check_joint_pivot(ws, i, D, S, ws.IA[i]);
+  check_joint_pivot(outcome, ws, i, D, S, ws.IA[i]);
   ws.D[i] = D;
   ws.D_inv[i] = 1.0 / D;
   Mat6 Ia = ws.IA[i];  // I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ  (D11; RBDA Table 7.1)
@@ -83,31 +86,37 @@ GEOLIN_ALWAYS_INLINE Mat6 articulated_inertia_step(const Model &model, Workspace
 }
 
 /// The velocity-free articulated-body factorization of M after kinematics (RBDA Table 7.1):
-/// () => (ws.IA, ws.U, ws.D, ws.D_inv and, for a moving base, ws.IA0_llt; ws.singular).
-void articulated_inertias(const Model &model, Workspace &ws);
+/// () => (ws.IA, ws.U, ws.D, ws.D_inv and, for a moving base, ws.IA0_llt); returns the first
+/// failed pivot.
+Outcome articulated_inertias(const Model &model, Workspace &ws);
 
-/// M^{-1} passes (Carpentier 2018) after kinematics.
-void minv_pass(const Model &model, Workspace &ws, RefMat Minv);
+/// M^{-1} passes (Carpentier 2018) after kinematics; returns articulated_inertias' outcome.
+Outcome minv_pass(const Model &model, Workspace &ws, RefMat Minv);
 
 /// RNEA derivative passes after forward_poses (Carpentier & Mansard 2018, derived in frame 0).
 /// Writes the structurally non-zero entries of ∂ID/∂s (n x n_J), ∂ID/∂v (base columns, n x 6,
 /// none for a fixed base) and ∂ID/∂r (n x n_J) into strided views of a row-major panel (linearize
 /// solves with them as right-hand sides); the other entries are left as they are (zero them).
-/// after_aba: aba_pass just ran at this state and left v, a, Ψ̇, h and I0 in the workspace. fext:
+/// inputs: what the pass reads besides the poses (DerivativeInputs). fext:
 /// the external wrenches at which ID is differentiated (held fixed; Mixed ones keep their world
 /// directions, which adds their E terms: then ws.EC_ext and ws.SE_row are left for the caller).
+/// What the RNEA derivative passes read besides the poses and S_i: the twists, accelerations,
+/// Ψ̇, momenta and 6x6 inertias I0 that aba_pass just left at the same state (aba_state), or
+/// nothing more: they form them from the poses of forward_poses (poses_only).
+enum class DerivativeInputs { aba_state, poses_only };
 using StridedMat =
     Eigen::Map<Workspace::RowMajorMat, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds,
-                           StridedMat dID_dv, StridedMat dID_dr, bool after_aba);
+                           StridedMat dID_dv, StridedMat dID_dr, DerivativeInputs inputs);
 /// rnea_derivatives_pass in two halves, for a caller that checks the terms before it writes
 /// (inverse_dynamics_linearize_if_bounded). The terms: RNEA's forward pass with Ψ̇, Ψ̈, the
 /// body terms B_k, and the composites and rows. (v0, a0, r, ṙ, fext, ws.S0, ws.H0 or ws.I0) =>
 /// (ws.v, ws.a, ws.Psi_dot, ws.Psi_ddot, ws.h, ws.F, ws.IC_compact, ws.BC, ws.SI_row,
 /// ws.SB_row, ws.IC[0]; Mixed: ws.EC_ext, ws.SE_row)
 void rnea_derivative_terms(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
-                           CRefVec r, CRefVec r_dot, const BodyWrenches &fext, bool after_aba);
+                           CRefVec r, CRefVec r_dot, const BodyWrenches &fext,
+                           DerivativeInputs inputs);
 /// Whether every term the columns are summed from is within kTermBound (numeric_checks.hpp), so
 /// that no column entry can overflow. Without Mixed wrenches.
 bool rnea_derivative_terms_bounded(const Workspace &ws);

@@ -64,7 +64,8 @@ void body_B(const Workspace::CompactInertia &M, const Vec6 &v, const Vec6 &h, Ma
 // (v0, a0, r, ṙ, ws.S0, ws.H0 or ws.I0) => (ws.v, ws.a, ws.Psi_dot, ws.h; ws.Psi_ddot, ws.F,
 // ws.IC_compact, ws.BC)
 void forward_terms(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0, CRefVec r,
-                   CRefVec r_dot, bool after_aba) {
+                   CRefVec r_dot, DerivativeInputs inputs) {
+  const bool after_aba = inputs == DerivativeInputs::aba_state;
   ws.v[0] = v0;
   ws.a[0] = a0;
   for (int k = 0; k <= model.n_B; ++k) {
@@ -174,8 +175,9 @@ void base_velocity_columns(const Model &model, const Workspace &ws, StridedMat &
 }  // namespace
 
 void rnea_derivative_terms(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
-                           CRefVec r, CRefVec r_dot, const BodyWrenches &fext, bool after_aba) {
-  forward_terms(model, ws, v0, a0, r, r_dot, after_aba);
+                           CRefVec r, CRefVec r_dot, const BodyWrenches &fext,
+                           DerivativeInputs inputs) {
+  forward_terms(model, ws, v0, a0, r, r_dot, inputs);
   // External wrenches: covariant ones (Local) only shift F; Mixed ones also keep their world
   // directions, which adds −S_iᵀ EC ω_j terms (frames.cpp, load_external_wrenches).
   const bool mixed = fext.mixed();
@@ -210,8 +212,8 @@ void rnea_derivative_columns(const Model &model, const Workspace &ws, bool mixed
 
 void rnea_derivatives_pass(const Model &model, Workspace &ws, const Vec6 &v0, const Vec6 &a0,
                            CRefVec r, CRefVec r_dot, const BodyWrenches &fext, StridedMat dID_ds,
-                           StridedMat dID_dv, StridedMat dID_dr, bool after_aba) {
-  rnea_derivative_terms(model, ws, v0, a0, r, r_dot, fext, after_aba);
+                           StridedMat dID_dv, StridedMat dID_dr, DerivativeInputs inputs) {
+  rnea_derivative_terms(model, ws, v0, a0, r, r_dot, fext, inputs);
   rnea_derivative_columns(model, ws, fext.mixed(), dID_ds, dID_dv, dID_dr);
 }
 
@@ -230,10 +232,10 @@ void rnea_derivatives(const Model &model, Workspace &ws, const Transform &H, CRe
   const Eigen::Index ld = R.outerStride();
   using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
   double *p = R.data();
-  detail::rnea_derivatives_pass(model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), nj), {},
-                                detail::StridedMat(p, n, nj, Stride(ld, 1)),
-                                detail::StridedMat(p + nj, n, nv, Stride(ld, 1)),
-                                detail::StridedMat(p + nj + nv, n, nj, Stride(ld, 1)), false);
+  detail::rnea_derivatives_pass(
+      model, ws, v0, a0, r, nu_dot.segment(model.joint_offset(), nj), {},
+      detail::StridedMat(p, n, nj, Stride(ld, 1)), detail::StridedMat(p + nj, n, nv, Stride(ld, 1)),
+      detail::StridedMat(p + nj + nv, n, nj, Stride(ld, 1)), detail::DerivativeInputs::poses_only);
   dID_ds = R.leftCols(nj);
   dID_dnu = R.rightCols(n);
 }

@@ -13,26 +13,50 @@
 namespace geolin {
 namespace {
 
-// h λ(x, τ) into out (N): ν̇ of aba, or of contact_dynamics when contacts is not NULL (the
-// contact step; docs/contacts.md §10), whose λ, times weight, is added to ws.step_lambda.
-// Returns false when the contacts are singular at x (ws.contact_failed).
-bool scaled_field(const Model &model, Workspace &ws, double h, const Transform &H, CRefVec s,
-                  const Vec6 &v, CRefVec r, CRefVec tau, RefVec out, detail::SingularLatch &latch,
-                  const Contacts *contacts = nullptr, double weight = 0.0) {
+// The Butcher tableau of classical RK4, which RKMK4 applies on the Lie algebra (docs/dynamics.md
+// §4, (D25)): stage i is evaluated at x exp(θᵢ), θ₁ = 0, θᵢ = cᵢ k̃ᵢ₋₁, and x⁺ = x exp(Θ) with
+// Θ = Σ bᵢ k̃ᵢ; the step's λ is Σ bᵢ λᵢ (docs/contacts.md (C12), (C13)). The step and its
+// linearization read this one table.
+struct Rk4Tableau {
+  double c[4];
+  double b[4];
+};
+constexpr Rk4Tableau kRk4{{0.0, 0.5, 0.5, 1.0}, {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0}};
+
+// What a step integrates: the free dynamics (ν̇ of aba) or the contact-constrained one (ν̇ and λ
+// of contact_dynamics, the contacts held; docs/contacts.md §10).
+enum class StepDynamics { free, held_contacts };
+
+// The dynamics of a step and its contacts (an empty set for StepDynamics::free).
+struct StepField {
+  StepDynamics dynamics;
+  const Contacts &contacts;
+  int rows() const { return dynamics == StepDynamics::held_contacts ? contacts.rows() : 0; }
+};
+
+// ν̇ at x into ws.nu_dot and, with held contacts, weight · λ(x, τ) added to lambda (m rows):
+// (C12) summed over the stages.
+Outcome field_accelerations(const Model &model, Workspace &ws, const StepField &field,
+                            const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                            double weight, RefVec lambda) {
+  if (field.dynamics == StepDynamics::free) return aba(model, ws, H, s, v, r, tau, ws.nu_dot);
+  const int m = field.contacts.rows();
+  const Outcome outcome =
+      contact_dynamics(model, ws, H, s, v, r, tau, field.contacts, ws.nu_dot, ws.contact_lambda);
+  lambda.head(m) += weight * ws.contact_lambda.head(m);  // (C12)
+  return outcome;
+}
+
+// h λ(x, τ) = h [v; r; ν̇] into k (N), with field_accelerations' λ.
+Outcome scaled_field(const Model &model, Workspace &ws, const StepField &field, double h,
+                     const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                     double weight, RefVec lambda, RefVec k) {
   const int nj = model.n_B, n = model.num_dofs(), o = model.joint_offset();
-  if (!model.fixed_base) out.head<6>() = h * v;
-  out.segment(o, nj) = h * r;
-  bool ok = true;
-  if (contacts == nullptr) {
-    aba(model, ws, H, s, v, r, tau, ws.nu_dot);
-  } else {
-    const int m = contacts->rows();
-    ok = contact_dynamics(model, ws, H, s, v, r, tau, *contacts, ws.nu_dot, ws.contact_lambda);
-    ws.step_lambda.head(m) += weight * ws.contact_lambda.head(m);  // (C12)
-  }
-  latch.take(ws);
-  out.tail(n) = h * ws.nu_dot;
-  return ok;
+  if (!model.fixed_base) k.head<6>() = h * v;
+  k.segment(o, nj) = h * r;
+  const Outcome outcome = field_accelerations(model, ws, field, H, s, v, r, tau, weight, lambda);
+  k.tail(n) = h * ws.nu_dot;
+  return outcome;
 }
 
 // k ← dexp⁻¹_{−Θ} k on the SE(3) block, to second order in Θ: docs/dynamics.md (D25).
@@ -47,84 +71,86 @@ void dexp_inverse(const Model &model, CRefVec theta, RefVec k) {
 
 namespace {
 
-// step and contact_step (contacts not NULL): false when the contacts are singular at a stage.
-bool step_impl(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
-               CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, const Contacts *contacts,
-               Transform &H_next, RefVec s_next, Vec6 &v_next, RefVec r_next) {
+// The semi-implicit Euler step (D24), λ = λ(x, τ) (C12).
+Outcome euler_step(const Model &model, Workspace &ws, const StepField &field, double h,
+                   const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                   Transform &H_next, RefVec s_next, Vec6 &v_next, RefVec r_next, RefVec lambda) {
   const int nj = model.n_B, o = model.joint_offset();
   const bool moving = !model.fixed_base;
-  if (contacts != nullptr) ws.step_lambda.head(contacts->rows()).setZero();
-  if (method == StepMethod::SemiImplicitEuler) {
-    bool ok = true;
-    if (contacts == nullptr) {
-      aba(model, ws, H, s, v, r, tau, ws.nu_dot);
-    } else {
-      const int m = contacts->rows();
-      ok = contact_dynamics(model, ws, H, s, v, r, tau, *contacts, ws.nu_dot, ws.contact_lambda);
-      ws.step_lambda.head(m) = ws.contact_lambda.head(m);  // (C12)
-    }
-    if (!ok) return false;
-    Vec6 v_plus = v;
-    if (moving) v_plus += h * ws.nu_dot.head<6>();
-    r_next = r + h * ws.nu_dot.segment(o, nj);
-    s_next = s + h * r_next;
-    if (moving) {
-      H_next = H * exp_se3(h * v_plus);  // docs/dynamics.md (D24)
-      v_next = v_plus;
-    }
-    return true;
+  const Outcome outcome = field_accelerations(model, ws, field, H, s, v, r, tau, 1.0, lambda);
+  if (!outcome) return outcome;
+  Vec6 v_plus = v;
+  if (moving) v_plus += h * ws.nu_dot.head<6>();
+  r_next = r + h * ws.nu_dot.segment(o, nj);
+  s_next = s + h * r_next;
+  if (moving) {
+    H_next = H * exp_se3(h * v_plus);  // docs/dynamics.md (D24)
+    v_next = v_plus;
   }
-  // RKMK4.
+  return outcome;
+}
+
+// RKMK4 with the tableau kRk4; stops at the first stage that fails.
+Outcome rk4_step(const Model &model, Workspace &ws, const StepField &field, double h,
+                 const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                 Transform &H_next, RefVec s_next, Vec6 &v_next, RefVec r_next, RefVec lambda) {
   Transform Hs = H;
   Vec6 vs = v;
-  detail::SingularLatch latch;  // a singular stage makes the step singular
-  const double b[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
-  bool ok = scaled_field(model, ws, h, H, s, v, r, tau, ws.stage_k.col(0), latch, contacts, b[0]);
-  const double c[3] = {0.5, 0.5, 1.0};
-  for (int stage = 1; stage < 4 && ok; ++stage) {
-    ws.theta = c[stage - 1] * ws.stage_k.col(stage - 1);
-    state_integrate(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
-    ok = scaled_field(model, ws, h, Hs, ws.stage_s, vs, ws.stage_r, tau, ws.stage_k.col(stage),
-                      latch, contacts, b[stage]);
-    dexp_inverse(model, ws.theta, ws.stage_k.col(stage));
+  for (int i = 0; i < 4; ++i) {
+    if (i > 0) {
+      ws.rk4_theta = kRk4.c[i] * ws.stage_k.col(i - 1);
+      state_integrate(model, H, s, v, r, ws.rk4_theta, Hs, ws.stage_s, vs, ws.stage_r);
+    }
+    const Outcome outcome = i == 0
+                                ? scaled_field(model, ws, field, h, H, s, v, r, tau, kRk4.b[0],
+                                               lambda, ws.stage_k.col(0))
+                                : scaled_field(model, ws, field, h, Hs, ws.stage_s, vs, ws.stage_r,
+                                               tau, kRk4.b[i], lambda, ws.stage_k.col(i));
+    if (!outcome) return outcome;
+    if (i > 0) dexp_inverse(model, ws.rk4_theta, ws.stage_k.col(i));
   }
-  if (!ok) return false;
-  ws.theta =
-      (ws.stage_k.col(0) + 2.0 * ws.stage_k.col(1) + 2.0 * ws.stage_k.col(2) + ws.stage_k.col(3)) /
-      6.0;
+  ws.rk4_Theta = kRk4.b[0] * ws.stage_k.col(0) + kRk4.b[1] * ws.stage_k.col(1) +
+                 kRk4.b[2] * ws.stage_k.col(2) + kRk4.b[3] * ws.stage_k.col(3);
   Transform Hn = H;
   Vec6 vn = v;
-  state_integrate(model, H, s, v, r, ws.theta, Hn, s_next, vn, r_next);
-  latch.restore(ws);
-  if (moving) {
+  state_integrate(model, H, s, v, r, ws.rk4_Theta, Hn, s_next, vn, r_next);
+  if (!model.fixed_base) {
     H_next = Hn;
     v_next = vn;
   }
-  return true;
+  return Outcome();
 }
+
+// step and contact_step: λ (field.rows() entries) of the step into lambda.
+Outcome step_impl(const Model &model, Workspace &ws, StepMethod method, const StepField &field,
+                  double h, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                  Transform &H_next, RefVec s_next, Vec6 &v_next, RefVec r_next, RefVec lambda) {
+  lambda.head(field.rows()).setZero();
+  if (method == StepMethod::SemiImplicitEuler)
+    return euler_step(model, ws, field, h, H, s, v, r, tau, H_next, s_next, v_next, r_next, lambda);
+  return rk4_step(model, ws, field, h, H, s, v, r, tau, H_next, s_next, v_next, r_next, lambda);
+}
+
+const Contacts kNoContacts{};
 
 }  // namespace
 
-void step(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
-          CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, Transform &H_next, RefVec s_next,
-          Vec6 &v_next, RefVec r_next) {
-  step_impl(model, ws, method, h, H, s, v, r, tau, nullptr, H_next, s_next, v_next, r_next);
+Outcome step(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
+             CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, Transform &H_next, RefVec s_next,
+             Vec6 &v_next, RefVec r_next) {
+  Eigen::Map<VecX> no_lambda(nullptr, 0);
+  return step_impl(model, ws, method, {StepDynamics::free, kNoContacts}, h, H, s, v, r, tau, H_next,
+                   s_next, v_next, r_next, no_lambda);
 }
 
-bool contact_step(const Model &model, Workspace &ws, StepMethod method, double h,
-                  const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                  const Contacts &contacts, Transform &H_next, RefVec s_next, Vec6 &v_next,
-                  RefVec r_next, RefVec lambda) {
-  ws.contact_failed = -1;
-  if (contacts.count == 0) {  // nothing held: geolin_step, exactly
-    step(model, ws, method, h, H, s, v, r, tau, H_next, s_next, v_next, r_next);
-    return true;
-  }
-  if (!step_impl(model, ws, method, h, H, s, v, r, tau, &contacts, H_next, s_next, v_next, r_next))
-    return false;
-  const int m = contacts.rows();
-  lambda.head(m) = ws.step_lambda.head(m);
-  return true;
+Outcome contact_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                     const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                     const Contacts &contacts, Transform &H_next, RefVec s_next, Vec6 &v_next,
+                     RefVec r_next, RefVec lambda) {
+  if (contacts.count == 0)  // nothing held: geolin_step, exactly
+    return step(model, ws, method, h, H, s, v, r, tau, H_next, s_next, v_next, r_next);
+  return step_impl(model, ws, method, {StepDynamics::held_contacts, contacts}, h, H, s, v, r, tau,
+                   H_next, s_next, v_next, r_next, lambda);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -156,25 +182,28 @@ namespace {
 
 // The continuous A, B at a stage into ws.A_stage, ws.B_stage (ν̇ left in ws.nu_dot): linearize,
 // or contact_linearize with ∂λ/∂z, ∂λ/∂w in ws.step_dlambda_dz, ws.step_dlambda_dw.
-bool stage_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                     const Vec6 &v, CRefVec r, CRefVec tau, const Contacts *contacts) {
-  if (contacts == nullptr) {
-    linearize(model, ws, H, s, v, r, tau, ws.A_stage, ws.B_stage);
-    return true;
-  }
-  const int m = contacts->rows();
+Outcome stage_linearize(const Model &model, Workspace &ws, const StepField &field,
+                        const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau) {
+  if (field.dynamics == StepDynamics::free)
+    return linearize(model, ws, H, s, v, r, tau, ws.A_stage, ws.B_stage);
+  const int m = field.contacts.rows();
   auto dz = ws.step_dlambda_dz.topRows(m);
   auto dw = ws.step_dlambda_dw.topRows(m);
-  return contact_linearize(model, ws, H, s, v, r, tau, *contacts, ws.A_stage, ws.B_stage, dz, dw);
+  return contact_linearize(model, ws, H, s, v, r, tau, field.contacts, ws.A_stage, ws.B_stage, dz,
+                           dw);
 }
 
 // Dλ += weight (∂λ/∂z Z + [0, ∂λ/∂w]): the stage's λ through its state x exp(θ) (Z = ∂ζ/∂(z, w)
-// of retraction_jacobian) and through w: (C13).
-void add_lambda_derivative(const Model &model, Workspace &ws, const Contacts &contacts,
-                           double weight, const MatX &Z) {
-  const int m = contacts.rows(), nj = model.n_B;
-  ws.step_dlambda.topRows(m).noalias() += weight * ws.step_dlambda_dz.topRows(m) * Z;
-  ws.step_dlambda.topRows(m).rightCols(nj) += weight * ws.step_dlambda_dw.topRows(m);
+// of retraction_jacobian) and through w: (C13), into the requested (non-empty) outputs.
+void add_lambda_derivative(const Model &model, Workspace &ws, int m, double weight, const MatX &Z,
+                           RefMat dlambda_dz, RefMat dlambda_dw) {
+  const int N = model.state_dim(), nj = model.n_B;
+  const auto stage_dz = ws.step_dlambda_dz.topRows(m);
+  if (dlambda_dz.size() > 0) dlambda_dz.noalias() += weight * stage_dz * Z.leftCols(N);
+  if (dlambda_dw.size() > 0) {
+    dlambda_dw.noalias() += weight * stage_dz * Z.rightCols(nj);
+    dlambda_dw += weight * ws.step_dlambda_dw.topRows(m);
+  }
 }
 
 // The semi-implicit Euler step's A_d, B_d from the continuous A, B in ws.A_stage, ws.B_stage
@@ -200,37 +229,45 @@ void euler_step_jacobian(const Model &model, Workspace &ws, double h, const Vec6
   if (nj > 0) B_d.topRows<6>().noalias() = hJr * B_d.middleRows<6>(n);
 }
 
-bool step_linearize_impl(const Model &model, Workspace &ws, StepMethod method, double h,
-                         const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                         const Contacts *contacts, RefMat A_d, RefMat B_d) {
+// k̃ = k + ½ θ×k + 1/12 θ×(θ×k) on the SE(3) block (D25) and its derivative D_k, in place:
+// D k̃ = (1 + ½ θ× + 1/12 θ×θ×) D_k − (½ k× + 1/12 (θ×k× + (θ×k)×)) D_θ.
+void dexp_inverse_jacobian(Workspace &ws, RefVec k) {
+  const Vec6 th = ws.rk4_theta.head<6>();
+  const Vec6 kH = k.head<6>();
+  const Mat6 TX = cross_motion(th);
+  const Mat6 Dk_coef = Mat6::Identity() + 0.5 * TX + TX * TX / 12.0;
+  const Mat6 Dth_coef =
+      -0.5 * cross_motion(kH) - (TX * cross_motion(kH) + cross_motion(TX * kH)) / 12.0;
+  ws.tmp6 = ws.D_k.topRows<6>();
+  ws.D_k.topRows<6>().noalias() = Dk_coef * ws.tmp6;
+  ws.D_k.topRows<6>().noalias() += Dth_coef * ws.D_theta.topRows<6>();
+  k.head<6>() = Dk_coef * kH;
+}
+
+// RKMK4: k₁ = hλ(x); θᵢ = cᵢ k̃ᵢ₋₁, kᵢ = hλ(x exp θᵢ), k̃ᵢ = dexp⁻¹ correction of kᵢ;
+// Θ = Σ bᵢ k̃ᵢ; x⁺ = x exp Θ (the tableau kRk4). Differentiates each line; stops at the first
+// stage that fails.
+Outcome rk4_step_linearize(const Model &model, Workspace &ws, const StepField &field, double h,
+                           const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                           RefMat A_d, RefMat B_d, RefMat dlambda_dz, RefMat dlambda_dw) {
   const int nj = model.n_B, n = model.num_dofs(), N = model.state_dim(), o = model.joint_offset();
   const bool moving = !model.fixed_base;
-  if (method == StepMethod::SemiImplicitEuler) {
-    if (!stage_linearize(model, ws, H, s, v, r, tau, contacts)) return false;
-    euler_step_jacobian(model, ws, h, v, A_d, B_d);
-    return true;
-  }
-  // RKMK4: k₁ = hλ(x); θᵢ = cᵢ k̃ᵢ₋₁, kᵢ = hλ(x exp θᵢ), k̃ᵢ = dexp⁻¹ correction of kᵢ;
-  // Θ = (k̃₁ + 2k̃₂ + 2k̃₃ + k̃₄)/6; x⁺ = x exp Θ. Differentiate each line.
-  const double c[4] = {0.0, 0.5, 0.5, 1.0};
-  const double b[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
   Transform Hs = H;
   Vec6 vs = v;
   ws.D_Theta.setZero();
   ws.D_theta.setZero();
-  ws.theta.setZero();
-  detail::SingularLatch latch;  // a singular stage makes the step singular
-  if (contacts != nullptr) ws.step_dlambda.topRows(contacts->rows()).setZero();
+  ws.rk4_theta.setZero();
   for (int i = 0; i < 4; ++i) {
     if (i > 0) {
-      ws.theta = c[i] * ws.stage_k.col(i - 1);
-      ws.D_theta = c[i] * ws.D_k;
+      ws.rk4_theta = kRk4.c[i] * ws.stage_k.col(i - 1);
+      ws.D_theta = kRk4.c[i] * ws.D_k;
     }
-    state_integrate(model, H, s, v, r, ws.theta, Hs, ws.stage_s, vs, ws.stage_r);
-    retraction_jacobian(model, ws.theta, ws.D_theta, ws.Z);
-    if (!stage_linearize(model, ws, Hs, ws.stage_s, vs, ws.stage_r, tau, contacts)) return false;
-    latch.take(ws);
-    if (contacts != nullptr) add_lambda_derivative(model, ws, *contacts, b[i], ws.Z);
+    state_integrate(model, H, s, v, r, ws.rk4_theta, Hs, ws.stage_s, vs, ws.stage_r);
+    retraction_jacobian(model, ws.rk4_theta, ws.D_theta, ws.Z);
+    const Outcome outcome = stage_linearize(model, ws, field, Hs, ws.stage_s, vs, ws.stage_r, tau);
+    if (!outcome) return outcome;
+    if (field.dynamics == StepDynamics::held_contacts)
+      add_lambda_derivative(model, ws, field.rows(), kRk4.b[i], ws.Z, dlambda_dz, dlambda_dw);
     // λ at the stage (linearize leaves ν̇ in ws.nu_dot) and Dλ = A + ad_λ.
     auto k = ws.stage_k.col(i);
     if (moving) k.head<6>() = h * vs;
@@ -239,58 +276,56 @@ bool step_linearize_impl(const Model &model, Workspace &ws, StepMethod method, d
     if (moving) ws.A_stage.topLeftCorner<6, 6>().setZero();
     ws.D_k.noalias() = h * ws.A_stage * ws.Z;
     ws.D_k.rightCols(nj) += h * ws.B_stage;
-    if (moving && i > 0) {
-      // k̃ = k + ½ θ×k + 1/12 θ×(θ×k) on the SE(3) block, and its derivative.
-      const Vec6 th = ws.theta.head<6>();
-      const Vec6 kH = k.head<6>();
-      const Mat6 TX = cross_motion(th);
-      const Mat6 Dk_coef = Mat6::Identity() + 0.5 * TX + TX * TX / 12.0;
-      const Mat6 Dth_coef =
-          -0.5 * cross_motion(kH) - (TX * cross_motion(kH) + cross_motion(TX * kH)) / 12.0;
-      ws.tmp6 = ws.D_k.topRows<6>();
-      ws.D_k.topRows<6>().noalias() = Dk_coef * ws.tmp6;
-      ws.D_k.topRows<6>().noalias() += Dth_coef * ws.D_theta.topRows<6>();
-      k.head<6>() = Dk_coef * kH;
-    }
-    ws.D_Theta += b[i] * ws.D_k;
+    if (moving && i > 0) dexp_inverse_jacobian(ws, k);
+    ws.D_Theta += kRk4.b[i] * ws.D_k;
   }
-  ws.theta = b[0] * ws.stage_k.col(0) + b[1] * ws.stage_k.col(1) + b[2] * ws.stage_k.col(2) +
-             b[3] * ws.stage_k.col(3);
-  retraction_jacobian(model, ws.theta, ws.D_Theta, ws.Z);
+  ws.rk4_Theta = kRk4.b[0] * ws.stage_k.col(0) + kRk4.b[1] * ws.stage_k.col(1) +
+                 kRk4.b[2] * ws.stage_k.col(2) + kRk4.b[3] * ws.stage_k.col(3);
+  retraction_jacobian(model, ws.rk4_Theta, ws.D_Theta, ws.Z);
   A_d = ws.Z.leftCols(N);
   B_d = ws.Z.rightCols(nj);
-  latch.restore(ws);
-  return true;
+  return Outcome();
+}
+
+// step_linearize and contact_step_linearize: Dλ of the step into the non-empty dlambda_dz (m x N)
+// and dlambda_dw (m x n_J).
+Outcome step_linearize_impl(const Model &model, Workspace &ws, StepMethod method,
+                            const StepField &field, double h, const Transform &H, CRefVec s,
+                            const Vec6 &v, CRefVec r, CRefVec tau, RefMat A_d, RefMat B_d,
+                            RefMat dlambda_dz, RefMat dlambda_dw) {
+  if (method == StepMethod::Rk4) {
+    if (dlambda_dz.size() > 0) dlambda_dz.setZero();
+    if (dlambda_dw.size() > 0) dlambda_dw.setZero();
+    return rk4_step_linearize(model, ws, field, h, H, s, v, r, tau, A_d, B_d, dlambda_dz,
+                              dlambda_dw);
+  }
+  const Outcome outcome = stage_linearize(model, ws, field, H, s, v, r, tau);
+  if (!outcome) return outcome;
+  euler_step_jacobian(model, ws, h, v, A_d, B_d);
+  const int m = field.rows();  // λ at (x, τ): contact_linearize's, (C13)
+  if (dlambda_dz.size() > 0) dlambda_dz = ws.step_dlambda_dz.topRows(m);
+  if (dlambda_dw.size() > 0) dlambda_dw = ws.step_dlambda_dw.topRows(m);
+  return outcome;
 }
 
 }  // namespace
 
-void step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
-                    const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                    RefMat A_d, RefMat B_d) {
-  step_linearize_impl(model, ws, method, h, H, s, v, r, tau, nullptr, A_d, B_d);
+Outcome step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                       const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                       RefMat A_d, RefMat B_d) {
+  Eigen::Map<MatX> none(nullptr, 0, 0);
+  return step_linearize_impl(model, ws, method, {StepDynamics::free, kNoContacts}, h, H, s, v, r,
+                             tau, A_d, B_d, none, none);
 }
 
-bool contact_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
-                            const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                            const Contacts &contacts, RefMat A_d, RefMat B_d, RefMat dlambda_dz,
-                            RefMat dlambda_dw) {
-  ws.contact_failed = -1;
-  if (contacts.count == 0) {  // nothing held: step_linearize, exactly
-    step_linearize(model, ws, method, h, H, s, v, r, tau, A_d, B_d);
-    return true;
-  }
-  if (!step_linearize_impl(model, ws, method, h, H, s, v, r, tau, &contacts, A_d, B_d))
-    return false;
-  const int m = contacts.rows(), N = model.state_dim(), nj = model.n_B;
-  if (method == StepMethod::SemiImplicitEuler) {  // λ at (x, τ): contact_linearize's, (C13)
-    ws.step_dlambda.topLeftCorner(m, N) = ws.step_dlambda_dz.topRows(m);
-    ws.step_dlambda.topRightCorner(m, nj) = ws.step_dlambda_dw.topRows(m);
-  }
-  // Dλ = [∂λ/∂z, ∂λ/∂w] stays in ws.step_dlambda (the C API copies it from there).
-  if (dlambda_dz.size() > 0) dlambda_dz = ws.step_dlambda.topLeftCorner(m, N);
-  if (dlambda_dw.size() > 0) dlambda_dw = ws.step_dlambda.topRightCorner(m, nj);
-  return true;
+Outcome contact_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                               const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                               const Contacts &contacts, RefMat A_d, RefMat B_d, RefMat dlambda_dz,
+                               RefMat dlambda_dw) {
+  if (contacts.count == 0)  // nothing held: step_linearize, exactly
+    return step_linearize(model, ws, method, h, H, s, v, r, tau, A_d, B_d);
+  return step_linearize_impl(model, ws, method, {StepDynamics::held_contacts, contacts}, h, H, s, v,
+                             r, tau, A_d, B_d, dlambda_dz, dlambda_dw);
 }
 
 }  // namespace geolin

@@ -116,10 +116,10 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     bytes = add(bytes, mul(d.max_contacts, sizeof(Workspace::ContactFrame) + sizeof(int) + 6 * D));
     const std::size_t cc = static_cast<std::size_t>(d.contact_cols);
     bytes = add(bytes, mul(D, 6 * m + n * ldm + m * ldm + m * cc + 6 * ldm + 5 * m));
-    bytes = add(bytes, mul(nb, D + sizeof(Vec6)));  // contact_x, contact_a
-    bytes = add(bytes, mul(D, nj + m));             // contact_zero, step_lambda
-    if (d.features & kWorkspaceStepLinearize)       // step_dlambda_dz, _dw, step_dlambda
-      bytes = add(bytes, mul(D, mul(m, 2 * (N + nj))));
+    bytes = add(bytes, mul(nb, D + 2 * sizeof(Vec6)));  // contact_x, contact_a, impulse_twists
+    bytes = add(bytes, mul(D, nj));                     // impulse_rest_rates
+    if (d.features & kWorkspaceStepLinearize)           // step_dlambda_dz, step_dlambda_dw
+      bytes = add(bytes, mul(D, mul(m, N + nj)));
   }
   return bytes;
 }
@@ -188,7 +188,8 @@ void size_steps(Workspace &ws, const Model &model) {
   ws.lambda_plus.setZero(N);
   ws.lambda_minus.setZero(N);
   ws.stage_k.setZero(N, 4);
-  ws.theta.setZero(N);
+  ws.rk4_theta.setZero(N);
+  ws.rk4_Theta.setZero(N);
   ws.stage_s.setZero(nj);
   ws.stage_r.setZero(nj);
   if (!ws.has(kWorkspaceStepLinearize)) return;
@@ -212,18 +213,17 @@ void size_contacts(Workspace &ws, const Model &model) {
   ws.contact_L.assign(m * ldm);
   ws.contact_K.assign(m * cc);
   ws.contact_W.assign(6 * ldm);
-  for (VecX *x : {&ws.contact_gamma, &ws.contact_lambda, &ws.contact_dinv, &ws.contact_lambda_plus,
-                  &ws.contact_lambda_minus})
+  for (VecX *x : {&ws.contact_gamma, &ws.contact_lambda, &ws.contact_dinv,
+                  &ws.fd_contact_lambda_plus, &ws.fd_contact_lambda_minus})
     x->setZero(static_cast<Eigen::Index>(m));
   ws.contact_x.assign(model.num_bodies(), 0.0);
   ws.contact_a.assign(model.num_bodies(), Vec6::Zero());
-  ws.contact_zero.setZero(model.n_B);
+  ws.impulse_twists.assign(model.num_bodies(), Vec6::Zero());
+  ws.impulse_rest_rates.setZero(model.n_B);
   const Eigen::Index rows = static_cast<Eigen::Index>(m), N = model.state_dim(), nj = model.n_B;
-  ws.step_lambda.setZero(rows);
   if (!ws.has(kWorkspaceStepLinearize)) return;
   ws.step_dlambda_dz.setZero(rows, N);
   ws.step_dlambda_dw.setZero(rows, nj);
-  ws.step_dlambda.setZero(rows, N + nj);
 }
 
 }  // namespace

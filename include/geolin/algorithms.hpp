@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 
 #include "geolin/model.hpp"
+#include "geolin/outcome.hpp"
 #include "geolin/spatial.hpp"
 #include "geolin/workspace.hpp"
 
@@ -95,21 +96,23 @@ void crba(const Model &model, Workspace &ws, CRefVec s, RefMat M);
 /// buffer and check it).
 bool crba_if_bounded(const Model &model, Workspace &ws, CRefVec s, RefMat M);
 
-/// ABAmb: forward dynamics nu_dot (n) for joint torques tau (n_J). aba.cpp
-void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,
-         CRefVec tau, RefVec nu_dot);
+/// ABAmb: forward dynamics nu_dot (n) for joint torques tau (n_J). aba.cpp. Every algorithm that
+/// factorizes M returns its Outcome (include/geolin/outcome.hpp): the first failed articulated
+/// pivot (M singular at this state, or an overflow), when its results are not to be used.
+Outcome aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+            CRefVec r, CRefVec tau, RefVec nu_dot);
 
 /// ABAmb with external wrenches: M ν̇ + C ν + G = S τ + Σ J_Fᵀ f_F.
-void aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,
-         CRefVec tau, const ExternalWrenches &ext, RefVec nu_dot);
+Outcome aba(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+            CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefVec nu_dot);
 
 /// ABAmb with a wrench f_0 (frame 0) applied to the moving base as well: the inverse of the full
 /// RNEAmb map, ABA(RNEA(ν̇)) = ν̇ (docs/dynamics.md §6 item 1). f_0 is ignored for a fixed base.
-void aba_with_base_wrench(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                          const Vec6 &v, CRefVec r, CRefVec tau, const Vec6 &f0, RefVec nu_dot);
+Outcome aba_with_base_wrench(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                             const Vec6 &v, CRefVec r, CRefVec tau, const Vec6 &f0, RefVec nu_dot);
 
 /// M(s)^{-1}, n x n, by an ABA-like recursion (Carpentier 2018), no factorization. minv.cpp
-void mass_matrix_inverse(const Model &model, Workspace &ws, CRefVec s, RefMat Minv);
+Outcome mass_matrix_inverse(const Model &model, Workspace &ws, CRefVec s, RefMat Minv);
 
 /// Analytical partial derivatives of RNEAmb: dID/ds (n x n_J) and dID/dnu (n x n), at the
 /// given nu_dot. rnea_derivatives.cpp
@@ -136,76 +139,80 @@ bool inverse_dynamics_linearize_if_bounded(const Model &model, Workspace &ws, co
 
 /// The exact left-trivialized linearization (docs/dynamics.md §4): A (N x N), B (N x n_J).
 /// linearize.cpp
-void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-               CRefVec r, CRefVec tau, RefMat A, RefMat B);
+Outcome linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                  CRefVec r, CRefVec tau, RefMat A, RefMat B);
 
 /// The same with external wrenches as inputs: B is N x (n_J + 6 count), torques then wrenches;
 /// A gains the terms of J_Fᵀ f (through s, and through the base attitude for Mixed wrenches).
-void linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-               CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefMat A, RefMat B);
+Outcome linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                  CRefVec r, CRefVec tau, const ExternalWrenches &ext, RefMat A, RefMat B);
 
 /// As linearize, for callers that must not see a partial result (the C API): A and B are
 /// written only if the result is finite, checked on the solution before A and B are assembled
-/// (no staging copy). Returns false, with A and B untouched, when the dynamics is numerically
-/// singular at this state. The inputs must be finite.
-bool linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                         const Vec6 &v, CRefVec r, CRefVec tau, RefMat A, RefMat B);
-bool linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                         const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
-                         RefMat A, RefMat B);
+/// (no staging copy). Returns a failed outcome, with A and B untouched, when the dynamics is
+/// numerically singular at this state. The inputs must be finite.
+Outcome linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                            const Vec6 &v, CRefVec r, CRefVec tau, RefMat A, RefMat B);
+Outcome linearize_if_finite(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                            const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
+                            RefMat A, RefMat B);
 
-/// The geometric central finite difference of docs/dynamics.md §5 with step eps. linearize_fd.cpp
-void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                                 const Vec6 &v, CRefVec r, CRefVec tau, double eps, RefMat A,
-                                 RefMat B);
-void linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                                 const Vec6 &v, CRefVec r, CRefVec tau, const ExternalWrenches &ext,
-                                 double eps, RefMat A, RefMat B);
+/// The geometric central finite difference of docs/dynamics.md §5 with step eps; returns the
+/// first failure of its evaluations. linearize_fd.cpp
+Outcome linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
+                                    CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, double eps,
+                                    RefMat A, RefMat B);
+Outcome linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
+                                    CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                                    const ExternalWrenches &ext, double eps, RefMat A, RefMat B);
 
 /// Contact-constrained forward dynamics (contact_dynamics.cpp): ν̇ (n) and λ (m = Σ types) of
 ///   M ν̇ + C ν + G = S τ + J_cᵀ λ,  J_c ν̇ + J̇_c ν = the prescribed contact accelerations,
 /// by the articulated-body factorization and the operational-space inverse inertia
-/// Λ⁻¹ = J_c M⁻¹ J_cᵀ (RBDA §8.3 and ch. 7; Carpentier et al., RSS 2021). Returns false when
-/// the contact Jacobian is rank-deficient at this state (ws.contact_failed names the contact);
-/// then, or when M is singular (ws.singular), nu_dot and lambda are not to be used. Needs a
+/// Λ⁻¹ = J_c M⁻¹ J_cᵀ (RBDA §8.3 and ch. 7; Carpentier et al., RSS 2021). Returns
+/// Outcome::Kind::dependent_contact_row when the contact Jacobian is rank-deficient at this state
+/// (the outcome names the contact and row), or the failed pivot when M is singular; then nu_dot
+/// and lambda are not to be used. Needs a
 /// workspace with kWorkspaceContacts and room for contacts.count contacts and its rows.
-bool contact_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                      const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts,
-                      RefVec nu_dot, RefVec lambda);
+Outcome contact_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                         const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts,
+                         RefVec nu_dot, RefVec lambda);
 
 /// The exact left-trivialized linearization of the contact-constrained dynamics
 /// (contact_linearize.cpp): A (N x N), B (N x n_J) of ż = A z + B w in the coordinates of
 /// linearize(), and ∂λ/∂z (m x N), ∂λ/∂w (m x n_J) (either may be empty: not computed). The
-/// unconstrained A gains −M⁻¹ J_cᵀ ∂λ/∂z terms (docs/contacts.md). Returns false as
-/// contact_dynamics, and false (nothing written) when a result is not finite. Needs
+/// unconstrained A gains −M⁻¹ J_cᵀ ∂λ/∂z terms (docs/contacts.md). Returns a failed
+/// outcome as contact_dynamics, and Outcome::Kind::overflow (nothing written) when a result is
+/// not finite. Needs
 /// kWorkspaceContacts and kWorkspaceLinearize.
-bool contact_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                       const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts, RefMat A,
-                       RefMat B, RefMat dlambda_dz, RefMat dlambda_dw);
+Outcome contact_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                          const Vec6 &v, CRefVec r, CRefVec tau, const Contacts &contacts, RefMat A,
+                          RefMat B, RefMat dlambda_dz, RefMat dlambda_dw);
 
 /// The geometric central finite differences of contact_dynamics (linearize_fd.cpp): the
-/// independent check of contact_linearize. Returns false if an evaluation failed.
-bool contact_linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
-                                         CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                                         const Contacts &contacts, double eps, RefMat A, RefMat B,
-                                         RefMat dlambda_dz, RefMat dlambda_dw);
+/// independent check of contact_linearize. Returns the first failure of its evaluations.
+Outcome contact_linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
+                                            CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                                            const Contacts &contacts, double eps, RefMat A,
+                                            RefMat B, RefMat dlambda_dz, RefMat dlambda_dw);
 
 /// The impact map at touchdown (impulse.cpp; docs/contacts.md §9): the contacts stop, scaled by
 /// the restitution e in [0, 1] (point: the frame origin's velocity; rigid: the frame's twist):
 ///   M (ν⁺ − ν⁻) = J_cᵀ Λ,   J_c ν⁺ = −e J_c ν⁻,
 /// the pose and s unchanged. nu_next: ν⁺ (n); impulse: Λ (m, N s, in the axes of
-/// contacts.flags). contacts' gains and refs are not used. Returns false as contact_dynamics
-/// (nothing to be used then). With no contacts ν⁺ = ν⁻ exactly. Needs kWorkspaceContacts.
-bool impulse(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
-             CRefVec r, const Contacts &contacts, double restitution, RefVec nu_next,
-             RefVec impulse);
+/// contacts.flags). contacts' gains and refs are not used. Returns a failed outcome as
+/// contact_dynamics (nothing to be used then). With no contacts ν⁺ = ν⁻ exactly. Needs
+/// kWorkspaceContacts.
+Outcome impulse(const Model &model, Workspace &ws, const Transform &H, CRefVec s, const Vec6 &v,
+                CRefVec r, const Contacts &contacts, double restitution, RefVec nu_next,
+                RefVec impulse);
 
 /// Its exact Jacobian: x⁻ exp(z) ↦ x⁺ exp(A_imp z), A_imp (N x N, identity in the pose rows),
-/// and ∂Λ/∂z (m x N; may be empty). Returns false as contact_linearize (nothing written). With
-/// no contacts A_imp = I exactly. Needs kWorkspaceContacts and kWorkspaceLinearize.
-bool impulse_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                       const Vec6 &v, CRefVec r, const Contacts &contacts, double restitution,
-                       RefMat A_imp, RefMat dimpulse_dz);
+/// and ∂Λ/∂z (m x N; may be empty). Returns a failed outcome as contact_linearize (nothing
+/// written). With no contacts A_imp = I exactly. Needs kWorkspaceContacts and kWorkspaceLinearize.
+Outcome impulse_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                          const Vec6 &v, CRefVec r, const Contacts &contacts, double restitution,
+                          RefMat A_imp, RefMat dimpulse_dz);
 
 /// Integration methods of step() (the values of GEOLIN_STEP_*).
 enum class StepMethod : int { SemiImplicitEuler = 0, Rk4 = 1 };
@@ -216,36 +223,37 @@ enum class StepMethod : int { SemiImplicitEuler = 0, Rk4 = 1 };
 ///    Acta Numerica 2000, §5.2): classical RK4 on the Lie algebra with dexp⁻¹ truncated after
 ///    the second bracket, x⁺ = x exp(Θ). Chosen over Crouch–Grossman because it needs one
 ///    exponential per stage and its linearization reuses the same algebra.
-/// Fixed base: H and v are ignored and H_next, v_next are left as given.
-void step(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
-          CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, Transform &H_next, RefVec s_next,
-          Vec6 &v_next, RefVec r_next);
+/// Fixed base: H and v are ignored and H_next, v_next are left as given. Returns the first failed
+/// stage's outcome (M singular there; the step stops and its results are not to be used).
+Outcome step(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
+             CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, Transform &H_next, RefVec s_next,
+             Vec6 &v_next, RefVec r_next);
 
 /// The exact linearization of step(): x exp(z) ↦ x⁺ exp(z⁺), z⁺ = A_d z + B_d w (τ ↦ τ + w),
 /// from the continuous-time A, B at the stages and the closed-form right Jacobian of the SE(3)
 /// exponential; no finite differences. A_d: N x N, B_d: N x n_J. step.cpp
-void step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
-                    const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                    RefMat A_d, RefMat B_d);
+Outcome step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                       const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                       RefMat A_d, RefMat B_d);
 
 /// One step of the contact-constrained dynamics of contact_dynamics (step.cpp; docs/contacts.md
 /// §10): step() with ν̇ of contact_dynamics, the contacts, gains and refs held. lambda (m): the
 /// semi-implicit Euler step's λ at (x, τ); RK4's weighted mean (λ₁ + 2λ₂ + 2λ₃ + λ₄)/6 of its
-/// stages. With no contacts exactly step(). Returns false as contact_dynamics (at any stage).
-/// Needs kWorkspaceContacts.
-bool contact_step(const Model &model, Workspace &ws, StepMethod method, double h,
-                  const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                  const Contacts &contacts, Transform &H_next, RefVec s_next, Vec6 &v_next,
-                  RefVec r_next, RefVec lambda);
+/// stages. With no contacts exactly step(). Returns the first failed stage's outcome (the step
+/// stops there). Needs kWorkspaceContacts.
+Outcome contact_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                     const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                     const Contacts &contacts, Transform &H_next, RefVec s_next, Vec6 &v_next,
+                     RefVec r_next, RefVec lambda);
 
 /// Its exact linearization as step_linearize, with contact_linearize's A, B at the stages, and
 /// the derivatives of the step's λ: ∂λ/∂z (m x N), ∂λ/∂w (m x n_J), either may be empty. With no
-/// contacts exactly step_linearize(). Returns false as contact_linearize. Needs
+/// contacts exactly step_linearize(). Returns the first failed stage's outcome. Needs
 /// kWorkspaceContacts and kWorkspaceStepLinearize.
-bool contact_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
-                            const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                            const Contacts &contacts, RefMat A_d, RefMat B_d, RefMat dlambda_dz,
-                            RefMat dlambda_dw);
+Outcome contact_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                               const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                               const Contacts &contacts, RefMat A_d, RefMat B_d, RefMat dlambda_dz,
+                               RefMat dlambda_dw);
 
 /// The quantities of MPC costs and their derivatives in z (docs/dynamics.md §11). Matrices with
 /// N columns are in the order of z = [z_H; z_s; z_v; z_r] (fixed base: [z_s; z_r]); an empty

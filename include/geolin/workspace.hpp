@@ -108,14 +108,6 @@ struct Workspace {
 
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);  // g in the inertial frame A
 
-  // Set by every pass that factorizes M (aba_pass, articulated_inertias): the first body whose
-  // articulated pivot is numerically zero (0: the base's I^A_0; docs/c-api.md, "Numeric
-  // contract"), or -1 when M is regular at this state; then the results of that evaluation are
-  // not to be used.
-  int singular = -1;
-  double singular_pivot = 0.0;  // the failed pivot D_i (base: min L_kk² / (I^A_0)_kk)
-  double singular_ratio = 0.0;  // D_i relative to the size of the terms it is summed from
-
   // Kinematics in base-frame coordinates (all recursions below run in frame 0: M and C depend
   // on s only, H enters through gravity alone; docs/dynamics.md §3). Size n_B + 1.
   std::vector<Transform> H0;  // ^0 H_i
@@ -187,13 +179,19 @@ struct Workspace {
   SolvePlan plans[2];
   int last_plan = 0;
   int max_rhs = 0;
+  /// The panel `rhs` lent whole (n x max_rhs doubles) to a caller that runs no solve while it
+  /// uses it: the C API stages inverse_dynamics_linearize's n x N dtau_dz there beyond the term
+  /// bound (N <= max_rhs with kWorkspaceLinearize). Any solve overwrites it.
+  double *scratch_panel() { return rhs.data(); }
 
   // Vectors of the finite differences and of the steps (O(n)).
   VecX nu_dot;                     // n
   VecX s_pert, r_pert, tau_pert;   // n_J
   VecX lambda_plus, lambda_minus;  // N
   MatX stage_k;                    // N x 4: RK stage increments (step.cpp)
-  VecX theta, stage_s, stage_r;    // N, n_J, n_J
+  VecX rk4_theta;         // N: RKMK4's θᵢ = cᵢ k̃ᵢ₋₁, where stage i is evaluated
+  VecX rk4_Theta;         // N: RKMK4's Θ = Σ bᵢ k̃ᵢ, x⁺ = x exp(Θ)
+  VecX stage_s, stage_r;  // n_J, n_J: s and r of x exp(θᵢ)
 
   // kWorkspaceStepLinearize (step.cpp).
   MatX A_stage, B_stage;                          // N x N, N x n_J: A, B at a stage
@@ -216,9 +214,6 @@ struct Workspace {
   std::vector<ContactFrame> contacts;  // max_contacts
   std::vector<int> contact_frames;     // max_contacts: the frames, as external wrenches
   VecX contact_wrenches;               // 6 max_contacts: λ as external wrenches
-  int contact_failed = -1;             // the contact whose row of Λ⁻¹ had a zero pivot, or -1
-  int contact_failed_row = 0;          // that row within the contact
-  double contact_failed_ratio = 0.0;   // the pivot relative to its diagonal entry
   LineAlignedBuffer contact_G;         // max_rows x 6: scratch for the base rows' products
   LineAlignedBuffer contact_Y;         // n x max_rows: the innovations of J_cᵀ
   LineAlignedBuffer contact_L;         // max_rows x max_rows: Λ⁻¹ and its Cholesky factor
@@ -229,12 +224,15 @@ struct Workspace {
   // M⁻¹ J_cᵀ λ by ABA's third pass (contact_dynamics.cpp), n_B + 1 each:
   std::vector<double> contact_x;  // its innovations x_i = Σ_p X_ip λ_p (joint rows)
   std::vector<Vec6> contact_a;    // its accelerations a_i
-  VecX contact_lambda_plus, contact_lambda_minus;  // max_rows (finite differences)
-  VecX contact_zero;  // n_J zeros: the rates and torques of impulse's velocity-free pass
-  // contact_step (step.cpp): the step's λ (max_rows), and with kWorkspaceStepLinearize a
-  // stage's ∂λ/∂z (max_rows x N), ∂λ/∂w (max_rows x n_J) and the step's Dλ (max_rows x (N + n_J)).
-  VecX step_lambda;
-  MatX step_dlambda_dz, step_dlambda_dw, step_dlambda;
+  // contact_linearize_finite_difference (linearize_fd.cpp): λ at x exp(±ε e_k), max_rows each.
+  VecX fd_contact_lambda_plus, fd_contact_lambda_minus;
+  // impulse.cpp: the body twists of ν⁻ (impulse_solve) and of u = ν⁺ + e ν⁻ (its C_z), n_B + 1,
+  // and n_J zeros: the joint rates of its pass at rest (ID₀ has no velocity products).
+  std::vector<Vec6> impulse_twists;
+  VecX impulse_rest_rates;
+  // contact_step_linearize (step.cpp), with kWorkspaceStepLinearize: a stage's ∂λ/∂z
+  // (max_rows x N) and ∂λ/∂w (max_rows x n_J); the step's Dλ is summed into the caller's outputs.
+  MatX step_dlambda_dz, step_dlambda_dw;
 };
 
 }  // namespace geolin

@@ -269,18 +269,14 @@ int workspace_capacity(const Model &model, const ContactSet &contacts);
 
 // --- numeric failures (the GEOLIN_ERR_NUMERIC messages of the C API) --------------------------
 
-/// Throws Error(Numeric) naming the joint (or the base) where M is numerically singular if
-/// ws.singular >= 0 after `function`; `output` was not computed. The wording of the C API.
-void check_singular(const Model &model, const Workspace &ws, const std::string &function,
-                    const std::string &output);
+/// Throws Error(Numeric) when `outcome` failed (M singular at the state, an overflow, or with
+/// `contacts` a contact row that depends on the others), with the library's message
+/// (geolin::describe, Reader::command_line); `output` of `function` was not computed.
+void check_outcome(const Model &model, const Outcome &outcome, const std::string &function,
+                   const std::string &output, const ContactSet *contacts = nullptr);
 /// Throws Error(Numeric) if `value` is not finite (an overflow; the C API's wording).
 void check_finite(const Eigen::Ref<const MatX> &value, const std::string &function,
                   const std::string &output);
-/// After a contact_* call returned false: M singular (check_singular), the contact whose row
-/// depends on the others (ws.contact_failed, the C API's wording), or a non-finite result.
-[[noreturn]] void throw_contact_failure(const Model &model, const Workspace &ws,
-                                        const ContactSet &contacts, const std::string &function,
-                                        const std::string &output);
 
 /// Reproducible uniform numbers in [0, 1) (SplitMix64), independent of the standard library.
 class Random {
@@ -317,10 +313,10 @@ bool discrete_finite_difference(const Model &model, const DiscreteMap &map, cons
 // --- simulate (cmd_simulate.cpp, simulate_drop.cpp) ------------------------------------------
 
 /// One step of simulate: geolin::step without contacts, contact_step with them held (their
-/// gains and refs; lambda: the step's forces). Returns false where contact_step does.
-bool simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
-                     const geolin::State &x, const VecX &tau, const ContactSet &contacts,
-                     geolin::State &next, VecX &lambda);
+/// gains and refs; lambda: the step's forces). Returns the outcome of step or contact_step.
+Outcome simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                        const geolin::State &x, const VecX &tau, const ContactSet &contacts,
+                        geolin::State &next, VecX &lambda);
 
 /// The columns of simulate's trajectory CSV: t, the base pose, s, v, r, energies, momentum.
 std::vector<std::string> trajectory_header(const Model &model);

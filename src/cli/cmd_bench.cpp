@@ -241,9 +241,8 @@ class Bench {
     A_ = MatX::Zero(N, N);
     B_ = MatX::Zero(N, nj);
     dtau_dz_ = MatX::Zero(n, N);
-    ws_.singular = -1;
-    aba(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, nu_dot_);  // rnea's input
-    check_singular(model_, ws_, "aba", "nu_dot");
+    check_outcome(model_, aba(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, nu_dot_),  // rnea's
+                  "aba", "nu_dot");                                                     // input
     accel_ = nu_dot_;
     // The cost kernels: the first contact's frame, else the last frame (a leaf's), and a target
     // pose away from it.
@@ -262,12 +261,14 @@ class Bench {
       dlambda_dw_ = MatX::Zero(m, nj);
       set_contact_refs(model_, ws_, H_, st_.s, contacts_);
       c_ = contacts_.library();
-      if (!contact_dynamics(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, contact_nu_dot_,
-                            lambda_))
-        throw_contact_failure(model_, ws_, contacts_, "contact_dynamics", "nu_dot");
-      if (!contact_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, A_, B_, dlambda_dz_,
-                             dlambda_dw_))
-        throw_contact_failure(model_, ws_, contacts_, "contact_linearize", "A");
+      check_outcome(model_,
+                    contact_dynamics(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_,
+                                     contact_nu_dot_, lambda_),
+                    "contact_dynamics", "nu_dot", &contacts_);
+      check_outcome(model_,
+                    contact_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, A_, B_,
+                                      dlambda_dz_, dlambda_dw_),
+                    "contact_linearize", "A", &contacts_);
     }
   }
 

@@ -249,36 +249,34 @@ Comparison make_comparison(const Model &model, int contact_rows, FdMethod method
 // linearize and linearize_finite_difference (at eps, and eps/2 for Richardson).
 void linearize_both(const Model &model, Workspace &ws, const Transform &H, const State &st,
                     const CheckOptions &o, Comparison &c) {
-  ws.singular = -1;
-  linearize(model, ws, H, st.s, st.v, st.r, st.tau, c.an[kA], c.an[kB]);
-  check_singular(model, ws, "linearize", "A");
-  ws.singular = -1;
-  linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, o.eps, c.fd[kA], c.fd[kB]);
-  check_singular(model, ws, "linearize_finite_difference", "A");
-  if (o.method == FdMethod::Richardson) {
-    ws.singular = -1;
-    linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, o.eps / 2.0, c.half[kA],
-                                c.half[kB]);
-    check_singular(model, ws, "linearize_finite_difference", "A");
-  }
+  check_outcome(model, linearize(model, ws, H, st.s, st.v, st.r, st.tau, c.an[kA], c.an[kB]),
+                "linearize", "A");
+  check_outcome(model,
+                linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, o.eps, c.fd[kA],
+                                            c.fd[kB]),
+                "linearize_finite_difference", "A");
+  if (o.method == FdMethod::Richardson)
+    check_outcome(model,
+                  linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, o.eps / 2.0,
+                                              c.half[kA], c.half[kB]),
+                  "linearize_finite_difference", "A");
 }
 
 // contact_linearize and contact_linearize_finite_difference (at eps, and eps/2 for Richardson).
 void contact_linearize_both(const Model &model, Workspace &ws, const Transform &H, const State &st,
                             const CheckOptions &o, const ContactSet &contacts, Comparison &c) {
   const Contacts lib = contacts.library();
-  ws.singular = -1;
-  if (!contact_linearize(model, ws, H, st.s, st.v, st.r, st.tau, lib, c.an[kA], c.an[kB], c.an[kDz],
-                         c.an[kDw]))
-    throw_contact_failure(model, ws, contacts, "contact_linearize", "A");
-  check_singular(model, ws, "contact_linearize", "A");
+  check_outcome(model,
+                contact_linearize(model, ws, H, st.s, st.v, st.r, st.tau, lib, c.an[kA], c.an[kB],
+                                  c.an[kDz], c.an[kDw]),
+                "contact_linearize", "A", &contacts);
   const double steps[2] = {o.eps, o.eps / 2.0};
   for (int h = 0; h < (o.method == FdMethod::Richardson ? 2 : 1); ++h) {
     MatX *X = h == 0 ? c.fd : c.half;
-    ws.singular = -1;
-    if (!contact_linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, lib, steps[h],
-                                             X[kA], X[kB], X[kDz], X[kDw]))
-      throw_contact_failure(model, ws, contacts, "contact_linearize_finite_difference", "A");
+    check_outcome(model,
+                  contact_linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, lib,
+                                                      steps[h], X[kA], X[kB], X[kDz], X[kDw]),
+                  "contact_linearize_finite_difference", "A", &contacts);
   }
 }
 
@@ -289,35 +287,34 @@ void discrete_both(const Model &model, Workspace &ws, const Transform &H, const 
   const Contacts lib = contacts.library();
   const bool step = o.checked == Checked::Step;
   const std::string name = step ? "contact_step" : "impulse";
-  ws.singular = -1;
-  const bool ok =
+  const Outcome linearized =
       step ? contact_step_linearize(model, ws, o.step_method, o.h, H, st.s, st.v, st.r, st.tau, lib,
                                     c.an[kA], c.an[kB], c.an[kDz], c.an[kDw])
            : impulse_linearize(model, ws, H, st.s, st.v, st.r, lib, o.restitution, c.an[kA],
                                c.an[kDz]);
-  if (!ok) throw_contact_failure(model, ws, contacts, name + "_linearize", "A");
-  check_singular(model, ws, name + "_linearize", "A");
+  check_outcome(model, linearized, name + "_linearize", "A", &contacts);
   VecX nu_next(model.num_dofs());
-  const DiscreteMap map = [&](const geolin::State &x, const VecX &tau, geolin::State &out,
-                              VecX &lam) {
-    ws.singular = -1;
-    const bool done =
+  Outcome evaluations;  // the first failure of the finite differences' evaluations
+  const DiscreteMap map = [&](const geolin::State &x, const VecX &tau, geolin::State &out, VecX &lam) {
+    const Outcome done =
         step ? contact_step(model, ws, o.step_method, o.h, x.H, x.s, x.v, x.r, tau, lib, out.H,
                             out.s, out.v, out.r, lam)
              : impulse(model, ws, x.H, x.s, x.v, x.r, lib, o.restitution, nu_next, lam);
+    evaluations.keep_first(done);
     if (!step) {
       out = x;
       if (!model.fixed_base) out.v = nu_next.head<6>();
       out.r = nu_next.tail(model.num_joints());
     }
-    return done && ws.singular < 0;
+    return done.ok();
   };
   const geolin::State x{H, st.s, model.fixed_base ? Vec6::Zero() : st.v, st.r};
   const double steps[2] = {o.eps, o.eps / 2.0};
   for (int h = 0; h < (o.method == FdMethod::Richardson ? 2 : 1); ++h) {
     MatX *X = h == 0 ? c.fd : c.half;
     if (!discrete_finite_difference(model, map, x, st.tau, steps[h], X[kA], X[kB], X[kDz], X[kDw]))
-      throw_contact_failure(model, ws, contacts, name + " (finite differences)", "A");
+      check_outcome(model, evaluations.ok() ? Outcome::overflowed() : evaluations,
+                    name + " (finite differences)", "A", &contacts);
   }
 }
 

@@ -88,11 +88,10 @@ void run_contact_dynamics(Workspace &ws, Evaluation &ev, DynamicsResult &r) {
   const Model &model = ev.lm.model;
   const State &st = ev.st;
   set_contact_refs(model, ws, ev.H, st.s, ev.contacts);
-  if (!contact_dynamics(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.contacts.library(), r.nu_dot,
-                        r.lambda)) {
-    throw_contact_failure(model, ws, ev.contacts, "contact_dynamics", "nu_dot");
-  }
-  check_singular(model, ws, "contact_dynamics", "nu_dot");
+  check_outcome(model,
+                contact_dynamics(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.contacts.library(),
+                                 r.nu_dot, r.lambda),
+                "contact_dynamics", "nu_dot", &ev.contacts);
   check_finite(r.nu_dot, "contact_dynamics", "nu_dot");
   check_finite(r.lambda, "contact_dynamics", "lambda");
 }
@@ -103,9 +102,7 @@ void run_mass_matrix(const Model &model, Workspace &ws, const State &st, Dynamic
   r.M = MatX::Zero(n, n);
   r.Minv = MatX::Zero(n, n);
   crba(model, ws, st.s, r.M);
-  ws.singular = -1;
-  mass_matrix_inverse(model, ws, st.s, r.Minv);
-  check_singular(model, ws, "mass_matrix_inverse", "Minv");
+  check_outcome(model, mass_matrix_inverse(model, ws, st.s, r.Minv), "mass_matrix_inverse", "Minv");
 }
 
 DynamicsResult run_dynamics(const DynamicsOptions &o, Evaluation &ev) {
@@ -116,12 +113,12 @@ DynamicsResult run_dynamics(const DynamicsOptions &o, Evaluation &ev) {
   DynamicsResult r;
   r.nu_dot = VecX::Zero(model.num_dofs());
   r.lambda = VecX::Zero(ev.contacts.rows());
-  ws.singular = -1;
   if (o.constrained) {
     run_contact_dynamics(ws, ev, r);
   } else {
-    aba(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.wrenches.external(), r.nu_dot);
-    check_singular(model, ws, "aba", "nu_dot");
+    check_outcome(model,
+                  aba(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.wrenches.external(), r.nu_dot),
+                  "aba", "nu_dot");
     check_finite(r.nu_dot, "aba", "nu_dot");
   }
   if (o.mass_matrix) run_mass_matrix(model, ws, st, r);

@@ -66,15 +66,15 @@ void run_frame_derivatives(const LinearizeOptions &o, Evaluation &ev, Workspace 
   l.frame = find_frame(model, o.frame, "--frame");
   const unsigned flags = o.args.flag("--mixed") ? kWrenchMixed : kWrenchLocal;
   VecX nu_dot = VecX::Zero(n), lambda = VecX::Zero(ev.contacts.rows());
-  ws.singular = -1;
-  if (o.constrained) {
-    if (!contact_dynamics(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.contacts.library(), nu_dot,
-                          lambda))
-      throw_contact_failure(model, ws, ev.contacts, "contact_dynamics", "nu_dot");
-  } else {
-    aba(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.wrenches.external(), nu_dot);
-  }
-  check_singular(model, ws, "aba", "nu_dot");
+  if (o.constrained)
+    check_outcome(model,
+                  contact_dynamics(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.contacts.library(),
+                                   nu_dot, lambda),
+                  "contact_dynamics", "nu_dot", &ev.contacts);
+  else
+    check_outcome(model,
+                  aba(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.wrenches.external(), nu_dot),
+                  "aba", "nu_dot");
   Vec6 t, a;
   l.dtwist_dz = MatX::Zero(6, N);
   l.dacc_dz = MatX::Zero(6, N);
@@ -132,23 +132,22 @@ Linearization run_linearize(const LinearizeOptions &o, Evaluation &ev) {
                    : (o.use_fd ? "linearize_finite_difference" : "linearize");
   const ExternalWrenches ext = ev.wrenches.external();
   const auto t0 = std::chrono::steady_clock::now();
-  ws.singular = -1;
+  Outcome outcome;
   if (o.constrained) {
     set_contact_refs(model, ws, ev.H, st.s, ev.contacts);
     const Contacts c = ev.contacts.library();
-    const bool ok =
-        o.use_fd
-            ? contact_linearize_finite_difference(model, ws, ev.H, st.s, st.v, st.r, st.tau, c,
-                                                  o.eps, l.A, l.B, l.dz, l.dw)
-            : contact_linearize(model, ws, ev.H, st.s, st.v, st.r, st.tau, c, l.A, l.B, l.dz, l.dw);
-    if (!ok) throw_contact_failure(model, ws, ev.contacts, l.function, "A");
+    outcome = o.use_fd ? contact_linearize_finite_difference(model, ws, ev.H, st.s, st.v, st.r,
+                                                             st.tau, c, o.eps, l.A, l.B, l.dz, l.dw)
+                       : contact_linearize(model, ws, ev.H, st.s, st.v, st.r, st.tau, c, l.A, l.B,
+                                           l.dz, l.dw);
   } else if (o.use_fd) {
-    linearize_finite_difference(model, ws, ev.H, st.s, st.v, st.r, st.tau, ext, o.eps, l.A, l.B);
+    outcome = linearize_finite_difference(model, ws, ev.H, st.s, st.v, st.r, st.tau, ext, o.eps,
+                                          l.A, l.B);
   } else {
-    linearize(model, ws, ev.H, st.s, st.v, st.r, st.tau, ext, l.A, l.B);
+    outcome = linearize(model, ws, ev.H, st.s, st.v, st.r, st.tau, ext, l.A, l.B);
   }
   l.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  check_singular(model, ws, l.function, "A");
+  check_outcome(model, outcome, l.function, "A", o.constrained ? &ev.contacts : nullptr);
   check_finite(l.A, l.function, "A");
   check_finite(l.B, l.function, "B");
   check_finite(l.dz, l.function, "dlambda_dz");

@@ -51,11 +51,10 @@ void integrate(const Model &model, Workspace &ws, StepMethod method, double h, l
   for (long k = 1; k <= steps; ++k) {
     const double t = static_cast<double>(k) * h;
     try {
-      ws.singular = -1;
-      const bool ok = simulation_step(model, ws, method, h, x, st.tau, contacts, next, lambda);
       // A singular mass matrix at a stage: the step is not to be used (the C API's message).
-      if (!ok) throw_contact_failure(model, ws, contacts, "contact_step", "the next state");
-      check_singular(model, ws, contacts.empty() ? "step" : "contact_step", "the next state");
+      check_outcome(model, simulation_step(model, ws, method, h, x, st.tau, contacts, next, lambda),
+                    contacts.empty() ? "step" : "contact_step", "the next state",
+                    contacts.empty() ? nullptr : &contacts);
     } catch (const Error &e) {
       throw Error(e.status(), fmt::format("step {} (t = {:g} s): {}", k, t, e.what()));
     }
@@ -76,13 +75,11 @@ double total_energy(const Model &model, Workspace &ws, const Point &x) {
 
 }  // namespace
 
-bool simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
-                     const geolin::State &x, const VecX &tau, const ContactSet &contacts,
-                     geolin::State &next, VecX &lambda) {
-  if (contacts.empty()) {
-    step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, next.H, next.s, next.v, next.r);
-    return true;
-  }
+Outcome simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                        const geolin::State &x, const VecX &tau, const ContactSet &contacts,
+                        geolin::State &next, VecX &lambda) {
+  if (contacts.empty())
+    return step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, next.H, next.s, next.v, next.r);
   return contact_step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, contacts.library(), next.H,
                       next.s, next.v, next.r, lambda);
 }

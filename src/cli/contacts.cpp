@@ -1,8 +1,7 @@
 // External wrenches at named frames (--wrenches, --mixed): which frames, their wrenches from the
 // state, and the labels of the wrench inputs. Contact constraints (--contacts, --contact-type,
 // --gains, --mixed) for geolin::contact_dynamics and contact_linearize. The GEOLIN_ERR_NUMERIC
-// messages of a singular mass matrix or redundant contacts, worded as the C API's
-// (capi/geolin_capi.cpp: numeric_failure, contact_failure, check_contact_rows).
+// messages of failed outcomes: geolin::describe's (src/outcome.cpp), as the C API's.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -253,72 +252,22 @@ int workspace_capacity(const Model &model, const ContactSet &contacts) {
 
 // --- numeric failures -------------------------------------------------------------------------
 
-void check_singular(const Model &model, const Workspace &ws, const std::string &function,
-                    const std::string &output) {
-  const int b = ws.singular;
-  if (b >= 0 && !std::isfinite(ws.singular_ratio))  // a pivot that is not finite: overflow
-    throw Error(Status::Numeric,
-                fmt::format("{}: the computation overflowed (is not finite) at {} although every "
-                            "input is finite: positions or velocities too large; '{}' was not "
-                            "computed",
-                            function,
-                            b > 0 ? fmt::format("joint '{}'", model.joint_name[b])
-                                  : fmt::format("the base '{}'", model.body_name[0]),
-                            output));
-  if (b > 0) {
-    throw Error(Status::Numeric,
-                fmt::format("{}: the mass matrix is numerically singular at this state: the "
-                            "articulated inertia of joint '{}' (joint {}) about its axis vanishes "
-                            "(pivot {:.3g}, {:.1e} of the terms it is summed from; threshold "
-                            "1e-10): the joint moves its subtree as other joints do, e.g. two "
-                            "joint axes aligned through massless links; '{}' was not computed",
-                            function, model.joint_name[b], b - 1, ws.singular_pivot,
-                            ws.singular_ratio, output));
-  }
-  if (b == 0) {
-    throw Error(Status::Numeric,
-                fmt::format("{}: the mass matrix is numerically singular at this state: the "
-                            "articulated inertia of the base '{}' is singular (Cholesky pivot "
-                            "{:.1e} of its diagonal; threshold 1e-10): the joints can move the "
-                            "whole robot relative to the base without inertia; '{}' was not "
-                            "computed",
-                            function, model.body_name[0], ws.singular_ratio, output));
-  }
+void check_outcome(const Model &model, const Outcome &outcome, const std::string &function,
+                   const std::string &output, const ContactSet *contacts) {
+  if (outcome) return;
+  Contacts library;
+  if (contacts != nullptr) library = contacts->library();
+  char message[1024];
+  describe(outcome, model, {function.c_str(), output.c_str(), contacts ? &library : nullptr},
+           Reader::command_line, message, sizeof message);
+  throw Error(Status::Numeric, message);
 }
 
 void check_finite(const Eigen::Ref<const MatX> &value, const std::string &function,
                   const std::string &output) {
   if (value.allFinite()) return;
-  throw Error(Status::Numeric,
-              fmt::format("{}: the result '{}' overflowed (is not finite) although every input "
-                          "is finite: the inputs are too large for this model (e.g. velocities "
-                          "above ~1e150 square to Inf)",
-                          function, output));
-}
-
-void throw_contact_failure(const Model &model, const Workspace &ws, const ContactSet &contacts,
-                           const std::string &function, const std::string &output) {
-  check_singular(model, ws, function, output);
-  const int k = ws.contact_failed;
-  if (k >= 0 && k < contacts.count()) {
-    std::vector<std::string> others;
-    for (int j = 0; j < k && j < 6; ++j)
-      others.push_back(fmt::format("{} ('{}')", j, contacts.names[j]));
-    throw Error(Status::Numeric,
-                fmt::format("{}: the contacts are redundant or singular at this state: row {} of "
-                            "contact {} ('{}', {}) depends on the rows before it{}{} (pivot "
-                            "{:.1e} of its diagonal in J_c M^-1 J_c^T, threshold 1e-10; e.g. two "
-                            "contacts on one body, or a leg at full stretch){}",
-                            function, ws.contact_failed_row, k, contacts.names[k],
-                            ContactSet::type_name(contacts.types[k]), k > 0 ? " of contacts " : "",
-                            fmt::join(others, ", "), ws.contact_failed_ratio,
-                            contacts.mu > 0.0 ? "; --regularization is too small for them"
-                                              : "; --regularization MU solves them softly"));
-  }
-  throw Error(Status::Numeric,
-              fmt::format("{}: the result '{}' is not finite although every input is: the inputs "
-                          "are too large for this model, or the contacts nearly singular",
-                          function, output));
+  static const Model kNoModel;  // an overflow's message names no body
+  check_outcome(kNoModel, Outcome::overflowed(), function, output);
 }
 
 void forces_from_args(const Model &model, const Args &args, bool constrained, State &st,

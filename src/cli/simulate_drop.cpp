@@ -171,11 +171,12 @@ class Drop {
 
   void advance() {
     geolin::State next = x_;
-    ws_.singular = -1;
     lambda_.resize(stance_.rows());
-    if (!simulation_step(model_, ws_, o_.method, o_.h, x_, joint_torques(), stance_, next, lambda_))
-      throw_contact_failure(model_, ws_, stance_, "contact_step", "the next state");
-    check_singular(model_, ws_, stance_.empty() ? "step" : "contact_step", "the next state");
+    check_outcome(
+        model_,
+        simulation_step(model_, ws_, o_.method, o_.h, x_, joint_torques(), stance_, next, lambda_),
+        stance_.empty() ? "step" : "contact_step", "the next state",
+        stance_.empty() ? nullptr : &stance_);
     if (!(next.H.o.allFinite() && next.v.allFinite() && next.r.allFinite()))
       throw Error(Status::Numeric, "the simulation diverged: try a smaller --dt");
     x_ = std::move(next);
@@ -193,9 +194,9 @@ class Drop {
     if (touched.empty()) return;
     for (int k : touched) hold(k);
     VecX nu(model_.num_dofs()), Lambda(stance_.rows());
-    ws_.singular = -1;
-    if (!impulse(model_, ws_, x_.H, x_.s, x_.v, x_.r, stance_.library(), 0.0, nu, Lambda))
-      throw_contact_failure(model_, ws_, stance_, "impulse", "nu+");
+    check_outcome(model_,
+                  impulse(model_, ws_, x_.H, x_.s, x_.v, x_.r, stance_.library(), 0.0, nu, Lambda),
+                  "impulse", "nu+", &stance_);
     x_.v = nu.head<6>();
     x_.r = nu.tail(model_.num_joints());
     for (int c = 0, row = 0; c < stance_.count(); row += stance_.types[c], ++c)
