@@ -20,8 +20,8 @@
 #include "geolin.h"
 #include "geolin/algorithms.hpp"
 #include "geolin/model.hpp"
-#include "geolin/state.hpp"
 #include "geolin/srdf.hpp"
+#include "geolin/state.hpp"
 #include "geolin/status.hpp"
 #include "geolin/workspace.hpp"
 

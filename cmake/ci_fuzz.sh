@@ -5,7 +5,7 @@
 #   fuzz_states     (tests/fuzz/fuzz_states.cpp) every evaluation function at fuzzed states of
 #                   the bundled models (OK with finite outputs, or an error with the outputs
 #                   untouched), seeded from tests/fuzz/states_seeds (one input per model).
-# Builds them with clang++ directly from the sources (src/*.cpp, src/solver/*.cpp, capi/*.cpp)
+# Builds them with clang++ directly from the sources (src/*.cpp, src/urdf/*.cpp, src/contacts/*.cpp, src/solver/*.cpp, capi/*.cpp)
 # into a separate directory -- independent of the main (g++) build and of the project's CMake
 # files -- and fails (non-zero exit) if a fuzzer finds a crash, a leak, undefined behaviour, a
 # failed check, a timeout or an out-of-memory.
@@ -76,7 +76,8 @@ LIBS=(-lurdfdom_model -lconsole_bridge -lfmt)
 
 mkdir -p "$BUILD/obj" "$BUILD/corpus" "$BUILD/corpus_states" "$BUILD/artifacts/load_urdf" \
   "$BUILD/artifacts/states"
-sources=("$ROOT"/src/*.cpp "$ROOT"/src/solver/*.cpp "$ROOT"/capi/*.cpp)
+sources=("$ROOT"/src/*.cpp "$ROOT"/src/urdf/*.cpp "$ROOT"/src/contacts/*.cpp "$ROOT"/src/solver/*.cpp
+         "$ROOT"/capi/*.cpp)
 objects=()
 pids=()
 compile() {  # source object: the library is instrumented for coverage, not linked to libFuzzer

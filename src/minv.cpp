@@ -19,7 +19,8 @@ Outcome articulated_inertias(const Model &model, Workspace &ws) {
   Outcome outcome;
   for (int i = 0; i <= nj; ++i) ws.IA[i] = ws.I0[i];
   // docs/dynamics.md (D10)-(D11) without velocities
-  for (int i = nj; i >= 1; --i) ws.IA[model.parent[i]] += articulated_inertia_step(model, ws, i, outcome);
+  for (int i = nj; i >= 1; --i)
+    ws.IA[model.parent[i]] += articulated_inertia_step(model, ws, i, outcome);
   if (!model.fixed_base) {
     ws.IA0_llt.compute(ws.IA[0]);
     ws.IA0_inv_valid = false;

@@ -1,4 +1,4 @@
-// Synthetic models (src/generate.cpp): they load with the requested size, and the loader is
+// Synthetic models (src/urdf/generate.cpp): they load with the requested size, and the loader is
 // iterative (a 100 000-body chain).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// URDF loader tests (src/urdf.cpp): bundled models, fixed-joint merging, file order, every
+// URDF loader tests (src/urdf/urdf.cpp): bundled models, fixed-joint merging, file order, every
 // error class of model.hpp, silence of urdfdom, and real robots from GEOLIN_EXTRA_MODELS_DIR
 // (optional: skipped unless configured).
 #include <console_bridge/console.h>

@@ -1,6 +1,6 @@
-// The loader's XML reader (src/xml.hpp): the canonical document it writes for urdfdom reads back
-// to the same tree (so urdfdom is given exactly what the loader checked), UTF-8 validation, and
-// the line and column of its messages.
+// The loader's XML reader (src/urdf/xml.hpp): the canonical document it writes for urdfdom reads
+// back to the same tree (so urdfdom is given exactly what the loader checked), UTF-8 validation,
+// and the line and column of its messages.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../src/xml.hpp"
+#include "../src/urdf/xml.hpp"
 #include "geolin/status.hpp"
 
 namespace geolin {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "../xml.hpp"
+#include "../urdf/xml.hpp"
 #include "cli.hpp"
 
 namespace geolin::cli {
