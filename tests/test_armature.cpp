@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "geolin/algorithms.hpp"
+#include "geolin/state.hpp"
 #include "geolin/status.hpp"
 #include "test_util.hpp"
 
@@ -255,37 +256,19 @@ std::vector<std::pair<Geared, State>> geared_cases() {
   return out;
 }
 
-// x exp(ε e_k) for k < N, τ + ε e_{k−N} beyond (docs/dynamics.md (D15)).
+// x exp(ε e_k) for k < N (the state module, docs/dynamics.md (D15)), τ + ε e_{k−N} beyond.
 State perturbed(const Model &m, const State &x, int k, double eps) {
-  const int n = m.num_dofs(), o = m.joint_offset(), N = m.state_dim();
   State y = x;
-  if (k >= N) {
-    y.tau[k - N] += eps;
-  } else if (!m.fixed_base && k < 6) {
-    Vec6 z = Vec6::Zero();
-    z[k] = eps;
-    y.H = x.H * exp_se3(z);
-  } else if (k < n) {
-    y.s[k - o] += eps;
-  } else if (!m.fixed_base && k < n + 6) {
-    y.v[k - n] += eps;
-  } else {
-    y.r[k - n - o] += eps;
-  }
+  if (k >= m.state_dim())
+    y.tau[k - m.state_dim()] += eps;
+  else
+    state_integrate_coordinate(m, k, eps, y);
   return y;
 }
 
-// z with y = x exp(z).
+// z with y = x exp(z): log(x⁻¹ y) of the state module (docs/dynamics.md (D42)).
 VecX difference(const Model &m, const State &x, const State &y) {
-  const int n = m.num_dofs(), o = m.joint_offset(), nj = m.num_joints();
-  VecX z(m.state_dim());
-  if (!m.fixed_base) {
-    z.head<6>() = log_se3(x.H.inverse() * y.H);
-    z.segment<6>(n) = y.v - x.v;
-  }
-  z.segment(o, nj) = y.s - x.s;
-  z.segment(n + o, nj) = y.r - x.r;
-  return z;
+  return state_difference(m, x, y);
 }
 
 TEST(ArmatureContacts, ContactLinearizeMatchesGeometricFiniteDifferences) {
