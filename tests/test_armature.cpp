@@ -205,23 +205,7 @@ TEST(Armature, NegativeNonFiniteOrMissizedEntriesAreRefusedNamingTheJoint) {
 // Contacts, impulses and contact steps of a geared quadruped and arm against geometric central
 // differences of the geared model's own functions.
 
-struct Geared {
-  Model m;
-  std::vector<int> frames, types;
-  std::vector<double> refs;
-  int rows = 0;
-  Contacts view(unsigned flags, double Kp, double Kd) const {
-    Contacts c;
-    c.count = static_cast<int>(frames.size());
-    c.frames = frames.data();
-    c.types = types.data();
-    c.flags = flags;
-    c.Kp = Kp;
-    c.Kd = Kd;
-    c.refs = refs.data();
-    return c;
-  }
-};
+using Geared = Held;  // a geared model with its held frames (test_util.hpp)
 
 // The quadruped on its four feet (points, Mixed) and the fixed-base arm with its tool held
 // (rigid, Local), geared, references a little away from the frames' poses at x.

@@ -12,24 +12,6 @@
 namespace geolin::test {
 namespace {
 
-struct Held {
-  Model m;
-  std::vector<int> frames, types;
-  std::vector<double> refs;
-  int rows = 0;
-  Contacts view(unsigned flags, double Kp, double Kd) const {
-    Contacts c;
-    c.count = static_cast<int>(frames.size());
-    c.frames = frames.data();
-    c.types = types.data();
-    c.flags = flags;
-    c.Kp = Kp;
-    c.Kd = Kd;
-    c.refs = refs.data();
-    return c;
-  }
-};
-
 // The contacts, with references a little away from the frames' poses at x.
 Held held(const char *file, unsigned load_flags,
           const std::vector<std::pair<const char *, int>> &spec, const State &x0) {

@@ -24,6 +24,26 @@ struct State : geolin::State {
   VecX tau;
 };
 
+// A model with frames held by the ground (frames, types, refs: 16 per contact, rows in all) and
+// the core's view of them (docs/contacts.md §1): the contact tests' shared fixture.
+struct Held {
+  Model m;
+  std::vector<int> frames, types;
+  std::vector<double> refs;
+  int rows = 0;
+  Contacts view(unsigned flags, double Kp, double Kd) const {
+    Contacts c;
+    c.count = static_cast<int>(frames.size());
+    c.frames = frames.data();
+    c.types = types.data();
+    c.flags = flags;
+    c.Kp = Kp;
+    c.Kd = Kd;
+    c.refs = refs.data();
+    return c;
+  }
+};
+
 inline Mat3 random_rotation(std::mt19937 &rng) {
   std::normal_distribution<double> nd;
   Eigen::Quaterniond q(nd(rng), nd(rng), nd(rng), nd(rng));
