@@ -5,6 +5,8 @@
 // other cost derivatives join it here.
 #include "check_costs.hpp"
 
+#include "state_io.hpp"
+
 #include <fmt/format.h>
 
 #include <functional>

@@ -20,9 +20,15 @@
 #include <cmath>
 #include <limits>
 
+#include "args.hpp"
 #include "check_costs.hpp"
-#include "cli.hpp"
+#include "commands.hpp"
+#include "contacts.hpp"
+#include "discrete_fd.hpp"
 #include "geolin/algorithms.hpp"
+#include "model_load.hpp"
+#include "output.hpp"
+#include "state_io.hpp"
 
 namespace geolin::cli {
 
@@ -295,7 +301,8 @@ void discrete_both(const Model &model, Workspace &ws, const Transform &H, const 
   check_outcome(model, linearized, name + "_linearize", "A", &contacts);
   VecX nu_next(model.num_dofs());
   Outcome evaluations;  // the first failure of the finite differences' evaluations
-  const DiscreteMap map = [&](const geolin::State &x, const VecX &tau, geolin::State &out, VecX &lam) {
+  const DiscreteMap map = [&](const geolin::State &x, const VecX &tau, geolin::State &out,
+                              VecX &lam) {
     const Outcome done =
         step ? contact_step(model, ws, o.step_method, o.h, x.H, x.s, x.v, x.r, tau, lib, out.H,
                             out.s, out.v, out.r, lam)
