@@ -9,6 +9,8 @@
 
 #include <functional>
 
+#include "state_io.hpp"
+
 namespace geolin::cli {
 namespace {
 

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+#include "model_load.hpp"
 
 #ifndef GEOLIN_CLI_VERSION
 #define GEOLIN_CLI_VERSION "unknown"

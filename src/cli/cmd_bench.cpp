@@ -16,9 +16,15 @@
 #include <memory>
 
 #include "../solver/solver.hpp"  // the solver's instruction-set switch
-#include "cli.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+#include "contacts.hpp"
 #include "geolin/algorithms.hpp"
 #include "geolin/generate.hpp"
+#include "model_load.hpp"
+#include "output.hpp"
+#include "state_io.hpp"
+#include "svg.hpp"
 
 namespace geolin::cli {
 

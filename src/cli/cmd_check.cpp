@@ -20,9 +20,15 @@
 #include <cmath>
 #include <limits>
 
+#include "args.hpp"
 #include "check_costs.hpp"
-#include "cli.hpp"
+#include "commands.hpp"
+#include "contacts.hpp"
+#include "discrete_fd.hpp"
 #include "geolin/algorithms.hpp"
+#include "model_load.hpp"
+#include "output.hpp"
+#include "state_io.hpp"
 
 namespace geolin::cli {
 

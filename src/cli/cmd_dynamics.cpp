@@ -5,8 +5,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+#include "contacts.hpp"
 #include "geolin/algorithms.hpp"
+#include "labels.hpp"
+#include "model_load.hpp"
+#include "output.hpp"
+#include "state_io.hpp"
 
 namespace geolin::cli {
 

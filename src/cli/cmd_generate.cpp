@@ -1,7 +1,8 @@
 // geolin generate: synthetic URDF models (a serial chain or a random tree) on standard output.
 #include <fmt/format.h>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "commands.hpp"
 #include "geolin/generate.hpp"
 
 namespace geolin::cli {

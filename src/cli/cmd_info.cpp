@@ -4,7 +4,10 @@
 
 #include <cmath>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+#include "model_load.hpp"
+#include "output.hpp"
 
 namespace geolin::cli {
 

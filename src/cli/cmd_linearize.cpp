@@ -9,8 +9,14 @@
 #include <chrono>
 #include <cmath>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+#include "contacts.hpp"
 #include "geolin/algorithms.hpp"
+#include "labels.hpp"
+#include "model_load.hpp"
+#include "output.hpp"
+#include "state_io.hpp"
 
 namespace geolin::cli {
 

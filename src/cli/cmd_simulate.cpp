@@ -10,8 +10,16 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+#include "contacts.hpp"
 #include "geolin/algorithms.hpp"
+#include "labels.hpp"
+#include "model_load.hpp"
+#include "output.hpp"
+#include "simulate.hpp"
+#include "state_io.hpp"
+#include "svg.hpp"
 
 namespace geolin::cli {
 

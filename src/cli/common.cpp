@@ -9,7 +9,10 @@
 #include <iterator>
 #include <sstream>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "geolin/workspace.hpp"
+#include "labels.hpp"
+#include "model_load.hpp"
 
 namespace geolin::cli {
 

@@ -2,6 +2,8 @@
 // state, and the labels of the wrench inputs. Contact constraints (--contacts, --contact-type,
 // --gains, --mixed) for geolin::contact_dynamics and contact_linearize. The GEOLIN_ERR_NUMERIC
 // messages of failed outcomes: geolin::describe's (src/outcome.cpp), as the C API's.
+#include "contacts.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -9,7 +11,10 @@
 #include <cmath>
 #include <sstream>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "model_load.hpp"
+#include "output.hpp"
+#include "state_io.hpp"
 
 namespace geolin::cli {
 

@@ -5,7 +5,7 @@
 // to the map's output (the right perturbation (D15) at the input, the same coordinates at the
 // output; docs/contacts.md §9-§10); the columns of B_d perturb tau, those of dlambda the map's
 // forces.
-#include "cli.hpp"
+#include "discrete_fd.hpp"
 
 namespace geolin::cli {
 

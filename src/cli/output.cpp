@@ -1,4 +1,6 @@
 // Output of labelled matrices as text, CSV and JSON, shared by every subcommand.
+#include "output.hpp"
+
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +12,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "model_load.hpp"
 
 namespace geolin::cli {
 

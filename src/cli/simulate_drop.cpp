@@ -14,8 +14,14 @@
 #include <cmath>
 #include <memory>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "contacts.hpp"
 #include "geolin/algorithms.hpp"
+#include "model_load.hpp"
+#include "output.hpp"
+#include "simulate.hpp"
+#include "state_io.hpp"
+#include "svg.hpp"
 
 namespace geolin::cli {
 

@@ -1,5 +1,7 @@
 // The state x = (H, s, v, r) and input tau of the tool: the default, random states, and the JSON
 // state file of docs/state-file.md with its validation.
+#include "state_io.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,7 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli.hpp"
+#include "args.hpp"
+#include "model_load.hpp"
+#include "output.hpp"
 
 namespace geolin::cli {
 

@@ -1,6 +1,8 @@
 // Self-written SVG line plots (simulate --plot, simulate --drop --plot, bench --scaling --plot):
 // linear or logarithmic axes with ticks and grid, polylines (solid or dashed), title, subtitle and
 // legend. No external program or library.
+#include "svg.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <limits>
 
 #include "../urdf/xml.hpp"
-#include "cli.hpp"
 
 namespace geolin::cli {
 
