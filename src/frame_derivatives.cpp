@@ -39,7 +39,8 @@ FrameOnPath frame_on_path(const Model &model, Workspace &ws, const Transform &H,
 }
 
 // Twists, accelerations (gravity-free) and Ψ̇ on the path (D6): (v0, a0, r, ν̇) =>
-// (ws.v, ws.a, ws.Psi_dot on the path); a is skipped when nu_dot is null.
+// (ws.v, ws.Psi_dot on the path, ws.a[0]; ws.a on the path only when nu_dot is given: without
+// it ws.a holds what an earlier call left, and the caller's OutputMaps says no acceleration).
 void path_motion(const Model &model, Workspace &ws, const FrameOnPath &f, const Vec6 &v0, CRefVec r,
                  const Vec6 &a0, const double *nu_dot) {
   ws.v[0] = v0;
@@ -57,6 +58,7 @@ void path_motion(const Model &model, Workspace &ws, const FrameOnPath &f, const 
 struct OutputMaps {
   Mat6 Ga = Mat6::Zero(), Gv = Mat6::Zero(), Gx = Mat6::Zero();
   bool velocity = true;       // whether y depends on ν (else the z_v, z_r columns are zero)
+  bool acceleration = false;  // whether Ga is not zero: only then are the path's ws.a read
   bool displacement = false;  // whether Gx is not zero
 };
 
@@ -78,6 +80,10 @@ void zero_off_path(const Model &model, const FrameOnPath &f, const Workspace &ws
 //   z_s_j:      δa = w_j + Ψ̇_j × v_b (w_j: acceleration_along_joint), δv = Ψ̇_j, ξ = S_j;
 //   z_v (e_k):  δa = (v_0 − v_b) × e_k, δv = e_k;
 //   z_r_j:      δa = 2 Ψ̇_j − v_b × S_j, δv = S_j.
+// Reads ws.path, ws.S0; with G.velocity ws.v and ws.Psi_dot on the path; with G.acceleration
+// also ws.a on the path. The δa terms are skipped, not multiplied by a zero Ga, without
+// G.acceleration: ws.a is then not this call's (a velocity's), and 0 · Inf would be NaN.
+// (ws: the path's kinematics, G) => (D, every entry)
 void write_z_columns(const Model &model, const Workspace &ws, const FrameOnPath &f,
                      const OutputMaps &G, RefMat D) {
   const bool moving = !model.fixed_base;
@@ -102,14 +108,17 @@ void write_z_columns(const Model &model, const Workspace &ws, const FrameOnPath 
     else
       D.col(c).setZero();
     if (!G.velocity) continue;
+    D.col(c).noalias() += G.Gv * Pd;
+    D.col(n + c).noalias() = G.Gv * S;
+    if (!G.acceleration) continue;
     const Vec6 da_s = detail::acceleration_along_joint(ws, j, Vec6::Zero()) + cross_motion(Pd, vb);
-    D.col(c).noalias() += G.Ga * da_s + G.Gv * Pd;
+    D.col(c).noalias() += G.Ga * da_s;
     const Vec6 da_r = 2.0 * Pd - cross_motion(vb, S);
-    D.col(n + c).noalias() = G.Ga * da_r + G.Gv * S;
+    D.col(n + c).noalias() += G.Ga * da_r;
   }
   if (moving && G.velocity) {
-    D.middleCols<6>(n).noalias() = G.Ga * cross_motion(Vec6(ws.v[0] - vb));
-    D.middleCols<6>(n) += G.Gv;
+    D.middleCols<6>(n) = G.Gv;
+    if (G.acceleration) D.middleCols<6>(n).noalias() += G.Ga * cross_motion(Vec6(ws.v[0] - vb));
   }
 }
 
@@ -163,6 +172,7 @@ void frame_acceleration(const Model &model, Workspace &ws, const Transform &H, C
   acc.tail<3>() = aF.tail<3>();
   OutputMaps G;
   G.Ga = f.X;  // (D38): δc = δa_F + [ω^ δv_lin − v_lin^ δω; 0], δ·_F = X δ·
+  G.acceleration = true;
   G.Gv.topRows<3>().noalias() = hat(vF.tail<3>()) * f.X.topRows<3>();
   G.Gv.topRows<3>().noalias() -= hat(vF.head<3>()) * f.X.bottomRows<3>();
   if (mixed) add_axes_turn(f.R_A0, acc, G);

@@ -378,8 +378,25 @@ void backward_pass(const SolveContext &s) {
   }
   if (s.moving) {
     const Mat6 &inv = articulated_base_inverse(ws);
-    if (!ws.touched[0]) fill_zero(ws.P_panel.data(), s.ldx, 0, s.ld);  // no joints
-    s.k.base(s.ld, s.ldx, s.ldx, s.X, ws.P_panel.data(), s.panel(ws.A_panel, 0), inv.data());
+    double *P0 = ws.P_panel.data();
+    // The base step reads P_0 on every column [0, ld). The base's children wrote (or zeroed)
+    // the widened ranges of the blocks; the columns outside them (up to the stride ld, and
+    // between blocks) no step of this pass writes: zero them here, or they would hold what an
+    // earlier solve with another layout left there (an Inf of a failed call makes them NaN).
+    int next = 0;
+    if (ws.touched[0])  // else no joints: nothing was written, zero every column
+      for_each_range(
+          static_cast<int>(s.plan.blocks.size()), s.ld,
+          [&](int b) {
+            const RhsBlock &blk = s.plan.blocks[b];
+            return Range{blk.begin, blk.begin + blk.count};
+          },
+          [&](int lo, int hi) {
+            fill_zero(P0, s.ldx, next, lo);
+            next = hi;
+          });
+    fill_zero(P0, s.ldx, next, s.ld);
+    s.k.base(s.ld, s.ldx, s.ldx, s.X, P0, s.panel(ws.A_panel, 0), inv.data());
   }
 }
 
