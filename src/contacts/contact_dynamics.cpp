@@ -261,6 +261,10 @@ Outcome contact_factor(const Model &model, Workspace &ws, const Transform &H,
     contact_innovations(model, ws, ws.contacts[k], base_inverse, X, W, ldm);  // step 3
     row0 += ws.contacts[k].rows;
   }
+  // W's columns [0, m) are the contacts'; its padding up to the stride ldm is read by the
+  // whole-row product of step 4 (and held another call's layout): zeroed, not left.
+  if (moving)
+    for (int e = 0; e < 6; ++e) std::fill(W + e * ldm + m, W + (e + 1) * ldm, 0.0);
   double *L = ws.contact_L.data();
   inverse_operational_inertia(model, ws, contacts, X, W, L, ldm);  // step 4
   if (contacts.mu > 0.0)  // the ridge of the regularized problem (C14)

@@ -101,9 +101,11 @@ struct Fixture {
   std::vector<double> wrenches;  // 12
   ContactSet points;             // Mixed, with gains and refs
   ContactSet rigid;              // Local, a rigid contact first, gains and refs
-  ContactSet none;               // nc = 0
-  ContactSet redundant;          // one frame held twice: dependent rows (unless mu > 0)
+  ContactSet free;       // Mixed, a rigid contact first, no gains (Kp = Kd = 0, refs not read)
+  ContactSet none;       // nc = 0
+  ContactSet redundant;  // one frame held twice: dependent rows (unless mu > 0)
   double gains[2] = {40.0, 6.0};
+  int prismatic = -1;  // a prismatic joint, or -1
 
   geolin_workspace *new_workspace() const {
     geolin_workspace *ws = nullptr;
@@ -115,7 +117,8 @@ struct Fixture {
     return ws;
   }
   std::size_t output_capacity() const {
-    return 8 * static_cast<std::size_t>(N) * static_cast<std::size_t>(N + nj + 12 * nframes) + 64;
+    // The largest call: linearize_ext's A and B (2 wrenches), the contact step's A_d, B_d, dλ.
+    return 2 * static_cast<std::size_t>(N) * static_cast<std::size_t>(N + nj + 12) + 64;
   }
 };
 
@@ -126,6 +129,11 @@ struct Row {
   const char *name;
   Call call;
 };
+
+// A copy of the fixture's vector x with every entry `value`.
+std::vector<double> all(const std::vector<double> &x, double value) {
+  return std::vector<double>(x.size(), value);
+}
 
 // --- the evaluation functions, every optional output requested --------------------------------
 
@@ -235,6 +243,12 @@ const std::vector<Row> kEvals = {
      return geolin_inverse_dynamics_linearize(ws, f.H, f.s.data(), f.v.data(), f.r.data(),
                                               f.nu_dot.data(), o.take(f.n), o.take(f.n * f.N),
                                               o.take(f.n * f.n)); }},
+  {"inverse_dynamics_linearize (staged: nu_dot = 1e120)", [](Ws *ws, const Fixture &f,
+                                                             Outputs &o) {
+     const auto nu_dot = all(f.nu_dot, 1e120);  // terms beyond the bound of the direct path
+     return geolin_inverse_dynamics_linearize(ws, f.H, f.s.data(), f.v.data(), f.r.data(),
+                                              nu_dot.data(), o.take(f.n), o.take(f.n * f.N),
+                                              o.take(f.n * f.n)); }},
   {"inverse_dynamics_linearize (M only)", [](Ws *ws, const Fixture &f, Outputs &o) {
      return geolin_inverse_dynamics_linearize(ws, f.H, f.s.data(), f.v.data(), f.r.data(),
                                               f.nu_dot.data(), o.take(f.n), nullptr,
@@ -270,6 +284,8 @@ const std::vector<Row> kEvals = {
      return contact_dynamics(ws, f, o, f.points); }},
   {"contact_dynamics (rigid, Local)", [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_dynamics(ws, f, o, f.rigid); }},
+  {"contact_dynamics (rigid, Mixed, no gains)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return contact_dynamics(ws, f, o, f.free); }},
   {"contact_dynamics (nc = 0)", [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_dynamics(ws, f, o, f.none); }},
   {"contact_dynamics (redundant)", [](Ws *ws, const Fixture &f, Outputs &o) {
@@ -278,6 +294,8 @@ const std::vector<Row> kEvals = {
      return contact_linearize(ws, f, o, f.points); }},
   {"contact_linearize (rigid, Local)", [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_linearize(ws, f, o, f.rigid); }},
+  {"contact_linearize (rigid, Mixed, no gains)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return contact_linearize(ws, f, o, f.free); }},
   {"contact_linearize (nc = 0)", [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_linearize(ws, f, o, f.none); }},
   {"contact_linearize (redundant)", [](Ws *ws, const Fixture &f, Outputs &o) {
@@ -310,6 +328,8 @@ const std::vector<Row> kEvals = {
      return contact_step(ws, f, o, kRk4, 1e-3, f.tau.data(), f.none); }},
   {"contact_step_linearize (Euler, rigid)", [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_step_linearize(ws, f, o, kEuler, 1e-3, f.rigid); }},
+  {"contact_step_linearize (Euler, rigid, no gains)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return contact_step_linearize(ws, f, o, kEuler, 1e-3, f.free); }},
   {"contact_step_linearize (RK4, points)", [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_step_linearize(ws, f, o, kRk4, 1e-3, f.points); }},
   {"contact_step_linearize (RK4, nc = 0)", [](Ws *ws, const Fixture &f, Outputs &o) {
@@ -318,11 +338,6 @@ const std::vector<Row> kEvals = {
 // clang-format on
 
 // --- the failing calls ---------------------------------------------------------------------
-
-// A copy of the fixture's vector x with every entry `value`.
-std::vector<double> all(const std::vector<double> &x, double value) {
-  return std::vector<double>(x.size(), value);
-}
 
 // The fixture's contact set c with Kp = Kd = big and references `big` away.
 ContactSet stiff(const ContactSet &c, const double *gains) {
@@ -336,7 +351,8 @@ ContactSet stiff(const ContactSet &c, const double *gains) {
 const double kBigGains[2] = {1e300, 1e300};
 
 // A failing call and the status it must return. kDependent: dependent contact rows, NUMERIC
-// without the contact regularization; with mu > 0 they are solved and the row is left out.
+// without the contact regularization; with mu > 0 they are solved and the row is left out. A
+// row that does not apply to the fixture's model returns kNotApplicable and is left out.
 struct Poison {
   const char *name;
   int expected;
@@ -344,6 +360,7 @@ struct Poison {
 };
 
 constexpr int kNumeric = GEOLIN_ERR_NUMERIC, kDependent = -1;
+constexpr int kNotApplicable = -1000;  // returned by a row that does not apply to the model
 
 // clang-format off
 const std::vector<Poison> kPoisons = {
@@ -396,6 +413,24 @@ const std::vector<Poison> kPoisons = {
    [](Ws *ws, const Fixture &f, Outputs &o) {
      const auto nu_dot = all(f.nu_dot, 1e308);
      return frame_acceleration(ws, f, o, GEOLIN_WRENCH_LOCAL, true, nu_dot.data()); }},
+  {"center_of_mass, v and r = 1.7e308", kNumeric, [](Ws *ws, const Fixture &f, Outputs &o) {
+     if (f.fixed) return kNotApplicable;  // the joints' columns alone stay below DBL_MAX
+     const auto v = all(f.v, 1.7e308), r = all(f.r, 1.7e308);
+     return geolin_center_of_mass(ws, f.H, f.s.data(), v.data(), r.data(), o.take(3), o.take(3),
+                                  o.take(3 * f.n)); }},
+  {"frame_pose_error, H and H_ref 2e308 apart", kNumeric, [](Ws *ws, const Fixture &f,
+                                                            Outputs &o) {
+     double H[16], H_ref[16];
+     std::memcpy(H, f.H, sizeof H);
+     std::memcpy(H_ref, f.H_ref, sizeof H_ref);
+     for (int i = 12; i < 15; ++i) H[i] = 1e308, H_ref[i] = -1e308;
+     return geolin_frame_pose_error(ws, H, f.s.data(), f.frame, H_ref, o.take(6),
+                                    o.take(6 * f.N)); }},
+  {"mass_matrix, prismatic joint 1e155 out", kNumeric, [](Ws *ws, const Fixture &f, Outputs &o) {
+     if (f.prismatic < 0) return kNotApplicable;
+     auto s = f.s;
+     s[f.prismatic] = 1e155;  // its inertia about the base ~1e310
+     return geolin_mass_matrix(ws, s.data(), o.take(f.n * f.n)); }},
   {"centroidal_momentum, r = 1e308", kNumeric, [](Ws *ws, const Fixture &f, Outputs &o) {
      const auto r = all(f.r, 1e308);
      return geolin_centroidal_momentum(ws, f.H, f.s.data(), f.v.data(), r.data(), o.take(6),
@@ -409,6 +444,18 @@ const std::vector<Poison> kPoisons = {
   {"contact_dynamics (points), gains and refs 1e300", kNumeric,
    [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_dynamics(ws, f, o, stiff(f.points, kBigGains)); }},
+  {"contact_dynamics (points), H translation 1e300, Kp = 1e10", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     if (f.fixed) return kNotApplicable;  // H is not read
+     static const double gains[2] = {1e10, 0.0};
+     ContactSet c = f.points;
+     c.gains = gains;
+     double H[16];
+     std::memcpy(H, f.H, sizeof H);
+     for (int i = 12; i < 15; ++i) H[i] = 1e300;
+     return geolin_contact_dynamics(ws, H, f.s.data(), f.v.data(), f.r.data(), f.tau.data(), c.nc,
+                                    c.frames, c.types, c.flags, c.gains, c.refs_or_null(),
+                                    o.take(f.n), o.take(c.rows())); }},
   {"contact_dynamics (redundant)", kDependent, [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_dynamics(ws, f, o, f.redundant); }},
   {"contact_linearize (rigid), gains and refs 1e300", kNumeric,
@@ -605,6 +652,7 @@ void run(const Fixture &f) {
     for (std::size_t k = 0; k < kEvals.size(); ++k) {
       out.reset();
       const int st = p.call(ws, f, out);
+      if (st == kNotApplicable) break;
       if (k == 0) {
         CHECK(st == expected, "%s: the failing call '%s' returned %d (expected %d): %s", f.name,
               p.name, st, expected, st == GEOLIN_OK ? "" : geolin_last_error());
@@ -669,6 +717,7 @@ int main(int argc, char **argv) {
       f.wrench_frames[1] = frame_of(f.model, "trunk");
       f.points = contacts(f, ws, 4, feet, point3, GEOLIN_WRENCH_MIXED, f.gains);
       f.rigid = contacts(f, ws, 4, feet, rigid_first, GEOLIN_WRENCH_LOCAL, f.gains);
+      f.free = contacts(f, ws, 4, feet, rigid_first, GEOLIN_WRENCH_MIXED, nullptr);
       f.redundant = contacts(f, ws, 2, twice, point3, GEOLIN_WRENCH_LOCAL, nullptr);
     } else if (std::string(cfg.path).find("arm7") != std::string::npos) {
       static const char *const tip[1] = {"tool_tip"};
@@ -678,6 +727,7 @@ int main(int argc, char **argv) {
       f.wrench_frames[1] = frame_of(f.model, "link4");
       f.points = contacts(f, ws, 1, tip, point3, GEOLIN_WRENCH_MIXED, f.gains);
       f.rigid = contacts(f, ws, 1, tip, rigid_first, GEOLIN_WRENCH_LOCAL, f.gains);
+      f.free = contacts(f, ws, 1, tip, rigid_first, GEOLIN_WRENCH_MIXED, nullptr);
       f.redundant = contacts(f, ws, 2, twice, point3, GEOLIN_WRENCH_LOCAL, nullptr);
     } else {
       static const char *const tool[1] = {"tool"};
@@ -687,6 +737,8 @@ int main(int argc, char **argv) {
       f.wrench_frames[1] = frame_of(f.model, "link3");
       f.points = contacts(f, ws, 1, tool, point3, GEOLIN_WRENCH_MIXED, f.gains);
       f.rigid = contacts(f, ws, 1, tool, rigid_first, GEOLIN_WRENCH_LOCAL, f.gains);
+      f.free = contacts(f, ws, 1, tool, rigid_first, GEOLIN_WRENCH_MIXED, nullptr);
+      f.prismatic = geolin_model_joint_index(f.model, "j3");
       f.redundant = contacts(f, ws, 2, twice, point3, GEOLIN_WRENCH_LOCAL, nullptr);
     }
     f.none.flags = GEOLIN_WRENCH_MIXED;
