@@ -341,7 +341,8 @@ const SolvePlan &current_plan(const Model &model, Workspace &ws, const RhsBlock 
 // Backward pass, tip to base: u_i = R_i − S_iᵀ P_i into X's row i as D_i⁻¹ u_i, and
 // P_λ(i) += P_i + U_i D_i⁻¹ u_i (docs/dynamics.md (D14)), a chain link (body and its only
 // child) in one step where the plan says so; then the base step a_0 = (I^A_0)⁻¹ (R_0 − P_0).
-// (X = R, the factorization) => (X = innovations, ws.P_panel, ws.A_panel's base block)
+// (X = R, the factorization) => (X = innovations, ws.P_panel (P_0 on every column [0, ld) of a
+// moving base), ws.A_panel's base block)
 void backward_pass(const SolveContext &s) {
   const Model &model = s.model;
   Workspace &ws = s.ws;

@@ -535,6 +535,17 @@ const std::vector<Poison> kPoisons = {
      return geolin_impulse_linearize(ws, f.H, f.s.data(), f.v.data(), f.r.data(), c.nc, c.frames,
                                      c.types, c.flags, 2.0, o.take(f.N * f.N),
                                      o.take(c.rows() * f.N)); }},
+  {"mass_matrix_inverse, s = Inf", GEOLIN_ERR_NONFINITE, [](Ws *ws, const Fixture &f,
+                                                             Outputs &o) {
+     auto s = f.s;
+     s.front() = HUGE_VAL;
+     return geolin_mass_matrix_inverse(ws, s.data(), o.take(f.n * f.n)); }},
+  {"frame_pose, frame = -1", GEOLIN_ERR_INVALID_ARGUMENT, [](Ws *ws, const Fixture &f,
+                                                             Outputs &o) {
+     return geolin_frame_pose(ws, f.H, f.s.data(), -1, o.take(16)); }},
+  {"frame_jacobian, J = NULL", GEOLIN_ERR_INVALID_ARGUMENT, [](Ws *ws, const Fixture &f,
+                                                               Outputs &) {
+     return geolin_frame_jacobian(ws, f.H, f.s.data(), f.frame, nullptr); }},
   {"frame_velocity, flags = 7", GEOLIN_ERR_INVALID_ARGUMENT,
    [](Ws *ws, const Fixture &f, Outputs &o) {
      return frame_velocity(ws, f, o, 7u, true, f.v.data()); }},
