@@ -1,5 +1,7 @@
 // One integration step on the Lie group G = SE(3) × R^nJ × R^6 × R^nJ (docs/dynamics.md §4):
-// semi-implicit Euler, and the Runge–Kutta–Munthe-Kaas method of order 4 (H. Munthe-Kaas,
+// semi-implicit Euler, its variant with the joint damping implicit (D55) (the Euler step of the
+// model with armature + h d, (D56)), a caller's joint feedback at every stage (D57), and the
+// Runge–Kutta–Munthe-Kaas method of order 4 (H. Munthe-Kaas,
 // "Runge-Kutta methods on Lie groups", BIT 1998; A. Iserles, H. Munthe-Kaas, S. Nørsett,
 // A. Zanna, "Lie-group methods", Acta Numerica 2000, §5.2).
 //
