@@ -83,31 +83,36 @@ State perturbed(const Model &m, const State &x, int k, double eps) {
   return y;
 }
 
-// The largest relative error of A_d, B_d, ∂λ/∂z, ∂λ/∂w against central differences of the step.
+// The central differences of the step (columns of [A_d, B_d] and of [∂λ/∂z, ∂λ/∂w]) at ±eps.
+void central_differences(const Model &m, Workspace &ws, StepMethod method, double h, const State &x,
+                         const Contacts &c, const JointFeedback &fb, double eps, MatX &D, MatX &L) {
+  const int N = m.state_dim(), nj = m.num_joints();
+  D.resize(N, N + nj);
+  L.resize(c.rows(), N + nj);
+  const StepOut y0 = run_step(m, ws, method, h, x, c, fb);
+  for (int k = 0; k < N + nj; ++k) {
+    const StepOut p = run_step(m, ws, method, h, perturbed(m, x, k, eps), c, fb);
+    const StepOut q = run_step(m, ws, method, h, perturbed(m, x, k, -eps), c, fb);
+    D.col(k) = (state_difference(m, y0.x, p.x) - state_difference(m, y0.x, q.x)) / (2 * eps);
+    L.col(k) = (p.lambda - q.lambda) / (2 * eps);
+  }
+}
+
+// The largest relative error of A_d, B_d, ∂λ/∂z, ∂λ/∂w against central differences of the step,
+// Richardson-extrapolated ((4 D(ε/2) − D(ε)) / 3 cancels the ε² term: the stiff feedback of a
+// light humanoid makes RK4's third derivatives large).
 double worst_fd_error(const Model &m, Workspace &ws, StepMethod method, double h, const State &x,
                       const Contacts &c, const JointFeedback &fb) {
   const int N = m.state_dim(), nj = m.num_joints(), mr = c.rows();
   MatX A(N, N), B(N, nj), dz(mr, N), dw(mr, nj);
   EXPECT_TRUE(
       contact_step_linearize(m, ws, method, h, x.H, x.s, x.v, x.r, x.tau, c, A, B, dz, dw, fb));
-  const StepOut y0 = run_step(m, ws, method, h, x, c, fb);
-  MatX Af(N, N), Bf(N, nj), dzf(mr, N), dwf(mr, nj);
-  for (int k = 0; k < N + nj; ++k) {
-    const StepOut p = run_step(m, ws, method, h, perturbed(m, x, k, kFdEps), c, fb);
-    const StepOut q = run_step(m, ws, method, h, perturbed(m, x, k, -kFdEps), c, fb);
-    const VecX col =
-        (state_difference(m, y0.x, p.x) - state_difference(m, y0.x, q.x)) / (2 * kFdEps);
-    const VecX lcol = (p.lambda - q.lambda) / (2 * kFdEps);
-    if (k < N) {
-      Af.col(k) = col;
-      dzf.col(k) = lcol;
-    } else {
-      Bf.col(k - N) = col;
-      dwf.col(k - N) = lcol;
-    }
-  }
-  double worst = std::max(rel_err(A, Af), rel_err(B, Bf));
-  if (mr > 0) worst = std::max({worst, rel_err(dz, dzf), rel_err(dw, dwf)});
+  MatX D1, L1, D2, L2;
+  central_differences(m, ws, method, h, x, c, fb, 2 * kFdEps, D1, L1);
+  central_differences(m, ws, method, h, x, c, fb, kFdEps, D2, L2);
+  const MatX D = (4 * D2 - D1) / 3, L = (4 * L2 - L1) / 3;
+  double worst = std::max(rel_err(A, D.leftCols(N)), rel_err(B, D.rightCols(nj)));
+  if (mr > 0) worst = std::max({worst, rel_err(dz, L.leftCols(N)), rel_err(dw, L.rightCols(nj))});
   return worst;
 }
 
@@ -204,8 +209,10 @@ TEST(ImplicitStep, EulerFeedbackIsThePlainStepAtTheFeedbackTorque) {
   const State x = state_of(m, 6u, 0.5);
   const Gains g = random_gains(m.num_joints(), 8u);
   State with_tau = x;
-  for (int j = 0; j < m.num_joints(); ++j)
-    with_tau.tau[j] += g.kp[j] * (g.s_ref[j] - x.s[j]) + g.kd[j] * (g.r_ref[j] - x.r[j]);
+  for (int j = 0; j < m.num_joints(); ++j) {  // in the order of (D57): (τ + kp term) + kd term
+    with_tau.tau[j] += g.kp[j] * (g.s_ref[j] - x.s[j]);
+    with_tau.tau[j] += g.kd[j] * (g.r_ref[j] - x.r[j]);
+  }
   State a = x, b = x;
   step(m, ws, StepMethod::SemiImplicitEuler, 0.01, x.H, x.s, x.v, x.r, x.tau, a.H, a.s, a.v, a.r,
        g.view());
