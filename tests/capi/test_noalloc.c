@@ -233,7 +233,7 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
         GEOLIN_ERR_INVALID_ARGUMENT;
   st += geolin_state_integrate(g_model, H, s_nan, v, r, g_dz, H_next, s_next, v_next, r_next) ==
         GEOLIN_ERR_NONFINITE;
-  return st == 20 ? 0 : 1; /* the number of checks above: each counts 1 when it fails as it must */
+  return st == 21 ? 0 : 1; /* the number of checks above: each counts 1 when it fails as it must */
 }
 
 int main(int argc, char **argv) {
