@@ -150,7 +150,7 @@ const Kernel kKernels[] = {
     {"contact_step", "contact_step (Euler, h 1 ms)"},
     {"contact_step_linearize", "contact_step_linearize (Euler, h 1 ms)"},
     {"contact_step_linearize_rk4", "contact_step_linearize (RK4, h 1 ms)"},
-    {"contact_step_implicit", "contact_step (implicit Euler, kd 1 per joint, h 1 ms)"},
+    {"contact_step_implicit", "contact_step (implicit, h 1 ms)"},  // kd = 1 on every joint
 };
 constexpr int kNumKernels = sizeof(kKernels) / sizeof(kKernels[0]);
 enum KernelId {
