@@ -529,14 +529,16 @@ GEOLIN_API int geolin_impulse_linearize(geolin_workspace *ws, const double *H, c
  *   _feedback functions' kd; 0 for the others);
  * f is forward dynamics' right-hand side at the current state: tau + the feedback torque - the
  * bias (velocity products, gravity) - the damping force d_model o r, all at (x, nu). Implicit,
- * i.e. taken at nu+, are only the damping terms -d_model o r and -kd o r (to first order in h);
+ * i.e. taken at nu+, are exactly the damping terms: the step solves
+ * M (nu+ - nu) / h = (f + D nu) - D nu+, so -d_model o r and -kd o r act at r+ (backward Euler);
  * the bias, the kp term and everything else are explicit. With contacts the constraint is
  * solved with M + h D in place of M (lambda: that solve's, at (x, tau)). Positions as the
  * semi-implicit Euler step: H+ = H exp(h v+), s+ = s + h r+. Stable for any damping: a joint
- * with effective inertia I and damping d has r+ = (I r + h f)/(I + h d), where the explicit step
- * grows once h d / I > 2. Equals GEOLIN_STEP_SEMI_IMPLICIT_EULER when d = 0. It is the semi-
- * implicit Euler step of the model whose armature is armature + h d; the energies and every
- * other function keep the model's own armature. */
+ * with effective inertia I and damping d has r+ = (I r + h f0)/(I + h d), f0 the forces other
+ * than the damping, where the explicit step grows once h d / I > 2. Equals
+ * GEOLIN_STEP_SEMI_IMPLICIT_EULER when d = 0. It is the semi- implicit Euler step of the model
+ * whose armature is armature + h d; the energies and every other function keep the model's own
+ * armature. */
 #define GEOLIN_STEP_IMPLICIT_EULER 2
 
 /* One step x+ = Phi_h(x, tau) of length h (finite, > 0) with tau held constant.
