@@ -57,6 +57,7 @@ module geolin
   ! Integration methods of geolin_step / geolin_step_linearize
   integer(c_int), parameter, public :: GEOLIN_STEP_SEMI_IMPLICIT_EULER = 0
   integer(c_int), parameter, public :: GEOLIN_STEP_RK4 = 1
+  integer(c_int), parameter, public :: GEOLIN_STEP_IMPLICIT_EULER = 2
 
   ! Features of geolin_workspace_new_ex / geolin_workspace_bytes (bitwise or, e.g. with ior;
   ! C: unsigned)

@@ -57,8 +57,8 @@ __all__ = [
     "Error", "VersionError", "Model", "Workspace", "version", "status_string", "load_library",
     "OK", "ERR_INVALID_ARGUMENT", "ERR_IO", "ERR_PARSE", "ERR_MODEL", "ERR_UNSUPPORTED",
     "ERR_NONFINITE", "ERR_NUMERIC", "ERR_INTERNAL", "ERR_MEMORY", "FIXED_BASE", "JOINT_DAMPING",
-    "WRENCH_LOCAL", "WRENCH_MIXED", "STEP_SEMI_IMPLICIT_EULER", "STEP_RK4", "HEADER_VERSION",
-    "HAVE_NUMPY", "CONTACT_POINT", "CONTACT_RIGID", "WORKSPACE_DYNAMICS",
+    "WRENCH_LOCAL", "WRENCH_MIXED", "STEP_SEMI_IMPLICIT_EULER", "STEP_RK4", "STEP_IMPLICIT_EULER",
+    "HEADER_VERSION", "HAVE_NUMPY", "CONTACT_POINT", "CONTACT_RIGID", "WORKSPACE_DYNAMICS",
     "WORKSPACE_MASS_MATRIX", "WORKSPACE_LINEARIZE", "WORKSPACE_FINITE_DIFFERENCE",
     "WORKSPACE_STEP_LINEARIZE", "WORKSPACE_CONTACTS", "WORKSPACE_ALL",
 ]
@@ -87,6 +87,7 @@ WRENCH_MIXED = 1  # axes parallel to the inertial frame A (contact forces)
 # integration methods of step / step_linearize
 STEP_SEMI_IMPLICIT_EULER = 0
 STEP_RK4 = 1
+STEP_IMPLICIT_EULER = 2  # Euler with the joint damping implicit (geolin.h)
 
 # contact types of contact_dynamics / contact_linearize: how a frame is held (= its rows of lambda)
 CONTACT_POINT = 3  # the frame origin is held: lambda is a force

@@ -150,6 +150,7 @@ const Kernel kKernels[] = {
     {"contact_step", "contact_step (Euler, h 1 ms)"},
     {"contact_step_linearize", "contact_step_linearize (Euler, h 1 ms)"},
     {"contact_step_linearize_rk4", "contact_step_linearize (RK4, h 1 ms)"},
+    {"contact_step_implicit", "contact_step (implicit, h 1 ms)"},  // kd = 1 on every joint
 };
 constexpr int kNumKernels = sizeof(kKernels) / sizeof(kKernels[0]);
 enum KernelId {
@@ -171,7 +172,8 @@ enum KernelId {
   kImpulseLinearize,
   kContactStep,
   kContactStepLinearize,
-  kContactStepLinearizeRk4
+  kContactStepLinearizeRk4,
+  kContactStepImplicit
 };
 // --scaling times the dynamics kernels (before the costs and the contacts: generated models
 // have no feet).
@@ -388,6 +390,13 @@ class Bench {
                        st_.tau, c_, H_next_, s_next_, v_next_, r_next_, lambda_);
           g_sink = lambda_[0];
         };
+      case kContactStepImplicit:  // the damped path: the model with armature + h kd (D56)
+        return [this] {
+          contact_step(model_, ws_, StepMethod::ImplicitEuler, 1e-3, H_, st_.s, st_.v, st_.r,
+                       st_.tau, c_, H_next_, s_next_, v_next_, r_next_, lambda_,
+                       {nullptr, kd_.data(), nullptr, nullptr});
+          g_sink = lambda_[0];
+        };
       case kContactStepLinearize:
       case kContactStepLinearizeRk4: {
         const StepMethod method =
@@ -429,6 +438,7 @@ class Bench {
   Transform H_next_;  // contact_step's outputs
   Vec6 v_next_ = Vec6::Zero();
   VecX s_next_ = VecX::Zero(model_.num_joints()), r_next_ = VecX::Zero(model_.num_joints());
+  VecX kd_ = VecX::Ones(model_.num_joints());  // contact_step_implicit's joint damping
 };
 
 std::string format_ns(double ns) {

@@ -130,6 +130,9 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
   const VecX z = VecX::LinSpaced(N, -0.5, 0.7);  // the state algebra's tangent vector
   VecX z_out(N);
   MatX A2(N, N);
+  // A joint feedback with damping: the implicit step writes its model into the workspace.
+  const VecX kp = VecX::Constant(nj, 30.0), kd = VecX::Constant(nj, 2.0), ref = VecX::Zero(nj);
+  const JointFeedback feedback{kp.data(), kd.data(), ref.data(), ref.data()};
   const std::vector<Call> calls = {
       {"aba", [&] { aba(m, ws, x.H, x.s, x.v, x.r, x.tau, nu_dot); }},
       {"aba_ext", [&] { aba(m, ws, x.H, x.s, x.v, x.r, x.tau, mixed, nu_dot); }},
@@ -198,6 +201,26 @@ TEST_P(NoAllocation, EveryEvaluationFunctionIsAllocationFree) {
        }},
       {"step_linearize_rk4",
        [&] { step_linearize(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, A, B); }},
+      {"step_implicit_feedback",
+       [&] {
+         step(m, ws, StepMethod::ImplicitEuler, 0.01, x.H, x.s, x.v, x.r, x.tau, H_next, s_next,
+              v_next, r_next, feedback);
+       }},
+      {"step_linearize_implicit_feedback",
+       [&] {
+         step_linearize(m, ws, StepMethod::ImplicitEuler, 0.01, x.H, x.s, x.v, x.r, x.tau, A, B,
+                        feedback);
+       }},
+      {"contact_step_implicit_feedback",
+       [&] {
+         contact_step(m, ws, StepMethod::ImplicitEuler, 0.01, x.H, x.s, x.v, x.r, x.tau, contact,
+                      H_next, s_next, v_next, r_next, impulse_out, feedback);
+       }},
+      {"contact_step_linearize_rk4_feedback",
+       [&] {
+         contact_step_linearize(m, ws, StepMethod::Rk4, 0.01, x.H, x.s, x.v, x.r, x.tau, contact, A,
+                                B, dimpulse, dimpulse_w, feedback);
+       }},
       {"impulse", [&] { impulse(m, ws, x.H, x.s, x.v, x.r, contact, 0.5, nu_next, impulse_out); }},
       {"impulse_linearize",
        [&] { impulse_linearize(m, ws, x.H, x.s, x.v, x.r, contact, 0.5, A, dimpulse); }},

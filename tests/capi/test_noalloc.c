@@ -107,7 +107,7 @@ static const geolin_model *g_model = NULL;
 /* Every evaluation function once; with bad != 0, each also once with a NaN and once with NULL. */
 static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
   static double s[MAXN], r[MAXN], tau[MAXN], nu_dot[MAXN], f[MAXN], s_nan[MAXN];
-  static double s_next[MAXN], r_next[MAXN], H_next[16], v_next[6];
+  static double s_next[MAXN], r_next[MAXN], H_next[16], v_next[6], kp[MAXN], kd[MAXN];
   const int frames[2] = {0, g_num_frames - 1};
   const double wrenches[12] = {1, 2, 3, 0.1, 0.2, 0.3, -1, 0, 2, 0, 0.5, 0};
   const double H[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0.5, 0.2, 1.0, 1};
@@ -125,6 +125,8 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
     r[i] = -0.2 + 0.1 * i;
     tau[i] = 0.3;
     s_nan[i] = s[i];
+    kp[i] = 30.0;
+    kd[i] = 2.0;
   }
   if (nj > 0) s_nan[nj - 1] = 0.0 / 0.0;
   (void)n;
@@ -159,6 +161,19 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
     st |=
         geolin_step_linearize(ws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, 1e-3, H, s, v, r, tau, g_A, g_B);
     st |= geolin_step_linearize(ws, GEOLIN_STEP_RK4, 1e-3, H, s, v, r, tau, g_A, g_B);
+    /* the implicit step with a joint feedback (its model written into the workspace) */
+    st |= geolin_step(ws, GEOLIN_STEP_IMPLICIT_EULER, 1e-3, H, s, v, r, tau, H_next, s_next, v_next,
+                      r_next);
+    st |= geolin_step_feedback(ws, GEOLIN_STEP_IMPLICIT_EULER, 1e-3, H, s, v, r, tau, kp, kd, s, r,
+                               H_next, s_next, v_next, r_next);
+    st |= geolin_step_feedback_linearize(ws, GEOLIN_STEP_IMPLICIT_EULER, 1e-3, H, s, v, r, tau, kp,
+                                         kd, NULL, NULL, g_A, g_B);
+    st |= geolin_contact_step_feedback(ws, GEOLIN_STEP_IMPLICIT_EULER, 1e-3, H, s, v, r, tau, kp,
+                                       kd, s, NULL, 2, frames, point_types, GEOLIN_WRENCH_MIXED,
+                                       gains, refs, H_next, s_next, v_next, r_next, lambda);
+    st |= geolin_contact_step_feedback_linearize(ws, GEOLIN_STEP_RK4, 1e-3, H, s, v, r, tau, kp, kd,
+                                                 s, r, 2, frames, point_types, GEOLIN_WRENCH_MIXED,
+                                                 gains, refs, g_A, g_B, g_dz, g_dw);
     st |= geolin_contact_dynamics(ws, H, s, v, r, tau, 2, frames, point_types, GEOLIN_WRENCH_LOCAL,
                                   gains, refs, nu_dot, lambda);
     st |= geolin_contact_dynamics(ws, H, s, v, r, tau, 1, frames + 1, rigid_types,
@@ -202,7 +217,9 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
   st += geolin_step(ws, GEOLIN_STEP_RK4, 0.0 / 0.0, H, s, v, r, tau, H_next, s_next, v_next,
                     r_next) == GEOLIN_ERR_NONFINITE;
   st +=
-      geolin_step_linearize(ws, 2, 1e-3, H, s, v, r, tau, g_A, g_B) == GEOLIN_ERR_INVALID_ARGUMENT;
+      geolin_step_linearize(ws, 3, 1e-3, H, s, v, r, tau, g_A, g_B) == GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_step_feedback(ws, GEOLIN_STEP_IMPLICIT_EULER, 1e-3, H, s, v, r, tau, NULL, s_nan,
+                             NULL, NULL, H_next, s_next, v_next, r_next) == GEOLIN_ERR_NONFINITE;
   st += geolin_model_frame_index(g_model, "no such frame") == -1;
   st += geolin_contact_dynamics(ws, H, s, v, r, tau, 2, frames, point_types, 9u, NULL, NULL, nu_dot,
                                 lambda) == GEOLIN_ERR_INVALID_ARGUMENT;
@@ -216,7 +233,7 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
         GEOLIN_ERR_INVALID_ARGUMENT;
   st += geolin_state_integrate(g_model, H, s_nan, v, r, g_dz, H_next, s_next, v_next, r_next) ==
         GEOLIN_ERR_NONFINITE;
-  return st == 20 ? 0 : 1; /* the number of checks above: each counts 1 when it fails as it must */
+  return st == 21 ? 0 : 1; /* the number of checks above: each counts 1 when it fails as it must */
 }
 
 int main(int argc, char **argv) {

@@ -93,6 +93,7 @@ pub mod sys {
 
     pub const GEOLIN_STEP_SEMI_IMPLICIT_EULER: c_int = 0;
     pub const GEOLIN_STEP_RK4: c_int = 1;
+    pub const GEOLIN_STEP_IMPLICIT_EULER: c_int = 2;
 
     pub const GEOLIN_WORKSPACE_DYNAMICS: c_uint = 0;
     pub const GEOLIN_WORKSPACE_MASS_MATRIX: c_uint = 1;
