@@ -10,6 +10,7 @@
 #include "geolin/model.hpp"
 #include "geolin/outcome.hpp"
 #include "geolin/state.hpp"
+#include "geolin/status.hpp"
 #include "geolin/workspace.hpp"
 
 namespace geolin::cli {
@@ -25,6 +26,48 @@ std::vector<std::string> trajectory_header(const Model &model);
 /// One row of it (ending in a newline) into line; returns the total energy.
 double trajectory_row(const Model &model, Workspace &ws, double t, const geolin::State &x,
                       std::string &line);
+
+// --- divergence (simulate_divergence.cpp) -------------------------------------------------------
+// A run that grows without bound stops at the step where one of these criteria first holds, with
+// an error naming what diverged, the step and time, and what to change.
+
+/// What diverged at a step, with its numbers ("" while nothing did).
+struct Divergence {
+  std::string what;
+  explicit operator bool() const { return !what.empty(); }
+};
+
+/// A state or forces that are not finite.
+Divergence check_finite(const geolin::State &x, const VecX &lambda);
+/// An energy that rose by `rise` above its reference `since` (e.g. "its initial value"), beyond
+/// `limit` > 0, where the dynamics do no positive work.
+Divergence check_energy_rise(double rise, double limit, const std::string &since);
+/// A joint speed beyond joint_bound (rad/s or m/s) or a base speed beyond base_bound (m/s).
+Divergence check_speed(const Model &model, const geolin::State &x, double joint_bound,
+                       double base_bound);
+/// A contact force component beyond `limit` in magnitude (N; `scale` names it, e.g. "10 x the
+/// weight"); names: one per component (the CSV's lambda labels).
+Divergence check_force_bound(const VecX &lambda, const std::vector<std::string> &names,
+                             double limit, const std::string &scale);
+
+/// Contact forces oscillating with period two and growing amplitude: a component whose step to
+/// step change flips sign and grows in magnitude, above `floor` (N), at kAlternations steps in a
+/// row (the mark of an explicitly treated stiff or damping term with h beyond its stability
+/// limit; a decaying or bounded oscillation never triggers it).
+class ForceAlternation {
+ public:
+  static constexpr int kAlternations = 8;
+  Divergence check(const VecX &lambda, const std::vector<std::string> &names, double floor);
+  void reset() { previous_.resize(0); }
+
+ private:
+  VecX previous_, change_;
+  std::vector<int> count_;
+};
+
+/// The error of a run that diverged at step k (t = k h): what, where, and `advice` (what to
+/// change). Status Numeric (exit status 1).
+Error divergence_error(const Divergence &d, long k, double t, double h, const std::string &advice);
 
 /// geolin simulate --drop HEIGHT (simulate_drop.cpp): the drop test, with the parsed --steps,
 /// --dt and --method.
