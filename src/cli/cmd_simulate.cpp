@@ -31,10 +31,9 @@ struct Method {
 };
 
 Method parse_method(const Args &args) {
-  const std::string name = args.get("--method", "rk4");
-  if (name == "rk4") return {StepMethod::Rk4, name};
-  if (name == "euler") return {StepMethod::SemiImplicitEuler, name};
-  throw UsageError(fmt::format("--method: unknown method '{}' (euler or rk4)", name));
+  Method m;
+  m.method = parse_step_method(args, "rk4", m.name);
+  return m;
 }
 
 using Point = geolin::State;
@@ -136,11 +135,20 @@ void integrate(const Model &model, Workspace &ws, StepMethod method, double h, l
 
 Outcome simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
                         const geolin::State &x, const VecX &tau, const ContactSet &contacts,
-                        geolin::State &next, VecX &lambda) {
+                        geolin::State &next, VecX &lambda, const JointFeedback &feedback) {
   if (contacts.empty())
-    return step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, next.H, next.s, next.v, next.r);
+    return step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, next.H, next.s, next.v, next.r,
+                feedback);
   return contact_step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, contacts.library(), next.H,
-                      next.s, next.v, next.r, lambda);
+                      next.s, next.v, next.r, lambda, feedback);
+}
+
+StepMethod parse_step_method(const Args &args, const std::string &fallback, std::string &name) {
+  name = args.get("--method", fallback);
+  if (name == "rk4") return StepMethod::Rk4;
+  if (name == "euler") return StepMethod::SemiImplicitEuler;
+  if (name == "implicit") return StepMethod::ImplicitEuler;
+  throw UsageError(fmt::format("--method: unknown method '{}' (euler, rk4 or implicit)", name));
 }
 
 std::vector<std::string> trajectory_header(const Model &model) {
@@ -419,7 +427,7 @@ void print_half_step_summary(std::FILE *msg, const SimulateOptions &o, const Ene
 
 int cmd_simulate(const std::vector<std::string> &argv) {
   const SimulateOptions o = parse_simulate_options(argv);
-  if (o.args.has("--drop")) return simulate_drop(o.args, o.steps, o.h, o.method.method);
+  if (o.args.has("--drop")) return simulate_drop(o.args, o.steps, o.h);
   SimulateFiles files = open_simulate_files(o);
   const LoadedModel lm = load_model(o.args);
   const Model &model = lm.model;

@@ -16,10 +16,17 @@
 namespace geolin::cli {
 
 /// One step of simulate: geolin::step without contacts, contact_step with them held (their
-/// gains and refs; lambda: the step's forces). Returns the outcome of step or contact_step.
+/// gains and refs; lambda: the step's forces), with the joint feedback evaluated inside the step
+/// (implicit in its kd with StepMethod::ImplicitEuler). Returns the outcome of step or
+/// contact_step.
 Outcome simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
                         const geolin::State &x, const VecX &tau, const ContactSet &contacts,
-                        geolin::State &next, VecX &lambda);
+                        geolin::State &next, VecX &lambda,
+                        const JointFeedback &feedback = JointFeedback{});
+
+/// --method (simulate, and check --step): "euler" (semi-implicit), "rk4" or "implicit"
+/// (ImplicitEuler); `fallback` without it. name: the method's name.
+StepMethod parse_step_method(const Args &args, const std::string &fallback, std::string &name);
 
 /// The columns of simulate's trajectory CSV: t, the base pose, s, v, r, energies, momentum.
 std::vector<std::string> trajectory_header(const Model &model);
@@ -69,8 +76,8 @@ class ForceAlternation {
 /// change). Status Numeric (exit status 1).
 Error divergence_error(const Divergence &d, long k, double t, double h, const std::string &advice);
 
-/// geolin simulate --drop HEIGHT (simulate_drop.cpp): the drop test, with the parsed --steps,
-/// --dt and --method.
-int simulate_drop(const Args &args, long steps, double h, StepMethod method);
+/// geolin simulate --drop HEIGHT (simulate_drop.cpp): the drop test, with the parsed --steps and
+/// --dt; its --method defaults to implicit.
+int simulate_drop(const Args &args, long steps, double h);
 
 }  // namespace geolin::cli

@@ -4,7 +4,9 @@
 // restitution 0; docs/contacts.md §9) stops them, and from then on they are held as point (or
 // rigid) contacts (geolin::contact_step; docs/contacts.md §10) with references at their
 // touchdown points on the ground and the Baumgarte gains of --gains. Feet never lift off. The
-// joints are held by a PD about their initial angles (--joint-gains), evaluated once per step.
+// joints are held by a PD about their initial angles (--joint-gains), the core's JointFeedback
+// evaluated inside the step; --method defaults to implicit (ImplicitEuler: the PD's damping
+// implicit). A run that diverges stops there (Drop::diverged, simulate.hpp).
 // Writes the trajectory CSV (with each foot's height, vertical velocity and vertical force) and,
 // with --plot, an SVG of the base height and the vertical foot forces.
 #include <fmt/format.h>
@@ -31,7 +33,8 @@ struct DropOptions {
   double height = 0.0;  // --drop
   long steps = 0;
   double h = 0.0;
-  StepMethod method = StepMethod::Rk4;
+  StepMethod method = StepMethod::ImplicitEuler;  // --method, default implicit
+  std::string method_name;
   double joint_kp = 200.0, joint_kd = 10.0;  // --joint-gains
   double Kp = 100.0, Kd = 20.0;              // --gains (the contacts' Baumgarte gains)
 };
@@ -49,7 +52,7 @@ void parse_pair(const Args &args, const char *option, double &a, double &b) {
     throw UsageError(fmt::format("{}: '{}': the gains must be finite and >= 0", option, text));
 }
 
-DropOptions parse_drop_options(const Args &args, long steps, double h, StepMethod method) {
+DropOptions parse_drop_options(const Args &args, long steps, double h) {
   DropOptions o;
   o.height = args.get_double("--drop", 0.0);
   if (!(o.height >= 0.0 && std::isfinite(o.height)))
@@ -57,7 +60,7 @@ DropOptions parse_drop_options(const Args &args, long steps, double h, StepMetho
   if (args.flag("--passive")) throw UsageError("--passive cannot be combined with --drop");
   o.steps = steps;
   o.h = h;
-  o.method = method;
+  o.method = parse_step_method(args, "implicit", o.method_name);
   parse_pair(args, "--joint-gains", o.joint_kp, o.joint_kd);
   parse_pair(args, "--gains", o.Kp, o.Kd);
   return o;
@@ -122,10 +125,11 @@ void foot_motion(const Model &model, Workspace &ws, const geolin::State &x, int 
 
 // The limits of the drop test's divergence criteria (simulate.hpp). The stance energy
 // K + U + the PD's spring (Drop::stance_energy) cannot rise in continuous time (the PD's damping
-// and the impacts only remove energy, the Baumgarte gains act on errors of the order of g h^2),
-// so a rise beyond 1 % of the weight times (HEIGHT + 0.1 m) is growth. A robot standing carries
-// its weight, so a foot force beyond 10 times it, or a held foot 1 cm (plus its touchdown
-// penetration) below the ground, is not a stance. The speeds: 10 times the fall's speed
+// and the impacts only remove energy) but by the work of the Baumgarte gains, which lift the
+// robot out of the touchdown penetration (up to the fall's speed times h): m |g| times that depth.
+// So a rise beyond twice that plus 1 % of the weight times (HEIGHT + 0.1 m) is growth. A robot
+// standing carries its weight, so a foot force beyond 10 times it, or a held foot 1 cm (plus its
+// touchdown penetration) below the ground, is not a stance. The speeds: 10 times the fall's speed
 // sqrt(2 g HEIGHT) for the base, and 100 rad/s (or m/s) per m/s of it for a joint (at least
 // 1 m/s of it: a 0.1 m leg turning 10 times the fall's speed).
 struct DropLimits {
@@ -168,6 +172,8 @@ class Drop {
         x_(std::move(x)),
         s0_(x_.s),
         tau0_(std::move(tau0)),
+        kp_(VecX::Constant(model.num_joints(), o.joint_kp)),
+        kd_(VecX::Constant(model.num_joints(), o.joint_kd)),
         J_(6, model.num_dofs()),
         limits_(drop_limits(model.total_mass(), ws.gravity.norm(), o.height)) {
     held_.assign(feet_.count(), -1);
@@ -205,6 +211,12 @@ class Drop {
 
   /// What to change when the run diverges.
   std::string advice() const {
+    if (o_.method == StepMethod::ImplicitEuler)
+      return fmt::format(
+          "Change: a smaller --dt (e.g. --dt {:g}), or softer gains (e.g. --joint-gains "
+          "{:g},{:g} or --gains KP,KD smaller): --method implicit treats only the damping "
+          "implicitly, the stiffnesses KP stay explicit (stable while h^2 KP / I < 4)",
+          o_.h / 4.0, o_.joint_kp / 4.0, o_.joint_kd);
     return fmt::format(
         "Change: --method implicit (the drop test's default: the joints' PD damping treated "
         "implicitly), a smaller --dt (e.g. --dt {:g}), or less joint damping (e.g. "
@@ -229,12 +241,17 @@ class Drop {
     if (Divergence d = check_speed(model_, x_, limits_.joint_speed, limits_.base_speed)) return d;
     if (stance_.empty()) return {};
     const double rise = stance_energy() - stance_energy0_;
-    if (Divergence d = check_energy_rise(rise, limits_.energy, "its value after the impact"))
+    if (Divergence d = check_energy_rise(rise, energy_limit(), "its value after the impact"))
       return d;
     if (Divergence d = check_force_bound(lambda_, lambda_names_, limits_.force, "10 x the weight"))
       return d;
     if (Divergence d = alternation_.check(lambda_, lambda_names_, limits_.force_floor)) return d;
     return held_feet_below_ground();
+  }
+
+  // DropLimits::energy plus the Baumgarte gains' lift out of the touchdown penetration, doubled.
+  double energy_limit() const {
+    return limits_.energy + 2.0 * model_.total_mass() * ws_.gravity.norm() * touchdown_depth_;
   }
 
   // A held foot deeper below the ground than the limit.
@@ -252,32 +269,40 @@ class Drop {
   Divergence growth_before_failure(const Error &e) {
     if (stance_.empty()) return {};
     const double rise = stance_energy() - stance_energy0_;
-    if (!(rise > 0.01 * limits_.energy)) return {};
+    if (!(rise > 0.01 * energy_limit())) return {};
     return {
         fmt::format("the step failed ({}) after the total energy had risen {:.4g} J above its "
                     "value after the impact",
                     e.what(), rise)};
   }
 
-  // The joint PD about the initial angles, on top of the state's tau.
-  VecX joint_torques() const { return tau0_ + o_.joint_kp * (s0_ - x_.s) - o_.joint_kd * x_.r; }
+  // The joint PD about the initial angles, on top of the state's tau: kp (s0 - s) + kd (0 - r)
+  // evaluated inside the step at each stage (docs/dynamics.md (D57)), its damping implicit with
+  // StepMethod::ImplicitEuler ((D55), (D56)).
+  JointFeedback feedback() const {
+    JointFeedback f;
+    f.kp = kp_.data();
+    f.kd = kd_.data();
+    f.s_ref = s0_.data();
+    return f;
+  }
 
+  // One step; a state that is no longer finite is kept for diverged() to report after its row.
   void advance() {
     geolin::State next = x_;
     lambda_.resize(stance_.rows());
-    check_outcome(
-        model_,
-        simulation_step(model_, ws_, o_.method, o_.h, x_, joint_torques(), stance_, next, lambda_),
-        stance_.empty() ? "step" : "contact_step", "the next state",
-        stance_.empty() ? nullptr : &stance_);
-    if (!(next.H.o.allFinite() && next.v.allFinite() && next.r.allFinite()))
-      throw Error(Status::Numeric, "the simulation diverged: try a smaller --dt");
+    check_outcome(model_,
+                  simulation_step(model_, ws_, o_.method, o_.h, x_, tau0_, stance_, next, lambda_,
+                                  feedback()),
+                  stance_.empty() ? "step" : "contact_step", "the next state",
+                  stance_.empty() ? nullptr : &stance_);
     x_ = std::move(next);
   }
 
   // The feet that reached z <= 0 in this step: an impact (e = 0) on them and the feet already
   // held, then they are held at their touchdown points on the ground.
   void touchdown(double t) {
+    if (check_finite(x_, lambda_)) return;  // diverged; reported after the step's row
     std::vector<int> touched;
     for (int k = 0; k < feet_.count(); ++k) {
       double z = 0.0, vz = 0.0;
@@ -341,7 +366,7 @@ class Drop {
   const DropOptions &o_;
   ContactSet feet_, stance_;
   geolin::State x_;
-  VecX s0_, tau0_, lambda_;
+  VecX s0_, tau0_, kp_, kd_, lambda_;
   MatX J_;
   std::vector<int> held_;  // the foot's index in stance_, or -1 in flight
   DropRecord rec_;
@@ -421,8 +446,8 @@ std::string rest_verdict(const ContactSet &feet, const DropRecord &r, const geol
 void print_drop_summary(std::FILE *msg, const Model &model, const ContactSet &feet,
                         const DropOptions &o, const DropRecord &r, const geolin::State &x,
                         double g) {
-  fmt::print(msg, "simulate --drop: {} from {:g} m, {} steps of h = {:g} s (t = 0 .. {:g} s)\n",
-             model.name, o.height, o.steps, o.h, static_cast<double>(o.steps) * o.h);
+  fmt::print(msg, "simulate --drop: {} from {:g} m, {}, {} steps of h = {:g} s (t = 0 .. {:g} s)\n",
+             model.name, o.height, o.method_name, o.steps, o.h, static_cast<double>(o.steps) * o.h);
   if (r.touchdown_t < 0.0) {
     fmt::print(msg, "  no touchdown: the feet did not reach the ground (run longer)\n");
     return;
@@ -447,8 +472,8 @@ void print_drop_summary(std::FILE *msg, const Model &model, const ContactSet &fe
 
 }  // namespace
 
-int simulate_drop(const Args &args, long steps, double h, StepMethod method) {
-  const DropOptions o = parse_drop_options(args, steps, h, method);
+int simulate_drop(const Args &args, long steps, double h) {
+  const DropOptions o = parse_drop_options(args, steps, h);
   std::unique_ptr<OutputFile> csv, plot;
   if (args.has("--output")) csv = std::make_unique<OutputFile>("--output", args.get("--output"));
   if (args.has("--plot")) plot = std::make_unique<OutputFile>("--plot", args.get("--plot"));
