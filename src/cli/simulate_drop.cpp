@@ -134,8 +134,8 @@ void foot_motion(const Model &model, Workspace &ws, const geolin::State &x, int 
 // 1 m/s of it: a 0.1 m leg turning 10 times the fall's speed).
 struct DropLimits {
   double energy = 0.0;       // J
-  double force = 0.0;        // N, and the floor of ForceAlternation (N)
-  double force_floor = 0.0;  // N
+  double force = 0.0;        // N: a contact force beyond it
+  double force_floor = 0.0;  // N: the floor of ForceAlternation
   double depth = 0.01;       // m below the ground, beyond the deepest touchdown penetration
   double joint_speed = 0.0, base_speed = 0.0;
 };
