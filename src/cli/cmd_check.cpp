@@ -28,6 +28,7 @@
 #include "geolin/algorithms.hpp"
 #include "model_load.hpp"
 #include "output.hpp"
+#include "simulate.hpp"
 #include "state_io.hpp"
 
 namespace geolin::cli {
@@ -172,7 +173,7 @@ FdMethod parse_fd_method(const std::string &name) {
   throw UsageError(fmt::format("--fd: unknown method '{}' (richardson or central)", name));
 }
 
-// --step H [--method euler|rk4] or --impulse [--restitution E]: the discrete map checked.
+// --step H [--method euler|rk4|implicit] or --impulse [--restitution E]: the discrete map checked.
 void parse_discrete_options(const Args &args, CheckOptions &o) {
   if (args.has("--step") && args.flag("--impulse"))
     throw UsageError("--step (the contact step) and --impulse (the impact map) cannot be combined");
@@ -183,13 +184,7 @@ void parse_discrete_options(const Args &args, CheckOptions &o) {
     o.checked = Checked::Step;
     o.h = args.get_double("--step", 0.0);
     if (!(o.h > 0.0) || !std::isfinite(o.h)) throw UsageError("--step: H must be positive");
-    o.step_method_name = args.get("--method", "euler");
-    if (o.step_method_name == "rk4") {
-      o.step_method = StepMethod::Rk4;
-    } else if (o.step_method_name != "euler") {
-      throw UsageError(
-          fmt::format("--method: unknown method '{}' (euler or rk4)", o.step_method_name));
-    }
+    o.step_method = parse_step_method(args, "euler", o.step_method_name);
   } else if (args.flag("--impulse")) {
     o.checked = Checked::Impulse;
     o.restitution = args.get_double("--restitution", 0.0);

@@ -31,23 +31,77 @@ struct Method {
 };
 
 Method parse_method(const Args &args) {
-  const std::string name = args.get("--method", "rk4");
-  if (name == "rk4") return {StepMethod::Rk4, name};
-  if (name == "euler") return {StepMethod::SemiImplicitEuler, name};
-  throw UsageError(fmt::format("--method: unknown method '{}' (euler or rk4)", name));
+  Method m;
+  m.method = parse_step_method(args, "rk4", m.name);
+  return m;
 }
 
 using Point = geolin::State;
 
-bool finite(const Point &x) {
-  return x.H.R.allFinite() && x.H.o.allFinite() && x.s.allFinite() && x.r.allFinite() &&
-         x.v.allFinite();
+double total_energy(const Model &model, Workspace &ws, const Point &x) {
+  return kinetic_energy(model, ws, x.s, x.v, x.r) + potential_energy(model, ws, x.H, x.s);
+}
+
+// The divergence criteria of a run without the drop test (simulate.hpp): a state or forces not
+// finite; the energy balance E - E0 - tau . (s - s0) rising beyond half the energy scale
+// K0 + m |g| 1 m + |tau . (s - s0)| (the constant tau does exactly the work tau . (s - s0),
+// joint damping only removes energy, the contacts' Baumgarte gains act on errors that start at 0;
+// an integration error is a small fraction of the scale, a divergence grows through it in tens
+// of steps); with contacts, forces oscillating with period two and growing amplitude (above 5 %
+// of the weight plus the first step's largest force).
+class RunDivergence {
+ public:
+  RunDivergence(const Model &model, Workspace &ws, const Point &x0, const VecX &tau,
+                const ContactSet &contacts)
+      : model_(model), ws_(ws), s0_(x0.s), tau_(tau), names_(lambda_labels(contacts)) {
+    E0_ = total_energy(model, ws, x0);
+    weight_ = model.total_mass() * ws.gravity.norm();
+    scale0_ = kinetic_energy(model, ws, x0.s, x0.v, x0.r) + weight_ * 1.0;
+  }
+
+  Divergence check(const Point &x, const VecX &lambda) {
+    if (Divergence d = check_finite(x, lambda)) return d;
+    if (Divergence d = check_energy_rise(rise(x), limit(x), "E(0) plus the work of tau")) return d;
+    if (lambda.size() == 0) return {};
+    if (floor_ < 0.0) floor_ = 0.05 * (weight_ + lambda.cwiseAbs().maxCoeff()) + 1e-9;
+    return alternation_.check(lambda, names_, floor_);
+  }
+
+  // A step that failed after the energy balance had risen by a hundredth of its limit: growth.
+  Divergence growth_before_failure(const Point &x, const Error &e) {
+    const double r = rise(x);
+    if (!(r > 0.01 * limit(x))) return {};
+    return {
+        fmt::format("the step failed ({}) after the total energy had risen {:.4g} J above "
+                    "E(0) plus the work of tau",
+                    e.what(), r)};
+  }
+
+ private:
+  double work(const Point &x) const { return tau_.dot(x.s - s0_); }
+  double rise(const Point &x) { return total_energy(model_, ws_, x) - E0_ - work(x); }
+  double limit(const Point &x) const { return 0.5 * (scale0_ + std::abs(work(x))) + 1e-9; }
+
+  const Model &model_;
+  Workspace &ws_;
+  VecX s0_, tau_;
+  std::vector<std::string> names_;
+  double E0_ = 0.0, weight_ = 0.0, scale0_ = 0.0, floor_ = -1.0;
+  ForceAlternation alternation_;
+};
+
+// What to change when a run diverges.
+std::string run_advice(double h, bool contacts) {
+  return fmt::format(
+      "Change: a smaller --dt (e.g. --dt {:g}), or --method implicit (joint damping treated "
+      "implicitly){}",
+      h / 4.0, contacts ? ", or smaller contact --gains" : "");
 }
 
 // Integrates `steps` steps of length h from the state, calling visit(k, t, point) for
 // k = 0 (the initial state) .. steps; the step's lambda (with contacts) is in ws.contact_lambda's
-// head. Throws Error(Numeric) if the state stops being finite or the mass matrix is singular, or
-// the contacts redundant, at a stage.
+// head. Throws Error(Numeric) if the run diverges (RunDivergence; after the row of that step) or
+// the mass matrix is singular, or the contacts redundant, at a stage.
 template <class Visit>
 void integrate(const Model &model, Workspace &ws, StepMethod method, double h, long steps,
                const State &st, const ContactSet &contacts, Visit &&visit) {
@@ -56,6 +110,7 @@ void integrate(const Model &model, Workspace &ws, StepMethod method, double h, l
   Point next = x;
   VecX lambda = VecX::Zero(contacts.rows());
   visit(0L, 0.0, x, lambda);
+  RunDivergence divergence(model, ws, x, st.tau, contacts);
   for (long k = 1; k <= steps; ++k) {
     const double t = static_cast<double>(k) * h;
     try {
@@ -64,32 +119,36 @@ void integrate(const Model &model, Workspace &ws, StepMethod method, double h, l
                     contacts.empty() ? "step" : "contact_step", "the next state",
                     contacts.empty() ? nullptr : &contacts);
     } catch (const Error &e) {
+      // A step that fails once the motion grows: the divergence, not its last symptom.
+      if (const Divergence d = divergence.growth_before_failure(x, e))
+        throw divergence_error(d, k, t, h, run_advice(h, !contacts.empty()));
       throw Error(e.status(), fmt::format("step {} (t = {:g} s): {}", k, t, e.what()));
     }
     std::swap(x, next);
-    if (!finite(x)) {
-      throw Error(Status::Numeric,
-                  fmt::format("the simulation diverged at step {} (t = {:g} s, h = {:g}): try a "
-                              "smaller --dt",
-                              k, t, h));
-    }
     visit(k, t, x, lambda);
+    if (const Divergence d = divergence.check(x, lambda))
+      throw divergence_error(d, k, t, h, run_advice(h, !contacts.empty()));
   }
-}
-
-double total_energy(const Model &model, Workspace &ws, const Point &x) {
-  return kinetic_energy(model, ws, x.s, x.v, x.r) + potential_energy(model, ws, x.H, x.s);
 }
 
 }  // namespace
 
 Outcome simulation_step(const Model &model, Workspace &ws, StepMethod method, double h,
                         const geolin::State &x, const VecX &tau, const ContactSet &contacts,
-                        geolin::State &next, VecX &lambda) {
+                        geolin::State &next, VecX &lambda, const JointFeedback &feedback) {
   if (contacts.empty())
-    return step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, next.H, next.s, next.v, next.r);
+    return step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, next.H, next.s, next.v, next.r,
+                feedback);
   return contact_step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, contacts.library(), next.H,
-                      next.s, next.v, next.r, lambda);
+                      next.s, next.v, next.r, lambda, feedback);
+}
+
+StepMethod parse_step_method(const Args &args, const std::string &fallback, std::string &name) {
+  name = args.get("--method", fallback);
+  if (name == "rk4") return StepMethod::Rk4;
+  if (name == "euler") return StepMethod::SemiImplicitEuler;
+  if (name == "implicit") return StepMethod::ImplicitEuler;
+  throw UsageError(fmt::format("--method: unknown method '{}' (euler, rk4 or implicit)", name));
 }
 
 std::vector<std::string> trajectory_header(const Model &model) {
@@ -368,7 +427,7 @@ void print_half_step_summary(std::FILE *msg, const SimulateOptions &o, const Ene
 
 int cmd_simulate(const std::vector<std::string> &argv) {
   const SimulateOptions o = parse_simulate_options(argv);
-  if (o.args.has("--drop")) return simulate_drop(o.args, o.steps, o.h, o.method.method);
+  if (o.args.has("--drop")) return simulate_drop(o.args, o.steps, o.h);
   SimulateFiles files = open_simulate_files(o);
   const LoadedModel lm = load_model(o.args);
   const Model &model = lm.model;

@@ -4,7 +4,9 @@
 // restitution 0; docs/contacts.md §9) stops them, and from then on they are held as point (or
 // rigid) contacts (geolin::contact_step; docs/contacts.md §10) with references at their
 // touchdown points on the ground and the Baumgarte gains of --gains. Feet never lift off. The
-// joints are held by a PD about their initial angles (--joint-gains), evaluated once per step.
+// joints are held by a PD about their initial angles (--joint-gains), the core's JointFeedback
+// evaluated inside the step; --method defaults to implicit (ImplicitEuler: the PD's damping
+// implicit). A run that diverges stops there (Drop::diverged, simulate.hpp).
 // Writes the trajectory CSV (with each foot's height, vertical velocity and vertical force) and,
 // with --plot, an SVG of the base height and the vertical foot forces.
 #include <fmt/format.h>
@@ -31,7 +33,8 @@ struct DropOptions {
   double height = 0.0;  // --drop
   long steps = 0;
   double h = 0.0;
-  StepMethod method = StepMethod::Rk4;
+  StepMethod method = StepMethod::ImplicitEuler;  // --method, default implicit
+  std::string method_name;
   double joint_kp = 200.0, joint_kd = 10.0;  // --joint-gains
   double Kp = 100.0, Kd = 20.0;              // --gains (the contacts' Baumgarte gains)
 };
@@ -49,7 +52,7 @@ void parse_pair(const Args &args, const char *option, double &a, double &b) {
     throw UsageError(fmt::format("{}: '{}': the gains must be finite and >= 0", option, text));
 }
 
-DropOptions parse_drop_options(const Args &args, long steps, double h, StepMethod method) {
+DropOptions parse_drop_options(const Args &args, long steps, double h) {
   DropOptions o;
   o.height = args.get_double("--drop", 0.0);
   if (!(o.height >= 0.0 && std::isfinite(o.height)))
@@ -57,7 +60,7 @@ DropOptions parse_drop_options(const Args &args, long steps, double h, StepMetho
   if (args.flag("--passive")) throw UsageError("--passive cannot be combined with --drop");
   o.steps = steps;
   o.h = h;
-  o.method = method;
+  o.method = parse_step_method(args, "implicit", o.method_name);
   parse_pair(args, "--joint-gains", o.joint_kp, o.joint_kd);
   parse_pair(args, "--gains", o.Kp, o.Kd);
   return o;
@@ -120,6 +123,34 @@ void foot_motion(const Model &model, Workspace &ws, const geolin::State &x, int 
   vz = (T.R * (J * nu).head<3>()).z();  // the body twist's linear part in world axes
 }
 
+// The limits of the drop test's divergence criteria (simulate.hpp). The stance energy
+// K + U + the PD's spring (Drop::stance_energy) cannot rise in continuous time (the PD's damping
+// and the impacts only remove energy) but by the work of the Baumgarte gains, which lift the
+// robot out of the touchdown penetration (up to the fall's speed times h): m |g| times that depth.
+// So a rise beyond twice that plus 1 % of the weight times (HEIGHT + 0.1 m) is growth. A robot
+// standing carries its weight, so a foot force beyond 10 times it, or a held foot 1 cm (plus its
+// touchdown penetration) below the ground, is not a stance. The speeds: 10 times the fall's speed
+// sqrt(2 g HEIGHT) for the base, and 100 rad/s (or m/s) per m/s of it for a joint (at least
+// 1 m/s of it: a 0.1 m leg turning 10 times the fall's speed).
+struct DropLimits {
+  double energy = 0.0;       // J
+  double force = 0.0;        // N: a contact force beyond it
+  double force_floor = 0.0;  // N: the floor of ForceAlternation
+  double depth = 0.01;       // m below the ground, beyond the deepest touchdown penetration
+  double joint_speed = 0.0, base_speed = 0.0;
+};
+
+DropLimits drop_limits(double mass, double g, double height) {
+  DropLimits l;
+  const double weight = mass * g, fall = std::max(1.0, std::sqrt(2.0 * g * height));
+  l.energy = 0.01 * weight * (height + 0.1);
+  l.force = 10.0 * weight;
+  l.force_floor = 0.05 * weight;
+  l.joint_speed = 100.0 * fall;
+  l.base_speed = 10.0 * fall;
+  return l;
+}
+
 // The run's record: per step t, base height, per foot height, vertical velocity and force.
 struct DropRecord {
   std::vector<double> t, base_z;
@@ -141,7 +172,10 @@ class Drop {
         x_(std::move(x)),
         s0_(x_.s),
         tau0_(std::move(tau0)),
-        J_(6, model.num_dofs()) {
+        kp_(VecX::Constant(model.num_joints(), o.joint_kp)),
+        kd_(VecX::Constant(model.num_joints(), o.joint_kd)),
+        J_(6, model.num_dofs()),
+        limits_(drop_limits(model.total_mass(), ws.gravity.norm(), o.height)) {
     held_.assign(feet_.count(), -1);
     stance_.mixed = true;
     stance_.Kp = o.Kp;
@@ -165,32 +199,110 @@ class Drop {
         advance();
         touchdown(t);
       } catch (const Error &e) {
+        // A step that fails once the motion grows: the divergence, not its last symptom.
+        if (const Divergence d = growth_before_failure(e))
+          throw divergence_error(d, k, t, o_.h, advice());
         throw Error(e.status(), fmt::format("step {} (t = {:g} s): {}", k, t, e.what()));
       }
       write(t, row);
+      if (const Divergence d = diverged()) throw divergence_error(d, k, t, o_.h, advice());
     }
   }
 
- private:
-  // The joint PD about the initial angles, on top of the state's tau.
-  VecX joint_torques() const { return tau0_ + o_.joint_kp * (s0_ - x_.s) - o_.joint_kd * x_.r; }
+  /// What to change when the run diverges.
+  std::string advice() const {
+    if (o_.method == StepMethod::ImplicitEuler)
+      return fmt::format(
+          "Change: a smaller --dt (e.g. --dt {:g}), or softer gains (e.g. --joint-gains "
+          "{:g},{:g} or --gains KP,KD smaller): --method implicit treats only the damping "
+          "implicitly, the stiffnesses KP stay explicit (stable while h^2 KP / I < 4)",
+          o_.h / 4.0, o_.joint_kp / 4.0, o_.joint_kd);
+    return fmt::format(
+        "Change: --method implicit (the drop test's default: the joints' PD damping treated "
+        "implicitly), a smaller --dt (e.g. --dt {:g}), or less joint damping (e.g. "
+        "--joint-gains {:g},{:g}): with an explicit method the PD's damping KD is stable only "
+        "while h KD / I < 2 for the smallest effective inertia I of a joint",
+        o_.h / 4.0, o_.joint_kp, o_.joint_kd / 5.0);
+  }
 
+ private:
+  // The energy that stance cannot gain: K + U + the PD's spring 1/2 KP |s - s0|^2, minus the work
+  // tau0 . (s - s0) of the state's constant torques.
+  double stance_energy() {
+    const VecX ds = x_.s - s0_;
+    return kinetic_energy(model_, ws_, x_.s, x_.v, x_.r) +
+           potential_energy(model_, ws_, x_.H, x_.s) + 0.5 * o_.joint_kp * ds.squaredNorm() -
+           tau0_.dot(ds);
+  }
+
+  // The first criterion of simulate.hpp's that holds at the state of this step, if any.
+  Divergence diverged() {
+    if (Divergence d = check_finite(x_, lambda_)) return d;
+    if (Divergence d = check_speed(model_, x_, limits_.joint_speed, limits_.base_speed)) return d;
+    if (stance_.empty()) return {};
+    const double rise = stance_energy() - stance_energy0_;
+    if (Divergence d = check_energy_rise(rise, energy_limit(), "its value after the impact"))
+      return d;
+    if (Divergence d = check_force_bound(lambda_, lambda_names_, limits_.force, "10 x the weight"))
+      return d;
+    if (Divergence d = alternation_.check(lambda_, lambda_names_, limits_.force_floor)) return d;
+    return held_feet_below_ground();
+  }
+
+  // DropLimits::energy plus the Baumgarte gains' lift out of the touchdown penetration, doubled.
+  double energy_limit() const {
+    return limits_.energy + 2.0 * model_.total_mass() * ws_.gravity.norm() * touchdown_depth_;
+  }
+
+  // A held foot deeper below the ground than the limit.
+  Divergence held_feet_below_ground() const {
+    for (int k = 0; k < feet_.count(); ++k) {
+      const double z = rec_.foot_z[k].back(), limit = limits_.depth + touchdown_depth_;
+      if (held_[k] >= 0 && z < -limit)
+        return {fmt::format("the held foot {} is {:.4g} m below the ground (allowed: {:.3g} m)",
+                            feet_.names[k], -z, limit)};
+    }
+    return {};
+  }
+
+  // A step that failed after the stance energy had risen by a hundredth of the limit: growth.
+  Divergence growth_before_failure(const Error &e) {
+    if (stance_.empty()) return {};
+    const double rise = stance_energy() - stance_energy0_;
+    if (!(rise > 0.01 * energy_limit())) return {};
+    return {
+        fmt::format("the step failed ({}) after the total energy had risen {:.4g} J above its "
+                    "value after the impact",
+                    e.what(), rise)};
+  }
+
+  // The joint PD about the initial angles, on top of the state's tau: kp (s0 - s) + kd (0 - r)
+  // evaluated inside the step at each stage (docs/dynamics.md (D57)), its damping implicit with
+  // StepMethod::ImplicitEuler ((D55), (D56)).
+  JointFeedback feedback() const {
+    JointFeedback f;
+    f.kp = kp_.data();
+    f.kd = kd_.data();
+    f.s_ref = s0_.data();
+    return f;
+  }
+
+  // One step; a state that is no longer finite is kept for diverged() to report after its row.
   void advance() {
     geolin::State next = x_;
     lambda_.resize(stance_.rows());
-    check_outcome(
-        model_,
-        simulation_step(model_, ws_, o_.method, o_.h, x_, joint_torques(), stance_, next, lambda_),
-        stance_.empty() ? "step" : "contact_step", "the next state",
-        stance_.empty() ? nullptr : &stance_);
-    if (!(next.H.o.allFinite() && next.v.allFinite() && next.r.allFinite()))
-      throw Error(Status::Numeric, "the simulation diverged: try a smaller --dt");
+    check_outcome(model_,
+                  simulation_step(model_, ws_, o_.method, o_.h, x_, tau0_, stance_, next, lambda_,
+                                  feedback()),
+                  stance_.empty() ? "step" : "contact_step", "the next state",
+                  stance_.empty() ? nullptr : &stance_);
     x_ = std::move(next);
   }
 
   // The feet that reached z <= 0 in this step: an impact (e = 0) on them and the feet already
   // held, then they are held at their touchdown points on the ground.
   void touchdown(double t) {
+    if (check_finite(x_, lambda_)) return;  // diverged; reported after the step's row
     std::vector<int> touched;
     for (int k = 0; k < feet_.count(); ++k) {
       double z = 0.0, vz = 0.0;
@@ -208,6 +320,7 @@ class Drop {
     for (int c = 0, row = 0; c < stance_.count(); row += stance_.types[c], ++c)
       rec_.impulse_z += Lambda[row + 2];
     if (rec_.touchdown_t < 0.0) {
+      stance_energy0_ = stance_energy();
       rec_.touchdown_t = t;
       rec_.impact_z = x_.H.o.z();
       for (int k : touched) rec_.touched.push_back(feet_.names[k]);
@@ -221,9 +334,11 @@ class Drop {
     stance_.frames.push_back(feet_.frames[k]);
     stance_.types.push_back(feet_.types[k]);
     Transform T = frame_pose(model_, ws_, x_.H, x_.s, feet_.frames[k]);
+    touchdown_depth_ = std::max(touchdown_depth_, -T.o.z());
     T.o.z() = 0.0;
     const Mat4 M = T.matrix();
     stance_.refs.insert(stance_.refs.end(), M.data(), M.data() + 16);
+    lambda_names_ = lambda_labels(stance_);
   }
 
   template <class Row>
@@ -251,10 +366,15 @@ class Drop {
   const DropOptions &o_;
   ContactSet feet_, stance_;
   geolin::State x_;
-  VecX s0_, tau0_, lambda_;
+  VecX s0_, tau0_, kp_, kd_, lambda_;
   MatX J_;
   std::vector<int> held_;  // the foot's index in stance_, or -1 in flight
   DropRecord rec_;
+  DropLimits limits_;
+  double stance_energy0_ = 0.0;   // stance_energy() after the first impact
+  double touchdown_depth_ = 0.0;  // the deepest foot below the ground at its touchdown
+  std::vector<std::string> lambda_names_;
+  ForceAlternation alternation_;
 };
 
 std::vector<std::string> drop_header(const Model &model, const ContactSet &feet) {
@@ -288,15 +408,46 @@ std::vector<Plot> drop_plots(const Model &model, const ContactSet &feet, const D
   return {height, forces};
 }
 
+// The end state's conditions of rest: the vertical forces carry the weight (within 1 %), every
+// held foot is on the ground (within 1 mm), and nothing moves: the base and every foot slower
+// than 1e-3 m/s vertically, every joint slower than 1e-2 rad/s, and the base height changed by
+// less than 1 mm over the last tenth of the run. Returns "at rest" or what does not hold.
+std::string rest_verdict(const ContactSet &feet, const DropRecord &r, const geolin::State &x,
+                         double weight) {
+  double foot_vz = 0.0, force = 0.0, depth = 0.0;
+  for (int k = 0; k < feet.count(); ++k) {
+    foot_vz = std::max(foot_vz, std::abs(r.foot_vz[k].back()));
+    force += r.foot_fz[k].back();
+    depth = std::max(depth, std::abs(r.foot_z[k].back()));
+  }
+  const double base_vz = (x.H.R * x.v.head<3>()).z();
+  const double joint_r = x.r.size() > 0 ? x.r.cwiseAbs().maxCoeff() : 0.0;
+  const std::size_t last = r.base_z.size() - 1, tenth = last - last / 10;
+  const double drift = std::abs(r.base_z[last] - r.base_z[tenth]);
+  std::vector<std::string> fails;
+  if (!(std::abs(force - weight) <= 0.01 * weight))
+    fails.push_back(
+        fmt::format("the vertical forces {:.6g} N are not the weight {:.6g} N within "
+                    "1 % ({:.4f} x)",
+                    force, weight, force / weight));
+  if (!(depth <= 1e-3))
+    fails.push_back(fmt::format("a foot is {:.3e} m off the ground (allowed: 1 mm)", depth));
+  if (!(std::abs(base_vz) < 1e-3 && foot_vz < 1e-3 && joint_r < 1e-2 && drift < 1e-3))
+    fails.push_back(
+        fmt::format("still moving (base vz {:.3e} m/s, max |foot vz| {:.3e} m/s, max "
+                    "|r| {:.3e} rad/s, base z change over the last tenth {:.3e} m; "
+                    "at rest: < 1e-3 m/s, 1e-2 rad/s, 1 mm)",
+                    base_vz, foot_vz, joint_r, drift));
+  return fails.empty() ? "at rest" : fmt::format("NOT at rest: {}", fmt::join(fails, "; "));
+}
+
 // The impact against the free fall's momentum m sqrt(2 g HEIGHT) (the feet stop the whole robot
-// when the legs cannot yield, e.g. straight; less otherwise), and the end state: at rest when
-// the base and every foot move slower than 1e-3 m/s vertically and the base height changed by
-// less than 1 mm over the last tenth of the run; then the vertical forces carry the weight.
+// when the legs cannot yield, e.g. straight; less otherwise), and the end state (rest_verdict).
 void print_drop_summary(std::FILE *msg, const Model &model, const ContactSet &feet,
                         const DropOptions &o, const DropRecord &r, const geolin::State &x,
                         double g) {
-  fmt::print(msg, "simulate --drop: {} from {:g} m, {} steps of h = {:g} s (t = 0 .. {:g} s)\n",
-             model.name, o.height, o.steps, o.h, static_cast<double>(o.steps) * o.h);
+  fmt::print(msg, "simulate --drop: {} from {:g} m, {}, {} steps of h = {:g} s (t = 0 .. {:g} s)\n",
+             model.name, o.height, o.method_name, o.steps, o.h, static_cast<double>(o.steps) * o.h);
   if (r.touchdown_t < 0.0) {
     fmt::print(msg, "  no touchdown: the feet did not reach the ground (run longer)\n");
     return;
@@ -307,27 +458,22 @@ void print_drop_summary(std::FILE *msg, const Model &model, const ContactSet &fe
              "{:.3f} x m sqrt(2 g HEIGHT) = {:.6g} N s\n",
              r.touchdown_t, fmt::join(r.touched, ", "), r.impact_z, r.impulse_z,
              fall > 0.0 ? r.impulse_z / fall : 0.0, fall);
-  double foot_vz = 0.0, force = 0.0;
+  double force = 0.0, depth = 0.0;
   for (int k = 0; k < feet.count(); ++k) {
-    foot_vz = std::max(foot_vz, std::abs(r.foot_vz[k].back()));
     force += r.foot_fz[k].back();
+    depth = std::max(depth, std::abs(r.foot_z[k].back()));
   }
-  const double base_vz = (x.H.R * x.v.head<3>()).z();
-  const std::size_t last = r.base_z.size() - 1, tenth = last - last / 10;
-  const double drift = std::abs(r.base_z[last] - r.base_z[tenth]);
-  const bool rest = std::abs(base_vz) < 1e-3 && foot_vz < 1e-3 && drift < 1e-3;
-  fmt::print(msg,
-             "  final: base z = {:.6f} m, base vz = {:.3e} m/s, max |foot vz| = {:.3e} m/s, "
-             "base z change over the last tenth = {:.3e} m: {}\n",
-             r.base_z[last], base_vz, foot_vz, drift, rest ? "at rest" : "still moving");
+  fmt::print(msg, "  final: base z = {:.6f} m, max |foot z| = {:.3e} m, max |r| = {:.3e} rad/s\n",
+             r.base_z.back(), depth, x.r.size() > 0 ? x.r.cwiseAbs().maxCoeff() : 0.0);
   fmt::print(msg, "  final vertical forces: {:.6g} N = {:.4f} x the weight m |g| = {:.6g} N\n",
              force, force / (mass * g), mass * g);
+  fmt::print(msg, "  end state: {}\n", rest_verdict(feet, r, x, mass * g));
 }
 
 }  // namespace
 
-int simulate_drop(const Args &args, long steps, double h, StepMethod method) {
-  const DropOptions o = parse_drop_options(args, steps, h, method);
+int simulate_drop(const Args &args, long steps, double h) {
+  const DropOptions o = parse_drop_options(args, steps, h);
   std::unique_ptr<OutputFile> csv, plot;
   if (args.has("--output")) csv = std::make_unique<OutputFile>("--output", args.get("--output"));
   if (args.has("--plot")) plot = std::make_unique<OutputFile>("--plot", args.get("--plot"));
@@ -343,12 +489,20 @@ int simulate_drop(const Args &args, long steps, double h, StepMethod method) {
   std::string text = csv_line(drop_header(model, feet)) + "\n", line;
   auto sink = [&](const std::string &s) { csv ? csv->write(s) : (void)fmt::print("{}", s); };
   sink(text);
-  drop.run([&](double t, const geolin::State &x, const std::vector<double> &columns) {
+  auto row = [&](double t, const geolin::State &x, const std::vector<double> &columns) {
     trajectory_row(model, ws, t, x, line);
     line.pop_back();
     for (double c : columns) line += fmt::format(",{:.17g}", c);
     sink(line + "\n");
-  });
+  };
+  try {
+    drop.run(row);
+  } catch (const Error &) {
+    // The CSV keeps the rows up to the failure, and the plot shows them.
+    if (csv) csv->close();
+    if (plot) plot->write(render_svg_panels(drop_plots(model, feet, o, drop.record())));
+    throw;
+  }
   if (csv) csv->close();
   print_drop_summary(msg, model, feet, o, drop.record(), drop.state(), st.gravity.norm());
   if (plot) {
