@@ -15,21 +15,26 @@ Matrices are column-major, as in C: H is the 4x4 pose (16 values, or a 4x4 numpy
 is read as a matrix whatever its memory order). Strings and sequences of non-numbers are refused
 with geolin.Error (ERR_INVALID_ARGUMENT), as are wrong lengths.
 
-Outputs are lists by default (matrices: flat column-major lists), numpy arrays with
-as_numpy=True (matrices of shape (rows, cols), Fortran-ordered), or arrays you pass with out=:
+Outputs are new numpy arrays when numpy is installed (float64; vectors 1-D, matrices of shape
+(rows, cols), Fortran-ordered, so that their memory is the C API's column-major layout), plain
+Python lists without numpy (matrices: flat column-major lists), or arrays you pass with out=:
 preallocated float64 numpy arrays (1-D, or Fortran-ordered matrices) or writable buffers of
-doubles of the right size, which are filled in place and returned (nothing is written if the
-call fails). For the lowest overhead per call, pass numpy arrays and out=.
+doubles of the right size, which are filled in place and returned (nothing is written, nothing
+allocated, if the call fails). as_numpy is kept for compatibility: None (the default) means
+numpy arrays if numpy is installed, else lists; as_numpy=False asks for lists; as_numpy=True
+asks for arrays (an Error without numpy). For the lowest overhead per call, pass float64 numpy
+arrays (1-D, or Fortran-ordered matrices: no copy) and out= (no allocation).
 
     import geolin
     model = geolin.Model.from_urdf_file("robot.urdf")
     ws = model.workspace()
-    nu_dot = ws.forward_dynamics(H, s, v, r, tau)     # H: 16 values, column-major 4x4
-    A, B = ws.linearize(H, s, v, r, tau)              # column-major, N x N and N x n_J
+    nu_dot = ws.forward_dynamics(H, s, v, r, tau)     # H: 16 values or a 4x4 array
+    A, B = ws.linearize(H, s, v, r, tau)              # arrays N x N and N x n_J
+    A, B = ws.linearize(H, s, v, r, tau, as_numpy=False)  # flat column-major lists
     A = numpy.empty((N, N), order="F"); B = numpy.empty((N, nj), order="F")
     ws.linearize(H, s, v, r, tau, out=(A, B))         # no allocation, no copy
     tool = model.frame_index("tool")
-    H_tool = ws.frame_pose(H, s, tool)                # 16 values, column-major 4x4
+    H_tool = ws.frame_pose(H, s, tool)                # a 4x4 array (list: column-major)
     nu_dot = ws.forward_dynamics_ext(H, s, v, r, tau, [tool], [[0, 0, -10, 0, 0, 0]],
                                      geolin.WRENCH_MIXED)
     H, s, v, r = ws.step(geolin.STEP_RK4, 1e-3, H, s, v, r, tau)
@@ -50,8 +55,10 @@ try:  # optional: arrays in and out without copies
     import numpy as _np
 
     _F64 = _np.dtype(_np.float64)  # the builtin descriptor: arrays of native doubles share it
+    _ndarray = _np.ndarray
+    _empty = _np.empty
 except ImportError:  # pragma: no cover - depends on the installation
-    _np = None
+    _np = _ndarray = _empty = None
 
 __all__ = [
     "Error", "VersionError", "Model", "Workspace", "version", "status_string", "load_library",
@@ -63,7 +70,7 @@ __all__ = [
     "WORKSPACE_STEP_LINEARIZE", "WORKSPACE_CONTACTS", "WORKSPACE_ALL",
 ]
 
-# Whether numpy was importable (as_numpy=True and the copy-free numpy paths need it).
+# Whether numpy was importable: outputs are numpy arrays by default if so, lists if not.
 HAVE_NUMPY = _np is not None
 
 OK = 0
@@ -296,7 +303,20 @@ def _in(name, values, size):
 
     float64 numpy arrays in column-major order and writable buffers of doubles are passed
     without copying; other arrays are converted; sequences are copied. Strings and non-numbers
-    raise Error(ERR_INVALID_ARGUMENT), as does a wrong number of entries."""
+    raise Error(ERR_INVALID_ARGUMENT), as does a wrong number of entries. The values themselves
+    (finite, a rigid pose) are the C API's to check."""
+    # The common case first, with as few Python operations as possible: a writable float64
+    # ndarray in column-major memory. Its transpose is a row-major view of the same memory,
+    # which is what from_buffer asks for (the same object for a 1-D array).
+    if type(values) is _ndarray and values.dtype is _F64 and values.size == size and size:
+        flags = values.flags
+        if flags.f_contiguous and flags.writeable:
+            return _c_array_type(size).from_buffer(values if values.ndim == 1 else values.T)
+    return _in_any(name, values, size)
+
+
+def _in_any(name, values, size):
+    """_in for every other kind of input."""
     if values is None:
         return None
     if isinstance(values, (str, bytes, bytearray)):
@@ -450,7 +470,14 @@ def _out(name, out, shape, as_numpy):
 
     out: a preallocated float64 numpy array (1-D, or a column-major matrix) or writable buffer
     of doubles with the right number of entries: filled in place and returned. Otherwise a new
-    numpy array (as_numpy) or a C buffer that _result() turns into a list."""
+    numpy array (as_numpy True, or None with numpy installed) or a C buffer that _result()
+    turns into a list (as_numpy False, or None without numpy)."""
+    if out is None and (as_numpy is None or as_numpy) and _empty is not None:
+        a = _empty(shape, order="F")  # filled by C: its memory is column-major
+        size = a.size
+        if not size:
+            return None, a
+        return _c_array_type(size).from_buffer(a if len(shape) == 1 else a.T), a
     size = 1
     for d in shape:
         size *= d
@@ -469,7 +496,7 @@ def _out(name, out, shape, as_numpy):
             if out.size != size:
                 raise Error(ERR_INVALID_ARGUMENT, "out '%s' has %d entries, expected %d %s"
                             % (name, out.size, size, "x".join(str(d) for d in shape)))
-            flat = out if out.ndim == 1 else out.ravel(order="K")  # a view: out is contiguous
+            flat = out if out.ndim == 1 else out.T  # a row-major view of the same memory
             return (_c_array_type(size).from_buffer(flat) if size else None), out
         try:
             view = memoryview(out)
@@ -483,12 +510,8 @@ def _out(name, out, shape, as_numpy):
             raise Error(ERR_INVALID_ARGUMENT, "out '%s' has %d entries, expected %d"
                         % (name, view.nbytes // 8, size))
         return (_c_array_type(size).from_buffer(view) if size else None), out
-    if as_numpy:
-        if _np is None:
-            raise Error(ERR_INVALID_ARGUMENT, "as_numpy=True needs numpy, which is not installed")
-        flat = _np.empty(size, dtype=_np.float64)  # filled by C, seen as a Fortran-ordered matrix
-        return (_c_array_type(size).from_buffer(flat) if size else None), \
-            flat.reshape(shape, order="F")
+    if as_numpy:  # True without numpy (with numpy, new arrays are made above)
+        raise Error(ERR_INVALID_ARGUMENT, "as_numpy=True needs numpy, which is not installed")
     return _c_array_type(max(size, 1))(), None
 
 
@@ -499,6 +522,8 @@ def _result(buf, result, size):
 
 def _index(name, value):
     """An integer argument (frame index, flags, method): refuses strings and non-integers."""
+    if type(value) is int:
+        return value
     if not isinstance(value, numbers.Integral):
         raise Error(ERR_INVALID_ARGUMENT, "'%s' must be an integer, not %r" % (name, value))
     return int(value)
@@ -626,11 +651,12 @@ class Model:
 
     @property
     def armature(self):
-        """The reflected rotor inertias, a list of n_J floats (zeros for a URDF model)."""
+        """The reflected rotor inertias, n_J values (zeros for a URDF model): a numpy array, or
+        a list without numpy."""
         nj = self.num_joints
-        buf = _c_array_type(max(nj, 1))()
+        buf, res = _out("armature", None, (nj,), None)
         _check(_L().geolin_model_armature(self._h, buf))
-        return buf[:nj]
+        return _result(buf, res, nj)
 
     @property
     def num_frames(self):
@@ -654,7 +680,7 @@ class Model:
         return (_in("H" + suffix, H, 16), _in("s" + suffix, s, nj), _in("v" + suffix, v, 6),
                 _in("r" + suffix, r, nj))
 
-    def state_integrate(self, H, s, v, r, z, out=None, as_numpy=False):
+    def state_integrate(self, H, s, v, r, z, out=None, as_numpy=None):
         """x exp(z): (H_out, s_out, v_out, r_out), z = [z_H; z_s; z_v; z_r] (N). For a fixed
         base H, v may be None, and H_out, v_out are None. out=(H_out, s_out, v_out, r_out)
         fills preallocated arrays (they may be the inputs: in place)."""
@@ -672,7 +698,7 @@ class Model:
         return (_result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6),
                 _result(rb, rr, nj))
 
-    def state_difference(self, H0, s0, v0, r0, H1, s1, v1, r1, out=None, as_numpy=False):
+    def state_difference(self, H0, s0, v0, r0, H1, s1, v1, r1, out=None, as_numpy=None):
         """z = log(x0^-1 x1) (N), the z with x0 exp(z) = x1 (rotation angle in [0, pi]; at
         exactly pi, the first largest component of the rotation vector is positive)."""
         N = self.state_dim
@@ -681,7 +707,7 @@ class Model:
                                             *self._state_args(H1, s1, v1, r1, "1"), buf))
         return _result(buf, res, N)
 
-    def state_integrate_derivatives(self, H, s, v, r, z, as_numpy=False, out=None):
+    def state_integrate_derivatives(self, H, s, v, r, z, as_numpy=None, out=None):
         """(d_dx, d_dz), N x N column-major: (x exp(dx)) exp(z + dz) = x exp(z) exp(d_dx dx +
         d_dz dz) to first order. v and r are not read (may be None). out=(d_dx, d_dz) fills
         preallocated arrays."""
@@ -693,7 +719,7 @@ class Model:
             self._h, *self._state_args(H, s, v, r), _in("z", z, N), a, b))
         return _result(a, ra, N * N), _result(b, rb, N * N)
 
-    def state_difference_derivatives(self, H0, s0, v0, r0, H1, s1, v1, r1, as_numpy=False,
+    def state_difference_derivatives(self, H0, s0, v0, r0, H1, s1, v1, r1, as_numpy=None,
                                      out=None):
         """(dz_dx0, dz_dx1), N x N column-major: the derivatives of log(x0^-1 x1) for x0
         exp(dx0), x1 exp(dx1). v0, r0, v1, r1 are not read (may be None). out=(dz_dx0, dz_dx1)
@@ -767,7 +793,7 @@ class Workspace:
         nj = self._nj
         return (_in("H", H, 16), _in("s", s, nj), _in("v", v, 6), _in("r", r, nj))
 
-    def forward_dynamics(self, H, s, v, r, tau, out=None, as_numpy=False):
+    def forward_dynamics(self, H, s, v, r, tau, out=None, as_numpy=None):
         """nu_dot (n) for joint torques tau. H, v may be None for a fixed base."""
         n = self._n
         buf, res = _out("nu_dot", out, (n,), as_numpy)
@@ -775,7 +801,7 @@ class Workspace:
                                             _in("tau", tau, self._nj), buf))
         return _result(buf, res, n)
 
-    def inverse_dynamics(self, H, s, v, r, nu_dot, out=None, as_numpy=False):
+    def inverse_dynamics(self, H, s, v, r, nu_dot, out=None, as_numpy=None):
         """[base wrench; joint torques] (n) producing nu_dot."""
         n = self._n
         buf, res = _out("generalized_force", out, (n,), as_numpy)
@@ -783,7 +809,7 @@ class Workspace:
                                             _in("nu_dot", nu_dot, n), buf))
         return _result(buf, res, n)
 
-    def inverse_dynamics_linearize(self, H, s, v, r, nu_dot, as_numpy=False, out=None):
+    def inverse_dynamics_linearize(self, H, s, v, r, nu_dot, as_numpy=None, out=None):
         """(generalized_force, dtau_dz, M): the force as inverse_dynamics, its derivative in
         z = [z_H; z_s; z_v; z_r] at fixed nu_dot (column-major n x N) and in nu_dot (M, n x n).
         out=(force, dtau_dz, M) fills preallocated arrays."""
@@ -796,20 +822,20 @@ class Workspace:
             self._h, *self._state(H, s, v, r), _in("nu_dot", nu_dot, n), f, d, m))
         return _result(f, rf, n), _result(d, rd, n * N), _result(m, rm, n * n)
 
-    def mass_matrix(self, s, as_numpy=False, out=None):
-        """M(s): a column-major flat list of n*n values (or an n x n numpy array)."""
+    def mass_matrix(self, s, as_numpy=None, out=None):
+        """M(s): an n x n array (a flat column-major list of n*n values without numpy)."""
         n = self._n
         buf, res = _out("M", out, (n, n), as_numpy)
         _check(_L().geolin_mass_matrix(self._h, _in("s", s, self._nj), buf))
         return _result(buf, res, n * n)
 
-    def mass_matrix_inverse(self, s, as_numpy=False, out=None):
+    def mass_matrix_inverse(self, s, as_numpy=None, out=None):
         n = self._n
         buf, res = _out("Minv", out, (n, n), as_numpy)
         _check(_L().geolin_mass_matrix_inverse(self._h, _in("s", s, self._nj), buf))
         return _result(buf, res, n * n)
 
-    def linearize(self, H, s, v, r, tau, as_numpy=False, out=None):
+    def linearize(self, H, s, v, r, tau, as_numpy=None, out=None):
         """(A, B): column-major N x N and N x n_J. out=(A, B) fills preallocated arrays."""
         N, nj = self._N, self._nj
         out_a, out_b = _outs(out, 2)
@@ -818,7 +844,7 @@ class Workspace:
         _check(_L().geolin_linearize(self._h, *self._state(H, s, v, r), _in("tau", tau, nj), a, b))
         return _result(a, ra, N * N), _result(b, rb, N * nj)
 
-    def linearize_finite_difference(self, H, s, v, r, tau, eps=1e-6, as_numpy=False, out=None):
+    def linearize_finite_difference(self, H, s, v, r, tau, eps=1e-6, as_numpy=None, out=None):
         N, nj = self._N, self._nj
         out_a, out_b = _outs(out, 2)
         a, ra = _out("A", out_a, (N, N), as_numpy)
@@ -827,15 +853,15 @@ class Workspace:
             self._h, *self._state(H, s, v, r), _in("tau", tau, nj), float(eps), a, b))
         return _result(a, ra, N * N), _result(b, rb, N * nj)
 
-    def frame_pose(self, H, s, frame, out=None, as_numpy=False):
-        """The world pose of a frame: 16 values, column-major 4x4 (as_numpy: a 4x4 array). H may
-        be None for a fixed base."""
+    def frame_pose(self, H, s, frame, out=None, as_numpy=None):
+        """The world pose of a frame: a 4x4 array (16 values, column-major, as a list). H may be
+        None for a fixed base."""
         buf, res = _out("H_frame", out, (4, 4), as_numpy)
         _check(_L().geolin_frame_pose(self._h, _in("H", H, 16), _in("s", s, self._nj),
                                       _index("frame", frame), buf))
         return _result(buf, res, 16)
 
-    def frame_jacobian(self, H, s, frame, as_numpy=False, out=None):
+    def frame_jacobian(self, H, s, frame, as_numpy=None, out=None):
         """The frame Jacobian (6 x n, column-major): body twist of the frame = J nu."""
         n = self._n
         buf, res = _out("J", out, (6, n), as_numpy)
@@ -844,7 +870,7 @@ class Workspace:
         return _result(buf, res, 6 * n)
 
     def forward_dynamics_ext(self, H, s, v, r, tau, frames, wrenches, flags=WRENCH_LOCAL,
-                             out=None, as_numpy=False):
+                             out=None, as_numpy=None):
         """nu_dot (n) with external wrenches [force; torque] at the origins of frames
         (wrenches: nf 6-vectors, 6 nf values or an nf x 6 array; flags WRENCH_LOCAL or
         WRENCH_MIXED)."""
@@ -857,7 +883,7 @@ class Workspace:
         return _result(buf, res, n)
 
     def linearize_ext(self, H, s, v, r, tau, frames, wrenches, flags=WRENCH_LOCAL,
-                      as_numpy=False, out=None):
+                      as_numpy=None, out=None):
         """(A, B) with the wrenches as inputs too: N x N and N x (n_J + 6 nf)."""
         N, nj = self._N, self._nj
         nf, c_frames, c_wrenches = _frames_and_wrenches(frames, wrenches)
@@ -869,7 +895,7 @@ class Workspace:
         return _result(a, ra, N * N), _result(b, rb, N * (nj + 6 * nf))
 
     def contact_dynamics(self, H, s, v, r, tau, frames, types, flags=WRENCH_LOCAL, gains=None,
-                         refs=None, out=None, as_numpy=False):
+                         refs=None, out=None, as_numpy=None):
         """(nu_dot, lambda) with contact k holding frame frames[k] (an index) as types[k]
         (CONTACT_POINT or CONTACT_RIGID) prescribes; lambda (m = sum of types) is the force or
         wrench of each contact on the robot, in the axes flags says (WRENCH_LOCAL or
@@ -888,7 +914,7 @@ class Workspace:
         return _result(nu, rnu, n), _result(lam, rlam, m)
 
     def contact_linearize(self, H, s, v, r, tau, frames, types, flags=WRENCH_LOCAL, gains=None,
-                          refs=None, dlambda=True, as_numpy=False, out=None):
+                          refs=None, dlambda=True, as_numpy=None, out=None):
         """(A, B, dlambda_dz, dlambda_dw): the exact linearization of contact_dynamics (N x N,
         N x n_J) and the derivatives of lambda (m x N, m x n_J); arguments as contact_dynamics.
         dlambda=False skips the last two (returned as None). out=(A, B, dlambda_dz, dlambda_dw)
@@ -912,7 +938,7 @@ class Workspace:
         return (_result(a, ra, N * N), _result(b, rb, N * nj), _result(dz, rdz, m * N),
                 _result(dw, rdw, m * nj))
 
-    def step(self, method, h, H, s, v, r, tau, out=None, as_numpy=False):
+    def step(self, method, h, H, s, v, r, tau, out=None, as_numpy=None):
         """One step of length h: (H_next, s_next, v_next, r_next). For a fixed base H, v may be
         None, and H_next, v_next are None. out=(H_next, s_next, v_next, r_next) fills
         preallocated arrays (they may be the inputs: in-place stepping; None for the fixed-base
@@ -931,7 +957,7 @@ class Workspace:
         return (_result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6),
                 _result(rb, rr, nj))
 
-    def step_linearize(self, method, h, H, s, v, r, tau, as_numpy=False, out=None):
+    def step_linearize(self, method, h, H, s, v, r, tau, as_numpy=None, out=None):
         """(A_d, B_d): the exact linearization of step, N x N and N x n_J."""
         N, nj = self._N, self._nj
         out_a, out_b = _outs(out, 2)
@@ -943,7 +969,7 @@ class Workspace:
 
     # --- costs and constraints (docs/dynamics.md §11): derivatives in z, N columns ----------
 
-    def center_of_mass(self, H, s, v, r, jacobian=True, as_numpy=False):
+    def center_of_mass(self, H, s, v, r, jacobian=True, as_numpy=None):
         """(com (3), com_velocity (3), J_com (3 x n, column-major; None if not jacobian)):
         the centre of mass in the inertial frame, its velocity J_com nu. H, v may be None for
         a fixed base."""
@@ -955,7 +981,7 @@ class Workspace:
         return (_result(c, rc, 3), _result(cv, rcv, 3),
                 _result(j, rj, 3 * n) if jacobian else None)
 
-    def centroidal_momentum(self, H, s, v, r, derivatives=True, as_numpy=False):
+    def centroidal_momentum(self, H, s, v, r, derivatives=True, as_numpy=None):
         """(h_G (6), A_G (6 x n), dh_dz (6 x N)): the centroidal momentum [linear; angular
         about the centre of mass] in inertial axes, h_G = A_G nu, and its derivative in z
         (A_G and dh_dz None if not derivatives)."""
@@ -968,7 +994,7 @@ class Workspace:
             return _result(h, rh, 6), None, None
         return _result(h, rh, 6), _result(a, ra, 6 * n), _result(d, rd, 6 * N)
 
-    def frame_pose_error(self, H, s, frame, H_ref, derivative=True, as_numpy=False):
+    def frame_pose_error(self, H, s, frame, H_ref, derivative=True, as_numpy=None):
         """(error (6), de_dz (6 x N)): log(H_ref^-1 H_F), linear first, and its derivative
         (None if not derivative). H_ref: 16 values, column-major 4x4."""
         N = self._N
@@ -980,7 +1006,7 @@ class Workspace:
         return _result(e, re, 6), (_result(d, rd, 6 * N) if derivative else None)
 
     def frame_velocity(self, H, s, v, r, frame, flags=WRENCH_LOCAL, derivative=True,
-                       as_numpy=False):
+                       as_numpy=None):
         """(twist (6), dtwist_dz (6 x N)): WRENCH_LOCAL the body twist of the frame,
         WRENCH_MIXED [origin velocity; angular velocity] in inertial axes."""
         N = self._N
@@ -991,7 +1017,7 @@ class Workspace:
         return _result(t, rt, 6), (_result(d, rd, 6 * N) if derivative else None)
 
     def frame_acceleration(self, H, s, v, r, nu_dot, frame, flags=WRENCH_LOCAL,
-                           derivatives=True, as_numpy=False):
+                           derivatives=True, as_numpy=None):
         """(acc (6), dacc_dz (6 x N), dacc_dnudot (6 x n)): the classical acceleration
         [origin acceleration; angular acceleration] in the axes of flags, its derivative in z at
         fixed nu_dot and in nu_dot (the frame Jacobian in the same axes)."""
@@ -1007,7 +1033,7 @@ class Workspace:
         return _result(a, ra, 6), _result(d, rd, 6 * N), _result(j, rj, 6 * n)
 
     def impulse(self, H, s, v, r, frames, types, flags=WRENCH_LOCAL, restitution=0.0, out=None,
-                as_numpy=False):
+                as_numpy=None):
         """(v_next, r_next, impulse): the impact map at touchdown, M (nu+ - nu-) = J_c^T Lambda,
         J_c nu+ = -e J_c nu- (e = restitution in [0, 1]); contacts as contact_dynamics (no gains).
         impulse (m values, N s) is the impulse on the robot in the axes flags says. For a fixed
@@ -1026,7 +1052,7 @@ class Workspace:
         return (None if fixed else _result(vb, vr, 6)), _result(rb, rr, nj), _result(ib, ir, m)
 
     def impulse_linearize(self, H, s, v, r, frames, types, flags=WRENCH_LOCAL, restitution=0.0,
-                          dimpulse=True, as_numpy=False, out=None):
+                          dimpulse=True, as_numpy=None, out=None):
         """(A_imp, dimpulse_dz): the exact Jacobian x- exp(z) -> x+ exp(A_imp z) of impulse
         (N x N, the identity in the pose rows) and the derivative of the impulse (m x N);
         dimpulse=False skips the latter (None). out=(A_imp, dimpulse_dz) (or out=(A_imp,)) fills
@@ -1042,7 +1068,7 @@ class Workspace:
         return _result(a, ra, N * N), (_result(d, rd, m * N) if dimpulse else None)
 
     def contact_step(self, method, h, H, s, v, r, tau, frames, types, flags=WRENCH_LOCAL,
-                     gains=None, refs=None, out=None, as_numpy=False):
+                     gains=None, refs=None, out=None, as_numpy=None):
         """(H_next, s_next, v_next, r_next, lambda): one step of length h of contact_dynamics
         with the contacts, gains and refs held (arguments as step and contact_dynamics). lambda:
         the semi-implicit Euler step's forces at (x, tau), RK4's weighted mean of its stages.
@@ -1066,7 +1092,7 @@ class Workspace:
 
     def contact_step_linearize(self, method, h, H, s, v, r, tau, frames, types,
                                flags=WRENCH_LOCAL, gains=None, refs=None, dlambda=True,
-                               as_numpy=False, out=None):
+                               as_numpy=None, out=None):
         """(A_d, B_d, dlambda_dz, dlambda_dw): the exact linearization of contact_step (N x N,
         N x n_J) and the derivatives of its lambda (m x N, m x n_J; None with dlambda=False).
         out as contact_linearize. Needs WORKSPACE_CONTACTS and WORKSPACE_STEP_LINEARIZE."""

@@ -5,9 +5,15 @@ GEOLIN_TEST_URDF (tests/capi/tree.urdf), GEOLIN_MODELS_DIR (models/, for the qua
 contact tests; default: found from this file's path). The numpy tests (TestNumpy) skip when
 numpy is not installed; TestWithoutNumpy runs the bindings in a subprocess where numpy cannot be
 imported.
+
+Results are numpy arrays by default when numpy is installed, lists without it. Most tests are
+written against flat column-major lists: they call the bindings through Lists (as_numpy=False),
+so that they run unchanged with either interpreter; TestNumpy checks that the default arrays
+hold the same numbers as those lists.
 """
 import array
 import ctypes
+import inspect
 import math
 import os
 import subprocess
@@ -46,6 +52,36 @@ def header_version():
     return parts["MAJOR"], parts["MINOR"], parts["PATCH"]
 
 
+class Lists:
+    """A geolin.Model or Workspace whose methods return lists: as_numpy=False unless the call
+    says otherwise; the models and workspaces they make are wrapped too, and an array attribute
+    (Model.armature) is read as a list."""
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def __getattr__(self, name):
+        value = getattr(self._obj, name)
+        if np is not None and isinstance(value, np.ndarray):
+            return value.tolist()
+        if not inspect.ismethod(value):
+            return value
+        takes_as_numpy = "as_numpy" in inspect.signature(value).parameters
+
+        def call(*args, **kwargs):
+            if takes_as_numpy:
+                kwargs.setdefault("as_numpy", False)
+            result = value(*args, **kwargs)
+            if isinstance(result, (geolin.Model, geolin.Workspace)):
+                return Lists(result)
+            return result
+        return call
+
+
+def lists_model(path, flags=0):
+    return Lists(geolin.Model.from_urdf_file(path, flags))
+
+
 def pose(angle, x=0.1, y=-0.2, z=0.3):
     c, s = math.cos(angle), math.sin(angle)
     return [c, s, 0, 0, -s, c, 0, 0, 0, 0, 1, 0, x, y, z, 1]
@@ -55,7 +91,7 @@ class StateFixture(unittest.TestCase):
     """The test model, a workspace and one moving, torqued state (lists)."""
 
     def setUp(self):
-        self.model = geolin.Model.from_urdf_file(URDF)
+        self.model = lists_model(URDF)
         self.ws = self.model.workspace()
         nj = self.model.num_joints
         self.H = pose(0.4)
@@ -346,7 +382,7 @@ class TestGeolin(StateFixture):
             self.ws.step_linearize(5, 1e-3, self.H, self.s, self.v, self.r, self.tau)
         self.assertIn("'method'", cm.exception.message)
         # fixed base: no pose in, no pose out
-        fixed = geolin.Model.from_urdf_file(URDF, geolin.FIXED_BASE)
+        fixed = lists_model(URDF, geolin.FIXED_BASE)
         ws = fixed.workspace()
         H1, s1, v1, r1 = ws.step(geolin.STEP_RK4, 1e-3, None, self.s, None, self.r, self.tau)
         self.assertIsNone(H1)
@@ -393,7 +429,7 @@ class TestGeolin(StateFixture):
         self.assertEqual(cm.exception.status, geolin.ERR_NONFINITE)
         self.assertIn("'z'", cm.exception.message)
         # fixed base: no pose, no base twist
-        fixed = geolin.Model.from_urdf_file(URDF, geolin.FIXED_BASE)
+        fixed = lists_model(URDF, geolin.FIXED_BASE)
         zf = [0.1 * k for k in range(2 * nj)]
         H1, s1, v1, r1 = fixed.state_integrate(None, self.s, None, self.r, zf)
         self.assertIsNone(H1)
@@ -518,7 +554,7 @@ class TestContacts(unittest.TestCase):
     """contact_dynamics / contact_linearize on the quadruped standing on its 4 point feet."""
 
     def setUp(self):
-        self.model = geolin.Model.from_urdf_file(QUADRUPED)
+        self.model = lists_model(QUADRUPED)
         self.ws = self.model.workspace()
         m = self.model
         nj = m.num_joints
@@ -649,7 +685,8 @@ class TestContacts(unittest.TestCase):
         with self.assertRaises(geolin.Error) as cm:  # room for 4 contacts only
             ws.contact_dynamics(*self.state(), self.feet + self.feet[:1], self.types + [3])
         self.assertIn("max_wrenches", cm.exception.message)
-        ws = geolin.Workspace(m, geolin.WORKSPACE_CONTACTS | geolin.WORKSPACE_LINEARIZE, 4)
+        ws = Lists(geolin.Workspace(m, geolin.WORKSPACE_CONTACTS | geolin.WORKSPACE_LINEARIZE,
+                                    4))
         A, B, dz, dw = ws.contact_linearize(*self.state(), self.feet, self.types)
         self.assertEqual(len(dz), 12 * m.state_dim)
         with self.assertRaises(geolin.Error) as cm:
@@ -799,7 +836,15 @@ class TestWithoutNumpy(unittest.TestCase):
             "a = ws.forward_dynamics(H, [0.1] * nj, [0] * 6, [0] * nj, [0] * nj)",
             "assert isinstance(a, list) and abs(a[2] + 9.81) < 1e-12, a",
             "A, B = ws.linearize(H, [0.1] * nj, [0] * 6, [0] * nj, [0] * nj)",
-            "assert len(A) == m.state_dim ** 2",
+            "assert isinstance(A, list) and len(A) == m.state_dim ** 2",
+            "assert ws.linearize(H, [0.1] * nj, [0] * 6, [0] * nj, [0] * nj,",
+            "                    as_numpy=False) == (A, B)",
+            "assert isinstance(m.armature, list)",
+            "import array",
+            "out = array.array('d', [7.0] * len(a))",
+            "assert ws.forward_dynamics(H, [0.1] * nj, [0] * 6, [0] * nj, [0] * nj,",
+            "                           out=out) is out",
+            "assert out.tolist() == a",
             "try:",
             "    ws.mass_matrix([0.1] * nj, as_numpy=True)",
             "except geolin.Error as e:",
@@ -819,6 +864,63 @@ class TestNumpy(StateFixture):
 
     def arrays(self):
         return tuple(np.array(x) for x in (self.H, self.s, self.v, self.r, self.tau))
+
+    def test_results_are_numpy_arrays_by_default_holding_the_lists_numbers(self):
+        """Every kind of result, called without as_numpy: a float64 array of the documented
+        shape, Fortran-ordered, whose column-major entries are the list result's."""
+        model = geolin.Model.from_urdf_file(URDF)
+        ws = model.workspace()
+        n, N, nj = model.num_dofs, model.state_dim, model.num_joints
+        x = (self.H, self.s, self.v, self.r)
+        tool = model.frame_index("tool")
+        z = [0.1 * k for k in range(N)]
+        calls = [  # (name, call with **kw, shapes of the array results)
+            ("forward_dynamics", lambda **kw: ws.forward_dynamics(*x, self.tau, **kw), [(n,)]),
+            ("linearize", lambda **kw: ws.linearize(*x, self.tau, **kw), [(N, N), (N, nj)]),
+            ("mass_matrix", lambda **kw: ws.mass_matrix(self.s, **kw), [(n, n)]),
+            ("frame_pose", lambda **kw: ws.frame_pose(self.H, self.s, tool, **kw), [(4, 4)]),
+            ("frame_jacobian", lambda **kw: ws.frame_jacobian(self.H, self.s, tool, **kw),
+             [(6, n)]),
+            ("step", lambda **kw: ws.step(geolin.STEP_RK4, 1e-3, *x, self.tau, **kw),
+             [(4, 4), (nj,), (6,), (nj,)]),
+            ("center_of_mass", lambda **kw: ws.center_of_mass(*x, **kw), [(3,), (3,), (3, n)]),
+            ("state_integrate", lambda **kw: model.state_integrate(*x, z, **kw),
+             [(4, 4), (nj,), (6,), (nj,)]),
+            ("state_difference_derivatives",
+             lambda **kw: model.state_difference_derivatives(*x, *x, **kw), [(N, N), (N, N)]),
+        ]
+        for name, call, shapes in calls:
+            got, as_lists = call(), call(as_numpy=False)
+            if len(shapes) == 1:
+                got, as_lists = (got,), (as_lists,)
+            for a, values, shape in zip(got, as_lists, shapes):
+                self.assertIsInstance(a, np.ndarray, name)
+                self.assertIsInstance(values, list, name)
+                self.assertEqual((a.dtype, a.shape), (np.float64, shape), name)
+                self.assertTrue(a.flags.f_contiguous, name)
+                self.assertEqual(a.ravel(order="F").tolist(), values, name)
+            # as_numpy=True, kept for compatibility, is the default
+            for a, b in zip(got, call(as_numpy=True) if len(shapes) > 1 else (call(),)):
+                np.testing.assert_array_equal(a, b)
+        self.assertIsInstance(model.armature, np.ndarray)
+        self.assertEqual(model.armature.tolist(), [0.0] * nj)
+        # a result whose size is zero is an empty array of its shape
+        _, lam = ws.contact_dynamics(*x, self.tau, [], [])
+        self.assertEqual(lam.shape, (0,))
+
+    def test_default_results_are_new_arrays_and_out_arrays_are_filled(self):
+        model = geolin.Model.from_urdf_file(URDF)
+        ws = model.workspace()
+        N, nj = model.state_dim, model.num_joints
+        A1, B1 = ws.linearize(*self.arrays())
+        A2, B2 = ws.linearize(*self.arrays())
+        self.assertFalse(np.shares_memory(A1, A2) or np.shares_memory(B1, B2))
+        A, B = np.full((N, N), 7.0, order="F"), np.full((N, nj), 7.0, order="F")
+        got = ws.linearize(*self.arrays(), out=(A, B))
+        self.assertIs(got[0], A)
+        self.assertIs(got[1], B)
+        np.testing.assert_array_equal(A, A1)
+        np.testing.assert_array_equal(B, B1)
 
     def test_numpy_inputs_give_the_list_results(self):
         self.assertTrue(geolin.HAVE_NUMPY)
@@ -963,7 +1065,8 @@ class TestNumpy(StateFixture):
         A, B, dz, dw = ws.contact_linearize(H, s, v, r, tau, feet, types, as_numpy=True)
         self.assertEqual((A.shape, B.shape, dz.shape, dw.shape),
                          ((N, N), (N, nj), (12, N), (12, nj)))
-        expected = ws.contact_linearize(H, s, v, r, tau, feet.tolist(), types.tolist())
+        expected = ws.contact_linearize(H, s, v, r, tau, feet.tolist(), types.tolist(),
+                                        as_numpy=False)
         self.assertEqual(dz.ravel(order="F").tolist(), expected[2])
         nu, lam = np.empty(n), np.empty(12)
         refs = np.stack([ws.frame_pose(H, s, int(f), as_numpy=True) for f in feet])  # 4 x 4 x 4
@@ -972,7 +1075,8 @@ class TestNumpy(StateFixture):
         self.assertIs(got[0], nu)
         self.assertIs(got[1], lam)
         flat = ws.contact_dynamics(H, s, v, r, tau, feet, types, geolin.WRENCH_MIXED,
-                                   [40.0, 9.0], refs.transpose(0, 2, 1).reshape(-1).tolist())
+                                   [40.0, 9.0], refs.transpose(0, 2, 1).reshape(-1).tolist(),
+                                   as_numpy=False)
         self.assertEqual((nu.tolist(), lam.tolist()), flat)
         w = np.zeros((4, 6))
         w[:, :3] = lam.reshape(4, 3)
