@@ -64,7 +64,8 @@ __all__ = [
     "Error", "VersionError", "Model", "Workspace", "version", "status_string", "load_library",
     "OK", "ERR_INVALID_ARGUMENT", "ERR_IO", "ERR_PARSE", "ERR_MODEL", "ERR_UNSUPPORTED",
     "ERR_NONFINITE", "ERR_NUMERIC", "ERR_INTERNAL", "ERR_MEMORY", "FIXED_BASE", "JOINT_DAMPING",
-    "WRENCH_LOCAL", "WRENCH_MIXED", "STEP_SEMI_IMPLICIT_EULER", "STEP_RK4", "HEADER_VERSION",
+    "WRENCH_LOCAL", "WRENCH_MIXED", "STEP_SEMI_IMPLICIT_EULER", "STEP_RK4",
+    "STEP_IMPLICIT_EULER", "HEADER_VERSION",
     "HAVE_NUMPY", "CONTACT_POINT", "CONTACT_RIGID", "WORKSPACE_DYNAMICS",
     "WORKSPACE_MASS_MATRIX", "WORKSPACE_LINEARIZE", "WORKSPACE_FINITE_DIFFERENCE",
     "WORKSPACE_STEP_LINEARIZE", "WORKSPACE_CONTACTS", "WORKSPACE_ALL",
@@ -91,9 +92,10 @@ JOINT_DAMPING = 2
 WRENCH_LOCAL = 0  # the frame's own axes
 WRENCH_MIXED = 1  # axes parallel to the inertial frame A (contact forces)
 
-# integration methods of step / step_linearize
+# integration methods of step / step_linearize (and of their _feedback versions)
 STEP_SEMI_IMPLICIT_EULER = 0
 STEP_RK4 = 1
+STEP_IMPLICIT_EULER = 2  # see geolin.h for the functions that take it
 
 # contact types of contact_dynamics / contact_linearize: how a frame is held (= its rows of lambda)
 CONTACT_POINT = 3  # the frame origin is held: lambda is a force
@@ -195,11 +197,27 @@ _SIGNATURES = {
     "geolin_contact_step_linearize": (
         ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 5
         + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 6),
+    "geolin_step_feedback": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 13),
+    "geolin_step_feedback_linearize": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 11),
+    "geolin_contact_step_feedback": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 9
+        + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 7),
+    "geolin_contact_step_feedback_linearize": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 9
+        + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 6),
     "geolin_state_integrate": (ctypes.c_int, [_handle] + [_c_double_p] * 9),
     "geolin_state_difference": (ctypes.c_int, [_handle] + [_c_double_p] * 9),
     "geolin_state_integrate_derivatives": (ctypes.c_int, [_handle] + [_c_double_p] * 7),
     "geolin_state_difference_derivatives": (ctypes.c_int, [_handle] + [_c_double_p] * 10),
 }
+
+# Functions added after the release of HEADER_VERSION: a library of that version may lack
+# them. The bindings load without them; calling one raises VersionError.
+_OPTIONAL = frozenset(["geolin_step_feedback", "geolin_step_feedback_linearize",
+                       "geolin_contact_step_feedback",
+                       "geolin_contact_step_feedback_linearize"])
 
 _lib = None
 
@@ -216,7 +234,9 @@ def load_library(path=None):
     lib = ctypes.CDLL(path)
     _check_version(lib, path)
     for name, (restype, argtypes) in _SIGNATURES.items():
-        fn = getattr(lib, name)
+        fn = getattr(lib, name, None) if name in _OPTIONAL else getattr(lib, name)
+        if fn is None:
+            continue
         fn.restype = restype
         fn.argtypes = argtypes
     _lib = lib
@@ -248,6 +268,16 @@ def _check_version(lib, path):
 
 def _L():
     return _lib if _lib is not None else load_library()
+
+
+def _optional(name):
+    """A function of _OPTIONAL, or VersionError if this library has none."""
+    fn = getattr(_L(), name, None)
+    if fn is None:
+        raise VersionError("geolin: the library %s (version %d.%d.%d) has no %s, which these "
+                           "bindings call: use a newer libgeolin (GEOLIN_LIBRARY)"
+                           % ((_lib._name,) + version() + (name,)))
+    return fn
 
 
 def _decode(b):
@@ -516,8 +546,11 @@ def _out(name, out, shape, as_numpy):
 
 
 def _result(buf, result, size):
-    """The value returned for an output made by _out: the array itself, or a list."""
-    return result if result is not None else buf[:size]
+    """The value returned for an output made by _out: the array itself, or a list (None for an
+    output not asked for: buf and result None)."""
+    if result is not None:
+        return result
+    return None if buf is None else buf[:size]
 
 
 def _index(name, value):
@@ -1110,6 +1143,97 @@ class Workspace:
             self._h, _index("method", method), float(h), *self._state(H, s, v, r),
             _in("tau", tau, nj), nc, c_frames, c_types, _index("flags", flags),
             _in("gains", gains, 2), _refs(refs, nc), a, b, dz, dw))
+        if not dlambda:
+            return _result(a, ra, N * N), _result(b, rb, N * nj), None, None
+        return (_result(a, ra, N * N), _result(b, rb, N * nj), _result(dz, rdz, m * N),
+                _result(dw, rdw, m * nj))
+
+
+    # --- steps with joint PD feedback: tau + kp (s_ref - s) + kd (r_ref - r) in every stage ---
+
+    def _feedback(self, kp, kd, s_ref, r_ref):
+        nj = self._nj
+        return (_in("kp", kp, nj), _in("kd", kd, nj), _in("s_ref", s_ref, nj),
+                _in("r_ref", r_ref, nj))
+
+    def _step_outs(self, out, count, as_numpy):
+        """The buffers and results of a step's H_next, s_next, v_next, r_next (None, None for
+        the fixed base's H_next, v_next) and of the outputs after them: ((buf, res), ...)."""
+        nj = self._nj
+        fixed = self.model.is_fixed_base
+        outs = _outs(out, count)
+        return (((None, None) if fixed else _out("H_next", outs[0], (4, 4), as_numpy)),
+                _out("s_next", outs[1], (nj,), as_numpy),
+                ((None, None) if fixed else _out("v_next", outs[2], (6,), as_numpy)),
+                _out("r_next", outs[3], (nj,), as_numpy)) + outs[4:]
+
+    def step_feedback(self, method, h, H, s, v, r, tau, kp=None, kd=None, s_ref=None,
+                      r_ref=None, out=None, as_numpy=None):
+        """One step of length h, as step, with the joint torques tau + kp (s_ref - s) +
+        kd (r_ref - r) (elementwise) of the state at each evaluation: a PD loop closed inside
+        the step. kp, kd, s_ref, r_ref: n_J values each, or None for zeros (all None: step
+        exactly). method: STEP_SEMI_IMPLICIT_EULER, STEP_RK4 or STEP_IMPLICIT_EULER. Returns
+        (H_next, s_next, v_next, r_next); fixed base, out= and aliasing as step."""
+        nj = self._nj
+        (hb, hr), (sb, sr), (vb, vr), (rb, rr) = self._step_outs(out, 4, as_numpy)
+        _check(_optional("geolin_step_feedback")(
+            self._h, _index("method", method), float(h), *self._state(H, s, v, r),
+            _in("tau", tau, nj), *self._feedback(kp, kd, s_ref, r_ref), hb, sb, vb, rb))
+        return _result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6), _result(rb, rr, nj)
+
+    def step_feedback_linearize(self, method, h, H, s, v, r, tau, kp=None, kd=None, s_ref=None,
+                                r_ref=None, as_numpy=None, out=None):
+        """(A_d, B_d): the exact linearization of step_feedback (N x N, N x n_J; B_d in tau, the
+        feedback's gains and references held). out=(A_d, B_d) fills preallocated arrays. Needs
+        WORKSPACE_STEP_LINEARIZE."""
+        N, nj = self._N, self._nj
+        out_a, out_b = _outs(out, 2)
+        a, ra = _out("A_d", out_a, (N, N), as_numpy)
+        b, rb = _out("B_d", out_b, (N, nj), as_numpy)
+        _check(_optional("geolin_step_feedback_linearize")(
+            self._h, _index("method", method), float(h), *self._state(H, s, v, r),
+            _in("tau", tau, nj), *self._feedback(kp, kd, s_ref, r_ref), a, b))
+        return _result(a, ra, N * N), _result(b, rb, N * nj)
+
+    def contact_step_feedback(self, method, h, H, s, v, r, tau, kp, kd, s_ref, r_ref, frames,
+                              types, flags=WRENCH_LOCAL, gains=None, refs=None, out=None,
+                              as_numpy=None):
+        """contact_step with the joint PD feedback of step_feedback: (H_next, s_next, v_next,
+        r_next, lambda). kp, kd, s_ref, r_ref: n_J values each or None (zeros; all None:
+        contact_step exactly); the other arguments, out= and aliasing as contact_step. Needs
+        WORKSPACE_CONTACTS."""
+        nj = self._nj
+        nc, c_frames, c_types, m = _frames_and_types(frames, types)
+        (hb, hr), (sb, sr), (vb, vr), (rb, rr), out_l = self._step_outs(out, 5, as_numpy)
+        lb, lr = _out("lambda", out_l, (m,), as_numpy)
+        _check(_optional("geolin_contact_step_feedback")(
+            self._h, _index("method", method), float(h), *self._state(H, s, v, r),
+            _in("tau", tau, nj), *self._feedback(kp, kd, s_ref, r_ref), nc, c_frames, c_types,
+            _index("flags", flags), _in("gains", gains, 2), _refs(refs, nc), hb, sb, vb, rb, lb))
+        return (_result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6),
+                _result(rb, rr, nj), _result(lb, lr, m))
+
+    def contact_step_feedback_linearize(self, method, h, H, s, v, r, tau, kp, kd, s_ref, r_ref,
+                                        frames, types, flags=WRENCH_LOCAL, gains=None,
+                                        refs=None, dlambda=True, as_numpy=None, out=None):
+        """(A_d, B_d, dlambda_dz, dlambda_dw): the exact linearization of contact_step_feedback
+        and the derivatives of its lambda (None with dlambda=False); arguments as
+        contact_step_feedback, out as contact_step_linearize. Needs WORKSPACE_CONTACTS and
+        WORKSPACE_STEP_LINEARIZE."""
+        N, nj = self._N, self._nj
+        nc, c_frames, c_types, m = _frames_and_types(frames, types)
+        if dlambda:
+            out_a, out_b, out_dz, out_dw = _outs(out, 4)
+        else:
+            (out_a, out_b), out_dz, out_dw = _outs(out, 2), None, None
+        a, ra = _out("A_d", out_a, (N, N), as_numpy)
+        b, rb = _out("B_d", out_b, (N, nj), as_numpy)
+        dz, rdz = _out("dlambda_dz", out_dz, (m, N), as_numpy) if dlambda else (None, None)
+        dw, rdw = _out("dlambda_dw", out_dw, (m, nj), as_numpy) if dlambda else (None, None)
+        _check(_optional("geolin_contact_step_feedback_linearize")(
+            self._h, _index("method", method), float(h), *self._state(H, s, v, r),
+            _in("tau", tau, nj), *self._feedback(kp, kd, s_ref, r_ref), nc, c_frames, c_types,
+            _index("flags", flags), _in("gains", gains, 2), _refs(refs, nc), a, b, dz, dw))
         if not dlambda:
             return _result(a, ra, N * N), _result(b, rb, N * nj), None, None
         return (_result(a, ra, N * N), _result(b, rb, N * nj), _result(dz, rdz, m * N),

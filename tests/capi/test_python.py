@@ -821,6 +821,178 @@ class TestImpulseAndContactStep(unittest.TestCase):
         self.assertEqual(list(sentinel), [7.0] * self.model.num_joints)
 
 
+def step_jacobians_by_central_differences(model, step, x, tau, eps=1e-6):
+    """(A_d, B_d, dlambda_dz, dlambda_dw), column-major lists, of a step (x, tau) -> (x+, lambda)
+    by central differences in the coordinates of step_linearize: x exp(z) -> x+ exp(A_d z +
+    B_d w) for tau + w, read back with state_difference."""
+    N, nj = model.state_dim, model.num_joints
+    x_next, _ = step(x, tau)
+    cols, lam_cols = [], []
+    for k in range(N + nj):
+        ends = []
+        for sign in (1.0, -1.0):
+            if k < N:
+                z = [sign * eps if i == k else 0.0 for i in range(N)]
+                ends.append(step(model.state_integrate(*x, z), tau))
+            else:
+                w = list(tau)
+                w[k - N] += sign * eps
+                ends.append(step(x, w))
+        plus, minus = (model.state_difference(*x_next, *end[0]) for end in ends)
+        cols.append([(a - b) / (2 * eps) for a, b in zip(plus, minus)])
+        lam_cols.append([(a - b) / (2 * eps) for a, b in zip(ends[0][1], ends[1][1])])
+    flat = [[value for col in part for value in col]
+            for part in (cols[:N], cols[N:], lam_cols[:N], lam_cols[N:])]
+    return tuple(flat)
+
+
+class TestStepFeedback(unittest.TestCase):
+    """step_feedback / contact_step_feedback (joint PD feedback tau + kp (s_ref - s) +
+    kd (r_ref - r) inside the step) and their linearizations: without feedback they are step /
+    contact_step exactly; the semi-implicit Euler step is step with the feedback torque of the
+    initial state; every linearization matches central differences of its step."""
+
+    METHODS = (geolin.STEP_SEMI_IMPLICIT_EULER, geolin.STEP_RK4, geolin.STEP_IMPLICIT_EULER)
+
+    def setUp(self):
+        self.tree = lists_model(URDF)
+        self.tree_ws = self.tree.workspace()
+        nj = self.tree.num_joints
+        self.tree_x = (pose(0.4), [0.2 * i - 0.1 for i in range(nj)],
+                       [0.1, -0.2, 0.3, 0.4, -0.5, 0.6], [0.3 - 0.1 * i for i in range(nj)])
+        self.tree_tau = [0.5 * (i + 1) for i in range(nj)]
+        self.tree_fb = ([20.0 + i for i in range(nj)], [2.0 + 0.5 * i for i in range(nj)],
+                        [0.3 * math.sin(i) for i in range(nj)], [0.1] * nj)
+        TestContacts.setUp(self)  # self.model, self.ws, self.feet, self.types: the quadruped
+        nj = self.model.num_joints
+        self.fb = ([60.0] * nj, [3.0] * nj, [(0.0, 0.8, -1.5)[i % 3] for i in range(nj)],
+                   [0.0] * nj)
+
+    def state(self):
+        return self.H, self.s, self.v, self.r
+
+    def feedback_torque(self, x, tau, fb):
+        kp, kd, s_ref, r_ref = fb
+        return [t + p * (sr - s) + d * (rr - r)
+                for t, p, d, sr, rr, s, r in zip(tau, kp, kd, s_ref, r_ref, x[1], x[3])]
+
+    def assertClose(self, got, expected, rel, msg=None):
+        scale = 1.0 + max((abs(e) for e in expected), default=0.0)
+        self.assertEqual(len(got), len(expected), msg)
+        worst = max((abs(g - e) for g, e in zip(got, expected)), default=0.0)
+        self.assertLess(worst, rel * scale, msg)
+
+    def test_without_feedback_the_steps_are_step_and_contact_step_exactly(self):
+        ws, x, tau, h = self.tree_ws, self.tree_x, self.tree_tau, 1e-3
+        for method in (geolin.STEP_SEMI_IMPLICIT_EULER, geolin.STEP_RK4):
+            self.assertEqual(ws.step_feedback(method, h, *x, tau), ws.step(method, h, *x, tau))
+            self.assertEqual(ws.step_feedback(method, h, *x, tau, None, None, None, None),
+                             ws.step(method, h, *x, tau))
+            self.assertEqual(ws.step_feedback_linearize(method, h, *x, tau),
+                             ws.step_linearize(method, h, *x, tau))
+            got = self.ws.contact_step_feedback(method, h, *self.state(), self.tau, None, None,
+                                                None, None, self.feet, self.types)
+            self.assertEqual(got, self.ws.contact_step(method, h, *self.state(), self.tau,
+                                                       self.feet, self.types))
+            got = self.ws.contact_step_feedback_linearize(method, h, *self.state(), self.tau,
+                                                          None, None, None, None, self.feet,
+                                                          self.types)
+            self.assertEqual(got, self.ws.contact_step_linearize(
+                method, h, *self.state(), self.tau, self.feet, self.types))
+
+    def test_semi_implicit_euler_feeds_back_the_initial_state(self):
+        euler, h = geolin.STEP_SEMI_IMPLICIT_EULER, 1e-3
+        ws, x = self.tree_ws, self.tree_x
+        total = self.feedback_torque(x, self.tree_tau, self.tree_fb)
+        got = ws.step_feedback(euler, h, *x, self.tree_tau, *self.tree_fb)
+        for a, b in zip(got, ws.step(euler, h, *x, total)):
+            self.assertClose(a, b, 1e-12)
+        x = self.state()
+        total = self.feedback_torque(x, self.tau, self.fb)
+        got = self.ws.contact_step_feedback(euler, h, *x, self.tau, *self.fb, self.feet,
+                                            self.types)
+        expected = self.ws.contact_step(euler, h, *x, total, self.feet, self.types)
+        for a, b in zip(got, expected):
+            self.assertClose(a, b, 1e-12)
+        # the feedback acts: without it the step differs
+        plain = self.ws.contact_step(euler, h, *x, self.tau, self.feet, self.types)
+        self.assertGreater(max(abs(a - b) for a, b in zip(got[3], plain[3])), 1e-6)
+
+    def test_step_feedback_linearize_matches_central_differences(self):
+        ws, x, tau, h = self.tree_ws, self.tree_x, self.tree_tau, 1e-2
+        for method in self.METHODS:
+            A, B = ws.step_feedback_linearize(method, h, *x, tau, *self.tree_fb)
+            fd = step_jacobians_by_central_differences(
+                self.tree, lambda x, tau: (ws.step_feedback(method, h, *x, tau, *self.tree_fb),
+                                           []), x, tau)
+            self.assertClose(A, fd[0], 1e-6, "A_d, method %d" % method)
+            self.assertClose(B, fd[1], 1e-6, "B_d, method %d" % method)
+
+    def test_contact_step_feedback_linearize_matches_central_differences(self):
+        h = 1e-2
+
+        def step(x, tau):
+            out = self.ws.contact_step_feedback(method, h, *x, tau, *self.fb, self.feet,
+                                                self.types, geolin.WRENCH_MIXED)
+            return out[:4], out[4]
+        for method in self.METHODS:
+            got = self.ws.contact_step_feedback_linearize(method, h, *self.state(), self.tau,
+                                                          *self.fb, self.feet, self.types,
+                                                          geolin.WRENCH_MIXED)
+            fd = step_jacobians_by_central_differences(self.model, step, self.state(),
+                                                       self.tau)
+            for name, a, b in zip(("A_d", "B_d", "dlambda_dz", "dlambda_dw"), got, fd):
+                self.assertClose(a, b, 1e-6, "%s, method %d" % (name, method))
+            A, B, none_z, none_w = self.ws.contact_step_feedback_linearize(
+                method, h, *self.state(), self.tau, *self.fb, self.feet, self.types,
+                geolin.WRENCH_MIXED, dlambda=False)
+            self.assertEqual((A, B, none_z, none_w), (got[0], got[1], None, None))
+
+    @unittest.skipIf(np is None, "numpy is not installed for %s" % sys.executable)
+    def test_default_results_are_arrays(self):
+        ws = geolin.Model.from_urdf_file(QUADRUPED).workspace()
+        x, h = self.state(), 1e-3
+        got = ws.contact_step_feedback(geolin.STEP_RK4, h, *x, self.tau, *self.fb, self.feet,
+                                       self.types)
+        expected = self.ws.contact_step_feedback(geolin.STEP_RK4, h, *x, self.tau, *self.fb,
+                                                 self.feet, self.types)
+        for a, b, shape in zip(got, expected, [(4, 4), (12,), (6,), (12,), (12,)]):
+            self.assertIsInstance(a, np.ndarray)
+            self.assertEqual(a.shape, shape)
+            self.assertEqual(a.ravel(order="F").tolist(), b)
+        A, B = ws.step_feedback_linearize(geolin.STEP_IMPLICIT_EULER, h, *x, self.tau, *self.fb)
+        self.assertEqual((A.shape, B.shape), ((36, 36), (36, 12)))
+
+    def test_fixed_base_misuse_and_out_arrays(self):
+        fixed = lists_model(URDF, geolin.FIXED_BASE)
+        ws = fixed.workspace()
+        _, s, _, r = self.tree_x
+        H1, s1, v1, r1 = ws.step_feedback(geolin.STEP_RK4, 1e-3, None, s, None, r, self.tree_tau,
+                                          *self.tree_fb)
+        self.assertEqual((H1, v1, len(s1), len(r1)), (None, None, len(s), len(r)))
+        kp = self.tree_fb[0]
+        with self.assertRaises(geolin.Error) as cm:
+            ws.step_feedback(geolin.STEP_RK4, 1e-3, None, s, None, r, self.tree_tau, kp[:-1])
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        self.assertIn("'kp'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            ws.step_feedback_linearize(7, 1e-3, None, s, None, r, self.tree_tau)
+        self.assertIn("method", cm.exception.message)
+        # out= fills the given buffers, in place on the inputs; nothing written on failure
+        x = [array.array("d", part) for part in self.state()]
+        expected = self.ws.contact_step_feedback(geolin.STEP_RK4, 1e-3, *self.state(), self.tau,
+                                                 *self.fb, self.feet, self.types)
+        lam = array.array("d", [7.0] * 12)
+        got = self.ws.contact_step_feedback(geolin.STEP_RK4, 1e-3, *x, self.tau, *self.fb,
+                                            self.feet, self.types, out=(*x, lam))
+        self.assertIs(got[4], lam)
+        self.assertEqual([list(a) for a in x] + [list(lam)], list(expected))
+        with self.assertRaises(geolin.Error):
+            self.ws.contact_step_feedback(geolin.STEP_RK4, -1.0, *x, self.tau, *self.fb,
+                                          self.feet, self.types, out=(*x, lam))
+        self.assertEqual(list(lam), expected[4])
+
+
 class TestWithoutNumpy(unittest.TestCase):
     def test_bindings_work_when_numpy_cannot_be_imported(self):
         code = "\n".join([
