@@ -550,7 +550,11 @@ def _result(buf, result, size):
     output not asked for: buf and result None)."""
     if result is not None:
         return result
-    return None if buf is None else buf[:size]
+    if buf is None:
+        return None
+    # A memoryview of native doubles converts to floats about twice as fast as slicing the
+    # ctypes array (whose own format, '<d', memoryview.tolist does not take).
+    return memoryview(buf).cast("B").cast("d").tolist() if size else []
 
 
 def _index(name, value):

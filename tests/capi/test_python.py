@@ -130,6 +130,14 @@ class TestGeolin(StateFixture):
             geolin.HEADER_VERSION = saved
         self.assertEqual(geolin.version(), (major, minor, patch))
 
+    def test_a_function_missing_from_the_library_is_refused_when_called(self):
+        # the functions newer than HEADER_VERSION are optional at load time (_OPTIONAL)
+        self.assertIn("geolin_step_feedback", geolin._OPTIONAL)
+        with self.assertRaises(geolin.VersionError) as caught:
+            geolin._optional("geolin_no_such_function")
+        self.assertIn("geolin_no_such_function", str(caught.exception))
+        self.assertIn("%d.%d.%d" % geolin.version(), str(caught.exception))
+
     def test_structure(self):
         m = self.model
         self.assertEqual((m.num_joints, m.num_dofs, m.state_dim, m.num_bodies), (3, 9, 18, 4))
