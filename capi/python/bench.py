@@ -14,11 +14,13 @@ median time per call of
   out=     the wrapper filling preallocated arrays (numpy, else array.array);
   lists    the wrapper with as_numpy=False (lists out),
 
-and each one's overhead, its time / the raw time. A last line times geolin_linearize from a
-small C program compiled on the fly (needs cc; skipped without). A benchmark, not a test:
-numbers depend on the machine and its load. Needs the built library: GEOLIN_LIBRARY, else
-build/capi/libgeolin.so.0 of this source tree. GEOLIN_PYTHON_DIR (default: this directory)
-chooses the geolin.py to time, e.g. an older one to compare.
+and each one's overhead: its time / the raw time, the median of that ratio over alternating
+batches of about 1 ms of the two (the raw column: the median of the raw batches). A last line
+times geolin_linearize from a small C program compiled on the fly (needs cc; skipped
+without). A benchmark, not a test: numbers depend on the machine and its load. Needs the
+built library: GEOLIN_LIBRARY, else build/capi/libgeolin.so.0 of this source tree.
+GEOLIN_PYTHON_DIR (default: this directory) chooses the geolin.py to time, e.g. an older one
+to compare.
 """
 import argparse
 import array
@@ -114,24 +116,37 @@ def c_linearize_seconds(urdf, seconds):
     return float(out)
 
 
-def median_seconds(call, seconds):
-    """Median time per call over batches of about 1 ms, for `seconds` in total."""
+def batch_size(call):
+    """Calls per batch of about 1 ms."""
     batch = 1
     while True:
         t0 = time.perf_counter()
         for _ in range(batch):
             call()
         if time.perf_counter() - t0 > 1e-3:
-            break
+            return batch
         batch *= 2
-    times = []
+
+
+def per_call(call, batch):
+    t0 = time.perf_counter()
+    for _ in range(batch):
+        call()
+    return (time.perf_counter() - t0) / batch
+
+
+def paired_seconds(raw, call, seconds):
+    """(median time per raw call, median time per call, median of their ratio) over batches of
+    about 1 ms that alternate between the two for `seconds`: on a shared machine both see the
+    same load, and the ratio of each pair is less noisy than the ratio of the medians."""
+    raw_batch, batch = batch_size(raw), batch_size(call)
+    raw_times, times, ratios = [], [], []
     end = time.perf_counter() + seconds
     while time.perf_counter() < end or len(times) < 5:
-        t0 = time.perf_counter()
-        for _ in range(batch):
-            call()
-        times.append((time.perf_counter() - t0) / batch)
-    return statistics.median(times)
+        raw_times.append(per_call(raw, raw_batch))
+        times.append(per_call(call, batch))
+        ratios.append(times[-1] / raw_times[-1])
+    return statistics.median(raw_times), statistics.median(times), statistics.median(ratios)
 
 
 def vector(values):
@@ -214,12 +229,13 @@ def main():
     print("time per call in us (overhead: / raw ctypes)")
     print("%-18s %9s %18s %18s %18s" % ("function", "raw", "default", "out=", "lists"))
     for name, raw, *wrapped in cases(ws, model):
-        base = median_seconds(raw, args.seconds)
-        cells = []
+        raw_times, cells = [], []
         for call in wrapped:
-            t = median_seconds(call, args.seconds)
-            cells.append("%8.2f (%5.2fx)" % (t * 1e6, t / base))
-        print("%-18s %9.2f %s" % (name, base * 1e6, " ".join("%18s" % c for c in cells)))
+            raw_t, t, ratio = paired_seconds(raw, call, args.seconds)
+            raw_times.append(raw_t)
+            cells.append("%8.2f (%5.2fx)" % (t * 1e6, ratio))
+        print("%-18s %9.2f %s" % (name, statistics.median(raw_times) * 1e6,
+                                   " ".join("%18s" % c for c in cells)))
     if shutil.which("cc"):
         c = c_linearize_seconds(args.urdf, args.seconds)
         print("%-18s %9.2f   (C program, no ctypes)" % ("linearize from C", c * 1e6))
