@@ -92,10 +92,12 @@ JOINT_DAMPING = 2
 WRENCH_LOCAL = 0  # the frame's own axes
 WRENCH_MIXED = 1  # axes parallel to the inertial frame A (contact forces)
 
-# integration methods of step / step_linearize (and of their _feedback versions)
+# integration methods of step / step_linearize, contact_step and the _feedback steps
 STEP_SEMI_IMPLICIT_EULER = 0
 STEP_RK4 = 1
-STEP_IMPLICIT_EULER = 2  # see geolin.h for the functions that take it
+# semi-implicit Euler with the joint damping (the model's and the feedback's kd) implicit:
+# stable for any damping (geolin.h, docs/dynamics.md (D55), (D56))
+STEP_IMPLICIT_EULER = 2
 
 # contact types of contact_dynamics / contact_linearize: how a frame is held (= its rows of lambda)
 CONTACT_POINT = 3  # the frame origin is held: lambda is a force
@@ -979,8 +981,9 @@ class Workspace:
                 _result(dw, rdw, m * nj))
 
     def step(self, method, h, H, s, v, r, tau, out=None, as_numpy=None):
-        """One step of length h: (H_next, s_next, v_next, r_next). For a fixed base H, v may be
-        None, and H_next, v_next are None. out=(H_next, s_next, v_next, r_next) fills
+        """One step of length h: (H_next, s_next, v_next, r_next); method STEP_SEMI_IMPLICIT_EULER,
+        STEP_RK4 or STEP_IMPLICIT_EULER. For a fixed base H, v may be None, and H_next, v_next
+        are None. out=(H_next, s_next, v_next, r_next) fills
         preallocated arrays (they may be the inputs: in-place stepping; None for the fixed-base
         H_next, v_next)."""
         nj = self._nj
@@ -1177,10 +1180,11 @@ class Workspace:
     def step_feedback(self, method, h, H, s, v, r, tau, kp=None, kd=None, s_ref=None,
                       r_ref=None, out=None, as_numpy=None):
         """One step of length h, as step, with the joint torques tau + kp (s_ref - s) +
-        kd (r_ref - r) (elementwise) of the state at each evaluation: a PD loop closed inside
-        the step. kp, kd, s_ref, r_ref: n_J values each, or None for zeros (all None: step
-        exactly). method: STEP_SEMI_IMPLICIT_EULER, STEP_RK4 or STEP_IMPLICIT_EULER. Returns
-        (H_next, s_next, v_next, r_next); fixed base, out= and aliasing as step."""
+        kd (r_ref - r) (elementwise) at each stage's s and r: a PD controller running inside
+        the integrator (docs/dynamics.md (D57)). kp, kd (finite, >= 0), s_ref, r_ref: n_J values
+        each, or None for zeros (all None: step exactly). With STEP_IMPLICIT_EULER the kd term
+        is implicit, the kp term explicit. Returns (H_next, s_next, v_next, r_next); fixed
+        base, out= and aliasing as step."""
         nj = self._nj
         (hb, hr), (sb, sr), (vb, vr), (rb, rr) = self._step_outs(out, 4, as_numpy)
         _check(_optional("geolin_step_feedback")(
@@ -1190,9 +1194,10 @@ class Workspace:
 
     def step_feedback_linearize(self, method, h, H, s, v, r, tau, kp=None, kd=None, s_ref=None,
                                 r_ref=None, as_numpy=None, out=None):
-        """(A_d, B_d): the exact linearization of step_feedback (N x N, N x n_J; B_d in tau, the
-        feedback's gains and references held). out=(A_d, B_d) fills preallocated arrays. Needs
-        WORKSPACE_STEP_LINEARIZE."""
+        """(A_d, B_d): the exact linearization of step_feedback (N x N, N x n_J): A_d includes
+        the feedback's dependence on the state, B_d is in tau -> tau + w; so the derivatives in
+        the references are B_d diag(kp) (s_ref) and B_d diag(kd) (r_ref). out=(A_d, B_d) fills
+        preallocated arrays. Needs WORKSPACE_STEP_LINEARIZE."""
         N, nj = self._N, self._nj
         out_a, out_b = _outs(out, 2)
         a, ra = _out("A_d", out_a, (N, N), as_numpy)

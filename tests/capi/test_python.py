@@ -899,7 +899,7 @@ class TestStepFeedback(unittest.TestCase):
 
     def test_without_feedback_the_steps_are_step_and_contact_step_exactly(self):
         ws, x, tau, h = self.tree_ws, self.tree_x, self.tree_tau, 1e-3
-        for method in (geolin.STEP_SEMI_IMPLICIT_EULER, geolin.STEP_RK4):
+        for method in self.METHODS:
             self.assertEqual(ws.step_feedback(method, h, *x, tau), ws.step(method, h, *x, tau))
             self.assertEqual(ws.step_feedback(method, h, *x, tau, None, None, None, None),
                              ws.step(method, h, *x, tau))
