@@ -1,18 +1,33 @@
-"""The cost of a call through the Python bindings, against the same call from C.
+"""The overhead of the Python bindings: each function through the wrapper against the same
+function called through ctypes directly, and geolin_linearize against C.
 
     python3 capi/python/bench.py [URDF] [--seconds T]
 
-Times geolin_linearize at one state (the README's default state: base pitched 90 degrees,
-s_k = 0.5 sin(k+1), ...) from a small C program compiled on the fly against the library, and
-Workspace.linearize from Python with lists, with array.array buffers and out= (no numpy), with
-numpy arrays (as_numpy=True) and with numpy arrays and out=. Prints the median time per call
-of each and its ratio to the C call. Needs a C compiler (cc) and the built library: the
-environment variable GEOLIN_LIBRARY, else build/capi/libgeolin.so.0 of this source tree.
+For linearize, forward_dynamics, mass_matrix, frame_pose and step at one state of the humanoid
+(the README's default state: base pitched 90 degrees, s_k = 0.5 sin(k+1), ...), prints the
+median CPU time per call of
+
+  raw      the library function called through ctypes with preallocated arrays and their
+           pointers made once (ctypes' own cost: converting the arguments, the call);
+  default  the wrapper with numpy inputs and its default outputs (new numpy arrays; lists
+           when numpy is not installed, array.array inputs then);
+  out=     the wrapper filling preallocated arrays (numpy, else array.array);
+  lists    the wrapper with as_numpy=False (lists out),
+
+and each one's overhead: its time / the raw time, the median of that ratio over alternating
+batches of about 1 ms of the two (the raw column: the median of the raw batches). A last line
+times geolin_linearize from a small C program compiled on the fly (needs cc; skipped
+without). A benchmark, not a test: numbers depend on the machine and its load. Needs the
+built library: GEOLIN_LIBRARY, else build/capi/libgeolin.so.0 of this source tree.
+GEOLIN_PYTHON_DIR (default: this directory) chooses the geolin.py to time, e.g. an older one
+to compare.
 """
 import argparse
 import array
+import ctypes
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -21,7 +36,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.environ.get("GEOLIN_PYTHON_DIR", HERE))
 os.environ.setdefault("GEOLIN_LIBRARY", os.path.join(ROOT, "build", "capi", "libgeolin.so.0"))
 import geolin  # noqa: E402
 
@@ -38,7 +53,7 @@ C_TIMER = r"""
 #include <time.h>
 static double now(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); /* not the time spent preempted */
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 static int cmp(const void *a, const void *b) {
@@ -101,61 +116,130 @@ def c_linearize_seconds(urdf, seconds):
     return float(out)
 
 
-def median_seconds(call, seconds):
-    """Median time per call over batches of about 1 ms, for `seconds` in total."""
+def batch_size(call):
+    """Calls per batch of about 1 ms."""
     batch = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         for _ in range(batch):
             call()
-        if time.perf_counter() - t0 > 1e-3:
-            break
+        if time.thread_time() - t0 > 1e-3:
+            return batch
         batch *= 2
-    times = []
+
+
+def per_call(call, batch):
+    """CPU time per call of this thread (not the time it waits for a core on a busy machine)."""
+    t0 = time.thread_time()
+    for _ in range(batch):
+        call()
+    return (time.thread_time() - t0) / batch
+
+
+def paired_seconds(raw, call, seconds):
+    """(median time per raw call, median time per call, median of their ratio) over batches of
+    about 1 ms that alternate between the two for `seconds`: on a shared machine both see the
+    same load, and the ratio of each pair is less noisy than the ratio of the medians."""
+    raw_batch, batch = batch_size(raw), batch_size(call)
+    raw_times, times, ratios = [], [], []
     end = time.perf_counter() + seconds
     while time.perf_counter() < end or len(times) < 5:
-        t0 = time.perf_counter()
-        for _ in range(batch):
-            call()
-        times.append((time.perf_counter() - t0) / batch)
-    return statistics.median(times)
+        raw_times.append(per_call(raw, raw_batch))
+        times.append(per_call(call, batch))
+        ratios.append(times[-1] / raw_times[-1])
+    return statistics.median(raw_times), statistics.median(times), statistics.median(ratios)
+
+
+def vector(values):
+    """An input or output of the wrapper: a float64 numpy array, else an array.array."""
+    return np.array(values, dtype=float) if np is not None else array.array("d", values)
+
+
+def matrix(rows, cols):
+    """A preallocated output matrix: Fortran-ordered numpy, else a flat array.array."""
+    if np is not None:
+        return np.zeros((rows, cols), order="F")
+    return array.array("d", bytes(8 * rows * cols))
+
+
+def pointer(buf):
+    """A ctypes array over a buffer's memory (made once: the raw calls' preallocated pointer)."""
+    count = len(buf) if not hasattr(buf, "size") else buf.size
+    data = buf if np is None or buf.ndim == 1 else buf.T  # row-major view of the same memory
+    return (ctypes.c_double * count).from_buffer(data)
+
+
+def cases(ws, model):
+    """(name, raw call, wrapper default, wrapper out=, wrapper lists) per function."""
+    lib = geolin.load_library()
+    h = ws._h
+    nj, n, N = model.num_joints, model.num_dofs, model.state_dim
+    H = vector([0, 0, -1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1])  # pitch 90 degrees, z = 1
+    v = vector([0.3, 0, 0, 0, 0.5, 0.2])
+    s = vector([0.5 * math.sin(k + 1) for k in range(nj)])
+    r = vector([0.4 * math.cos(k + 1) for k in range(nj)])
+    tau = vector([2 * math.sin(2 * k + 1) for k in range(nj)])
+    A, B, M, Hf = matrix(N, N), matrix(N, nj), matrix(n, n), matrix(4, 4)
+    nu, H1, s1, v1, r1 = vector([0] * n), matrix(4, 4), vector([0] * nj), vector([0] * 6), \
+        vector([0] * nj)
+    pH, ps, pv, pr, ptau = (pointer(x) for x in (H, s, v, r, tau))
+    pA, pB, pM, pHf, pnu = (pointer(x) for x in (A, B, M, Hf, nu))
+    pH1, ps1, pv1, pr1 = (pointer(x) for x in (H1, s1, v1, r1))
+    frame = model.num_frames - 1
+    rk4, dt = geolin.STEP_RK4, 1e-3
+    return [
+        ("linearize",
+         lambda: lib.geolin_linearize(h, pH, ps, pv, pr, ptau, pA, pB),
+         lambda: ws.linearize(H, s, v, r, tau),
+         lambda: ws.linearize(H, s, v, r, tau, out=(A, B)),
+         lambda: ws.linearize(H, s, v, r, tau, as_numpy=False)),
+        ("forward_dynamics",
+         lambda: lib.geolin_forward_dynamics(h, pH, ps, pv, pr, ptau, pnu),
+         lambda: ws.forward_dynamics(H, s, v, r, tau),
+         lambda: ws.forward_dynamics(H, s, v, r, tau, out=nu),
+         lambda: ws.forward_dynamics(H, s, v, r, tau, as_numpy=False)),
+        ("mass_matrix",
+         lambda: lib.geolin_mass_matrix(h, ps, pM),
+         lambda: ws.mass_matrix(s),
+         lambda: ws.mass_matrix(s, out=M),
+         lambda: ws.mass_matrix(s, as_numpy=False)),
+        ("frame_pose",
+         lambda: lib.geolin_frame_pose(h, pH, ps, frame, pHf),
+         lambda: ws.frame_pose(H, s, frame),
+         lambda: ws.frame_pose(H, s, frame, out=Hf),
+         lambda: ws.frame_pose(H, s, frame, as_numpy=False)),
+        ("step (RK4)",
+         lambda: lib.geolin_step(h, rk4, dt, pH, ps, pv, pr, ptau, pH1, ps1, pv1, pr1),
+         lambda: ws.step(rk4, dt, H, s, v, r, tau),
+         lambda: ws.step(rk4, dt, H, s, v, r, tau, out=(H1, s1, v1, r1)),
+         lambda: ws.step(rk4, dt, H, s, v, r, tau, as_numpy=False)),
+    ]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("urdf", nargs="?", default=os.path.join(ROOT, "models", "humanoid.urdf"))
-    parser.add_argument("--seconds", type=float, default=1.0, help="per variant (default 1)")
+    parser.add_argument("--seconds", type=float, default=0.5, help="per variant (default 0.5)")
     args = parser.parse_args()
 
     model = geolin.Model.from_urdf_file(args.urdf)
     ws = model.workspace()
-    nj, N = model.num_joints, model.state_dim
-    H = [0, 0, -1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1]
-    v = [0.3, 0, 0, 0, 0.5, 0.2]
-    s = [0.5 * math.sin(k + 1) for k in range(nj)]
-    r = [0.4 * math.cos(k + 1) for k in range(nj)]
-    tau = [2 * math.sin(2 * k + 1) for k in range(nj)]
-
-    variants = [("lists in, lists out", lambda: ws.linearize(H, s, v, r, tau))]
-    Hb, sb, vb, rb, taub = (array.array("d", x) for x in (H, s, v, r, tau))
-    Ab, Bb = array.array("d", bytes(8 * N * N)), array.array("d", bytes(8 * N * nj))
-    variants.append(("array.array in, out=", lambda: ws.linearize(Hb, sb, vb, rb, taub,
-                                                                  out=(Ab, Bb))))
-    if np is not None:
-        Hn, sn, vn, rn, taun = (np.array(x, dtype=float) for x in (H, s, v, r, tau))
-        An, Bn = np.empty((N, N), order="F"), np.empty((N, nj), order="F")
-        variants.append(("numpy in, as_numpy=True",
-                         lambda: ws.linearize(Hn, sn, vn, rn, taun, as_numpy=True)))
-        variants.append(("numpy in, out=", lambda: ws.linearize(Hn, sn, vn, rn, taun,
-                                                                out=(An, Bn))))
-
-    c = c_linearize_seconds(args.urdf, args.seconds)
-    print("%s: n_J = %d, N = %d; numpy %s" % (os.path.basename(args.urdf), nj, N,
-                                             np.__version__ if np is not None else "absent"))
-    print("%-28s %10.2f us   1.00x" % ("C geolin_linearize", c * 1e6))
-    for name, call in variants:
-        t = median_seconds(call, args.seconds)
-        print("%-28s %10.2f us  %5.2fx" % ("Python, " + name, t * 1e6, t / c))
+    print("%s: n_J = %d, N = %d; numpy %s; bindings %s" % (
+        os.path.basename(args.urdf), model.num_joints, model.state_dim,
+        np.__version__ if np is not None else "absent", os.path.abspath(geolin.__file__)))
+    print("time per call in us (overhead: / raw ctypes)")
+    print("%-18s %9s %18s %18s %18s" % ("function", "raw", "default", "out=", "lists"))
+    for name, raw, *wrapped in cases(ws, model):
+        raw_times, cells = [], []
+        for call in wrapped:
+            raw_t, t, ratio = paired_seconds(raw, call, args.seconds)
+            raw_times.append(raw_t)
+            cells.append("%8.2f (%5.2fx)" % (t * 1e6, ratio))
+        print("%-18s %9.2f %s" % (name, statistics.median(raw_times) * 1e6,
+                                   " ".join("%18s" % c for c in cells)))
+    if shutil.which("cc"):
+        c = c_linearize_seconds(args.urdf, args.seconds)
+        print("%-18s %9.2f   (C program, no ctypes)" % ("linearize from C", c * 1e6))
 
 
 if __name__ == "__main__":

@@ -15,21 +15,26 @@ Matrices are column-major, as in C: H is the 4x4 pose (16 values, or a 4x4 numpy
 is read as a matrix whatever its memory order). Strings and sequences of non-numbers are refused
 with geolin.Error (ERR_INVALID_ARGUMENT), as are wrong lengths.
 
-Outputs are lists by default (matrices: flat column-major lists), numpy arrays with
-as_numpy=True (matrices of shape (rows, cols), Fortran-ordered), or arrays you pass with out=:
+Outputs are new numpy arrays when numpy is installed (float64; vectors 1-D, matrices of shape
+(rows, cols), Fortran-ordered, so that their memory is the C API's column-major layout), plain
+Python lists without numpy (matrices: flat column-major lists), or arrays you pass with out=:
 preallocated float64 numpy arrays (1-D, or Fortran-ordered matrices) or writable buffers of
-doubles of the right size, which are filled in place and returned (nothing is written if the
-call fails). For the lowest overhead per call, pass numpy arrays and out=.
+doubles of the right size, which are filled in place and returned (nothing is written, nothing
+allocated, if the call fails). as_numpy is kept for compatibility: None (the default) means
+numpy arrays if numpy is installed, else lists; as_numpy=False asks for lists; as_numpy=True
+asks for arrays (an Error without numpy). For the lowest overhead per call, pass float64 numpy
+arrays (1-D, or Fortran-ordered matrices: no copy) and out= (no allocation).
 
     import geolin
     model = geolin.Model.from_urdf_file("robot.urdf")
     ws = model.workspace()
-    nu_dot = ws.forward_dynamics(H, s, v, r, tau)     # H: 16 values, column-major 4x4
-    A, B = ws.linearize(H, s, v, r, tau)              # column-major, N x N and N x n_J
+    nu_dot = ws.forward_dynamics(H, s, v, r, tau)     # H: 16 values or a 4x4 array
+    A, B = ws.linearize(H, s, v, r, tau)              # arrays N x N and N x n_J
+    A, B = ws.linearize(H, s, v, r, tau, as_numpy=False)  # flat column-major lists
     A = numpy.empty((N, N), order="F"); B = numpy.empty((N, nj), order="F")
     ws.linearize(H, s, v, r, tau, out=(A, B))         # no allocation, no copy
     tool = model.frame_index("tool")
-    H_tool = ws.frame_pose(H, s, tool)                # 16 values, column-major 4x4
+    H_tool = ws.frame_pose(H, s, tool)                # a 4x4 array (list: column-major)
     nu_dot = ws.forward_dynamics_ext(H, s, v, r, tau, [tool], [[0, 0, -10, 0, 0, 0]],
                                      geolin.WRENCH_MIXED)
     H, s, v, r = ws.step(geolin.STEP_RK4, 1e-3, H, s, v, r, tau)
@@ -50,20 +55,23 @@ try:  # optional: arrays in and out without copies
     import numpy as _np
 
     _F64 = _np.dtype(_np.float64)  # the builtin descriptor: arrays of native doubles share it
+    _ndarray = _np.ndarray
+    _empty = _np.empty
 except ImportError:  # pragma: no cover - depends on the installation
-    _np = None
+    _np = _ndarray = _empty = None
 
 __all__ = [
     "Error", "VersionError", "Model", "Workspace", "version", "status_string", "load_library",
     "OK", "ERR_INVALID_ARGUMENT", "ERR_IO", "ERR_PARSE", "ERR_MODEL", "ERR_UNSUPPORTED",
     "ERR_NONFINITE", "ERR_NUMERIC", "ERR_INTERNAL", "ERR_MEMORY", "FIXED_BASE", "JOINT_DAMPING",
-    "WRENCH_LOCAL", "WRENCH_MIXED", "STEP_SEMI_IMPLICIT_EULER", "STEP_RK4", "STEP_IMPLICIT_EULER",
-    "HEADER_VERSION", "HAVE_NUMPY", "CONTACT_POINT", "CONTACT_RIGID", "WORKSPACE_DYNAMICS",
+    "WRENCH_LOCAL", "WRENCH_MIXED", "STEP_SEMI_IMPLICIT_EULER", "STEP_RK4",
+    "STEP_IMPLICIT_EULER", "HEADER_VERSION",
+    "HAVE_NUMPY", "CONTACT_POINT", "CONTACT_RIGID", "WORKSPACE_DYNAMICS",
     "WORKSPACE_MASS_MATRIX", "WORKSPACE_LINEARIZE", "WORKSPACE_FINITE_DIFFERENCE",
     "WORKSPACE_STEP_LINEARIZE", "WORKSPACE_CONTACTS", "WORKSPACE_ALL",
 ]
 
-# Whether numpy was importable (as_numpy=True and the copy-free numpy paths need it).
+# Whether numpy was importable: outputs are numpy arrays by default if so, lists if not.
 HAVE_NUMPY = _np is not None
 
 OK = 0
@@ -84,10 +92,12 @@ JOINT_DAMPING = 2
 WRENCH_LOCAL = 0  # the frame's own axes
 WRENCH_MIXED = 1  # axes parallel to the inertial frame A (contact forces)
 
-# integration methods of step / step_linearize
+# integration methods of step / step_linearize, contact_step and the _feedback steps
 STEP_SEMI_IMPLICIT_EULER = 0
 STEP_RK4 = 1
-STEP_IMPLICIT_EULER = 2  # Euler with the joint damping implicit (geolin.h)
+# semi-implicit Euler with the joint damping (the model's and the feedback's kd) implicit:
+# stable for any damping (geolin.h, docs/dynamics.md (D55), (D56))
+STEP_IMPLICIT_EULER = 2
 
 # contact types of contact_dynamics / contact_linearize: how a frame is held (= its rows of lambda)
 CONTACT_POINT = 3  # the frame origin is held: lambda is a force
@@ -105,6 +115,7 @@ WORKSPACE_ALL = 31
 # The version of geolin.h these bindings were written for (the library may be newer).
 HEADER_VERSION = (0, 3, 0)
 
+_c_double = ctypes.c_double
 _c_double_p = ctypes.POINTER(ctypes.c_double)
 _c_int_p = ctypes.POINTER(ctypes.c_int)
 _handle = ctypes.c_void_p
@@ -189,11 +200,27 @@ _SIGNATURES = {
     "geolin_contact_step_linearize": (
         ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 5
         + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 6),
+    "geolin_step_feedback": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 13),
+    "geolin_step_feedback_linearize": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 11),
+    "geolin_contact_step_feedback": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 9
+        + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 7),
+    "geolin_contact_step_feedback_linearize": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 9
+        + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 6),
     "geolin_state_integrate": (ctypes.c_int, [_handle] + [_c_double_p] * 9),
     "geolin_state_difference": (ctypes.c_int, [_handle] + [_c_double_p] * 9),
     "geolin_state_integrate_derivatives": (ctypes.c_int, [_handle] + [_c_double_p] * 7),
     "geolin_state_difference_derivatives": (ctypes.c_int, [_handle] + [_c_double_p] * 10),
 }
+
+# Functions added after the release of HEADER_VERSION: a library of that version may lack
+# them. The bindings load without them; calling one raises VersionError.
+_OPTIONAL = frozenset(["geolin_step_feedback", "geolin_step_feedback_linearize",
+                       "geolin_contact_step_feedback",
+                       "geolin_contact_step_feedback_linearize"])
 
 _lib = None
 
@@ -210,7 +237,9 @@ def load_library(path=None):
     lib = ctypes.CDLL(path)
     _check_version(lib, path)
     for name, (restype, argtypes) in _SIGNATURES.items():
-        fn = getattr(lib, name)
+        fn = getattr(lib, name, None) if name in _OPTIONAL else getattr(lib, name)
+        if fn is None:
+            continue
         fn.restype = restype
         fn.argtypes = argtypes
     _lib = lib
@@ -242,6 +271,16 @@ def _check_version(lib, path):
 
 def _L():
     return _lib if _lib is not None else load_library()
+
+
+def _optional(name):
+    """A function of _OPTIONAL, or VersionError if this library has none."""
+    fn = getattr(_L(), name, None)
+    if fn is None:
+        raise VersionError("geolin: the library %s (version %d.%d.%d) has no %s, which these "
+                           "bindings call: use a newer libgeolin (GEOLIN_LIBRARY)"
+                           % ((_lib._name,) + version() + (name,)))
+    return fn
 
 
 def _decode(b):
@@ -297,7 +336,22 @@ def _in(name, values, size):
 
     float64 numpy arrays in column-major order and writable buffers of doubles are passed
     without copying; other arrays are converted; sequences are copied. Strings and non-numbers
-    raise Error(ERR_INVALID_ARGUMENT), as does a wrong number of entries."""
+    raise Error(ERR_INVALID_ARGUMENT), as does a wrong number of entries. The values themselves
+    (finite, a rigid pose) are the C API's to check."""
+    # The common case first, with as few Python operations as possible: a writable float64
+    # ndarray in column-major memory. Its transpose is a row-major view of the same memory,
+    # which is what from_buffer asks for (the same object for a 1-D array). A c_double at the
+    # buffer's start (twice as fast to make as a c_double array over it) is what a
+    # POINTER(c_double) argument takes: ctypes passes its address.
+    if type(values) is _ndarray and values.dtype is _F64 and values.size == size and size:
+        flags = values.flags
+        if flags.f_contiguous and flags.writeable:
+            return _c_double.from_buffer(values if values.ndim == 1 else values.T)
+    return _in_any(name, values, size)
+
+
+def _in_any(name, values, size):
+    """_in for every other kind of input."""
     if values is None:
         return None
     if isinstance(values, (str, bytes, bytearray)):
@@ -317,7 +371,7 @@ def _in(name, values, size):
         if size == 0:
             return None
         if flags.writeable:  # a 1-D view in memory order (from_buffer needs C order)
-            return _c_array_type(size).from_buffer(a if a.ndim == 1 else a.ravel(order="K"))
+            return _c_double.from_buffer(a if a.ndim == 1 else a.ravel(order="K"))
         return a.ctypes.data_as(_c_double_p)
     try:
         view = memoryview(values)
@@ -338,7 +392,7 @@ def _in(name, values, size):
                 return None
             if view.readonly or view.ndim > 1:
                 return _c_array_type(size).from_buffer_copy(view.tobytes(order="A"))
-            return _c_array_type(size).from_buffer(view)
+            return _c_double.from_buffer(view)
     elif view is not None:
         values = view.tolist()  # e.g. array('i'): convert; array('u') fails below
     try:
@@ -354,7 +408,7 @@ def _in(name, values, size):
                     "'%s' has %d entries, expected %d" % (name, len(flat), size))
     if size == 0:
         return None
-    return _c_array_type(size).from_buffer(flat)
+    return _c_double.from_buffer(flat)
 
 
 def _frames_and_wrenches(frames, wrenches):
@@ -451,7 +505,14 @@ def _out(name, out, shape, as_numpy):
 
     out: a preallocated float64 numpy array (1-D, or a column-major matrix) or writable buffer
     of doubles with the right number of entries: filled in place and returned. Otherwise a new
-    numpy array (as_numpy) or a C buffer that _result() turns into a list."""
+    numpy array (as_numpy True, or None with numpy installed) or a C buffer that _result()
+    turns into a list (as_numpy False, or None without numpy)."""
+    if out is None and (as_numpy is None or as_numpy) and _empty is not None:
+        a = _empty(shape, order="F")  # filled by C: its memory is column-major
+        size = a.size
+        if not size:
+            return None, a
+        return _c_double.from_buffer(a if len(shape) == 1 else a.T), a
     size = 1
     for d in shape:
         size *= d
@@ -470,8 +531,8 @@ def _out(name, out, shape, as_numpy):
             if out.size != size:
                 raise Error(ERR_INVALID_ARGUMENT, "out '%s' has %d entries, expected %d %s"
                             % (name, out.size, size, "x".join(str(d) for d in shape)))
-            flat = out if out.ndim == 1 else out.ravel(order="K")  # a view: out is contiguous
-            return (_c_array_type(size).from_buffer(flat) if size else None), out
+            flat = out if out.ndim == 1 else out.T  # a row-major view of the same memory
+            return (_c_double.from_buffer(flat) if size else None), out
         try:
             view = memoryview(out)
         except TypeError:
@@ -483,23 +544,28 @@ def _out(name, out, shape, as_numpy):
         if view.nbytes // 8 != size:
             raise Error(ERR_INVALID_ARGUMENT, "out '%s' has %d entries, expected %d"
                         % (name, view.nbytes // 8, size))
-        return (_c_array_type(size).from_buffer(view) if size else None), out
-    if as_numpy:
-        if _np is None:
-            raise Error(ERR_INVALID_ARGUMENT, "as_numpy=True needs numpy, which is not installed")
-        flat = _np.empty(size, dtype=_np.float64)  # filled by C, seen as a Fortran-ordered matrix
-        return (_c_array_type(size).from_buffer(flat) if size else None), \
-            flat.reshape(shape, order="F")
+        return (_c_double.from_buffer(view) if size else None), out
+    if as_numpy:  # True without numpy (with numpy, new arrays are made above)
+        raise Error(ERR_INVALID_ARGUMENT, "as_numpy=True needs numpy, which is not installed")
     return _c_array_type(max(size, 1))(), None
 
 
 def _result(buf, result, size):
-    """The value returned for an output made by _out: the array itself, or a list."""
-    return result if result is not None else buf[:size]
+    """The value returned for an output made by _out: the array itself, or a list (None for an
+    output not asked for: buf and result None)."""
+    if result is not None:
+        return result
+    if buf is None:
+        return None
+    # A memoryview of native doubles converts to floats about twice as fast as slicing the
+    # ctypes array (whose own format, '<d', memoryview.tolist does not take).
+    return memoryview(buf).cast("B").cast("d").tolist() if size else []
 
 
 def _index(name, value):
     """An integer argument (frame index, flags, method): refuses strings and non-integers."""
+    if type(value) is int:
+        return value
     if not isinstance(value, numbers.Integral):
         raise Error(ERR_INVALID_ARGUMENT, "'%s' must be an integer, not %r" % (name, value))
     return int(value)
@@ -627,11 +693,12 @@ class Model:
 
     @property
     def armature(self):
-        """The reflected rotor inertias, a list of n_J floats (zeros for a URDF model)."""
+        """The reflected rotor inertias, n_J values (zeros for a URDF model): a numpy array, or
+        a list without numpy."""
         nj = self.num_joints
-        buf = _c_array_type(max(nj, 1))()
+        buf, res = _out("armature", None, (nj,), None)
         _check(_L().geolin_model_armature(self._h, buf))
-        return buf[:nj]
+        return _result(buf, res, nj)
 
     @property
     def num_frames(self):
@@ -655,7 +722,7 @@ class Model:
         return (_in("H" + suffix, H, 16), _in("s" + suffix, s, nj), _in("v" + suffix, v, 6),
                 _in("r" + suffix, r, nj))
 
-    def state_integrate(self, H, s, v, r, z, out=None, as_numpy=False):
+    def state_integrate(self, H, s, v, r, z, out=None, as_numpy=None):
         """x exp(z): (H_out, s_out, v_out, r_out), z = [z_H; z_s; z_v; z_r] (N). For a fixed
         base H, v may be None, and H_out, v_out are None. out=(H_out, s_out, v_out, r_out)
         fills preallocated arrays (they may be the inputs: in place)."""
@@ -673,7 +740,7 @@ class Model:
         return (_result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6),
                 _result(rb, rr, nj))
 
-    def state_difference(self, H0, s0, v0, r0, H1, s1, v1, r1, out=None, as_numpy=False):
+    def state_difference(self, H0, s0, v0, r0, H1, s1, v1, r1, out=None, as_numpy=None):
         """z = log(x0^-1 x1) (N), the z with x0 exp(z) = x1 (rotation angle in [0, pi]; at
         exactly pi, the first largest component of the rotation vector is positive)."""
         N = self.state_dim
@@ -682,7 +749,7 @@ class Model:
                                             *self._state_args(H1, s1, v1, r1, "1"), buf))
         return _result(buf, res, N)
 
-    def state_integrate_derivatives(self, H, s, v, r, z, as_numpy=False, out=None):
+    def state_integrate_derivatives(self, H, s, v, r, z, as_numpy=None, out=None):
         """(d_dx, d_dz), N x N column-major: (x exp(dx)) exp(z + dz) = x exp(z) exp(d_dx dx +
         d_dz dz) to first order. v and r are not read (may be None). out=(d_dx, d_dz) fills
         preallocated arrays."""
@@ -694,7 +761,7 @@ class Model:
             self._h, *self._state_args(H, s, v, r), _in("z", z, N), a, b))
         return _result(a, ra, N * N), _result(b, rb, N * N)
 
-    def state_difference_derivatives(self, H0, s0, v0, r0, H1, s1, v1, r1, as_numpy=False,
+    def state_difference_derivatives(self, H0, s0, v0, r0, H1, s1, v1, r1, as_numpy=None,
                                      out=None):
         """(dz_dx0, dz_dx1), N x N column-major: the derivatives of log(x0^-1 x1) for x0
         exp(dx0), x1 exp(dx1). v0, r0, v1, r1 are not read (may be None). out=(dz_dx0, dz_dx1)
@@ -768,7 +835,7 @@ class Workspace:
         nj = self._nj
         return (_in("H", H, 16), _in("s", s, nj), _in("v", v, 6), _in("r", r, nj))
 
-    def forward_dynamics(self, H, s, v, r, tau, out=None, as_numpy=False):
+    def forward_dynamics(self, H, s, v, r, tau, out=None, as_numpy=None):
         """nu_dot (n) for joint torques tau. H, v may be None for a fixed base."""
         n = self._n
         buf, res = _out("nu_dot", out, (n,), as_numpy)
@@ -776,7 +843,7 @@ class Workspace:
                                             _in("tau", tau, self._nj), buf))
         return _result(buf, res, n)
 
-    def inverse_dynamics(self, H, s, v, r, nu_dot, out=None, as_numpy=False):
+    def inverse_dynamics(self, H, s, v, r, nu_dot, out=None, as_numpy=None):
         """[base wrench; joint torques] (n) producing nu_dot."""
         n = self._n
         buf, res = _out("generalized_force", out, (n,), as_numpy)
@@ -784,7 +851,7 @@ class Workspace:
                                             _in("nu_dot", nu_dot, n), buf))
         return _result(buf, res, n)
 
-    def inverse_dynamics_linearize(self, H, s, v, r, nu_dot, as_numpy=False, out=None):
+    def inverse_dynamics_linearize(self, H, s, v, r, nu_dot, as_numpy=None, out=None):
         """(generalized_force, dtau_dz, M): the force as inverse_dynamics, its derivative in
         z = [z_H; z_s; z_v; z_r] at fixed nu_dot (column-major n x N) and in nu_dot (M, n x n).
         out=(force, dtau_dz, M) fills preallocated arrays."""
@@ -797,20 +864,20 @@ class Workspace:
             self._h, *self._state(H, s, v, r), _in("nu_dot", nu_dot, n), f, d, m))
         return _result(f, rf, n), _result(d, rd, n * N), _result(m, rm, n * n)
 
-    def mass_matrix(self, s, as_numpy=False, out=None):
-        """M(s): a column-major flat list of n*n values (or an n x n numpy array)."""
+    def mass_matrix(self, s, as_numpy=None, out=None):
+        """M(s): an n x n array (a flat column-major list of n*n values without numpy)."""
         n = self._n
         buf, res = _out("M", out, (n, n), as_numpy)
         _check(_L().geolin_mass_matrix(self._h, _in("s", s, self._nj), buf))
         return _result(buf, res, n * n)
 
-    def mass_matrix_inverse(self, s, as_numpy=False, out=None):
+    def mass_matrix_inverse(self, s, as_numpy=None, out=None):
         n = self._n
         buf, res = _out("Minv", out, (n, n), as_numpy)
         _check(_L().geolin_mass_matrix_inverse(self._h, _in("s", s, self._nj), buf))
         return _result(buf, res, n * n)
 
-    def linearize(self, H, s, v, r, tau, as_numpy=False, out=None):
+    def linearize(self, H, s, v, r, tau, as_numpy=None, out=None):
         """(A, B): column-major N x N and N x n_J. out=(A, B) fills preallocated arrays."""
         N, nj = self._N, self._nj
         out_a, out_b = _outs(out, 2)
@@ -819,7 +886,7 @@ class Workspace:
         _check(_L().geolin_linearize(self._h, *self._state(H, s, v, r), _in("tau", tau, nj), a, b))
         return _result(a, ra, N * N), _result(b, rb, N * nj)
 
-    def linearize_finite_difference(self, H, s, v, r, tau, eps=1e-6, as_numpy=False, out=None):
+    def linearize_finite_difference(self, H, s, v, r, tau, eps=1e-6, as_numpy=None, out=None):
         N, nj = self._N, self._nj
         out_a, out_b = _outs(out, 2)
         a, ra = _out("A", out_a, (N, N), as_numpy)
@@ -828,15 +895,15 @@ class Workspace:
             self._h, *self._state(H, s, v, r), _in("tau", tau, nj), float(eps), a, b))
         return _result(a, ra, N * N), _result(b, rb, N * nj)
 
-    def frame_pose(self, H, s, frame, out=None, as_numpy=False):
-        """The world pose of a frame: 16 values, column-major 4x4 (as_numpy: a 4x4 array). H may
-        be None for a fixed base."""
+    def frame_pose(self, H, s, frame, out=None, as_numpy=None):
+        """The world pose of a frame: a 4x4 array (16 values, column-major, as a list). H may be
+        None for a fixed base."""
         buf, res = _out("H_frame", out, (4, 4), as_numpy)
         _check(_L().geolin_frame_pose(self._h, _in("H", H, 16), _in("s", s, self._nj),
                                       _index("frame", frame), buf))
         return _result(buf, res, 16)
 
-    def frame_jacobian(self, H, s, frame, as_numpy=False, out=None):
+    def frame_jacobian(self, H, s, frame, as_numpy=None, out=None):
         """The frame Jacobian (6 x n, column-major): body twist of the frame = J nu."""
         n = self._n
         buf, res = _out("J", out, (6, n), as_numpy)
@@ -845,7 +912,7 @@ class Workspace:
         return _result(buf, res, 6 * n)
 
     def forward_dynamics_ext(self, H, s, v, r, tau, frames, wrenches, flags=WRENCH_LOCAL,
-                             out=None, as_numpy=False):
+                             out=None, as_numpy=None):
         """nu_dot (n) with external wrenches [force; torque] at the origins of frames
         (wrenches: nf 6-vectors, 6 nf values or an nf x 6 array; flags WRENCH_LOCAL or
         WRENCH_MIXED)."""
@@ -858,7 +925,7 @@ class Workspace:
         return _result(buf, res, n)
 
     def linearize_ext(self, H, s, v, r, tau, frames, wrenches, flags=WRENCH_LOCAL,
-                      as_numpy=False, out=None):
+                      as_numpy=None, out=None):
         """(A, B) with the wrenches as inputs too: N x N and N x (n_J + 6 nf)."""
         N, nj = self._N, self._nj
         nf, c_frames, c_wrenches = _frames_and_wrenches(frames, wrenches)
@@ -870,7 +937,7 @@ class Workspace:
         return _result(a, ra, N * N), _result(b, rb, N * (nj + 6 * nf))
 
     def contact_dynamics(self, H, s, v, r, tau, frames, types, flags=WRENCH_LOCAL, gains=None,
-                         refs=None, out=None, as_numpy=False):
+                         refs=None, out=None, as_numpy=None):
         """(nu_dot, lambda) with contact k holding frame frames[k] (an index) as types[k]
         (CONTACT_POINT or CONTACT_RIGID) prescribes; lambda (m = sum of types) is the force or
         wrench of each contact on the robot, in the axes flags says (WRENCH_LOCAL or
@@ -889,7 +956,7 @@ class Workspace:
         return _result(nu, rnu, n), _result(lam, rlam, m)
 
     def contact_linearize(self, H, s, v, r, tau, frames, types, flags=WRENCH_LOCAL, gains=None,
-                          refs=None, dlambda=True, as_numpy=False, out=None):
+                          refs=None, dlambda=True, as_numpy=None, out=None):
         """(A, B, dlambda_dz, dlambda_dw): the exact linearization of contact_dynamics (N x N,
         N x n_J) and the derivatives of lambda (m x N, m x n_J); arguments as contact_dynamics.
         dlambda=False skips the last two (returned as None). out=(A, B, dlambda_dz, dlambda_dw)
@@ -913,9 +980,10 @@ class Workspace:
         return (_result(a, ra, N * N), _result(b, rb, N * nj), _result(dz, rdz, m * N),
                 _result(dw, rdw, m * nj))
 
-    def step(self, method, h, H, s, v, r, tau, out=None, as_numpy=False):
-        """One step of length h: (H_next, s_next, v_next, r_next). For a fixed base H, v may be
-        None, and H_next, v_next are None. out=(H_next, s_next, v_next, r_next) fills
+    def step(self, method, h, H, s, v, r, tau, out=None, as_numpy=None):
+        """One step of length h: (H_next, s_next, v_next, r_next); method STEP_SEMI_IMPLICIT_EULER,
+        STEP_RK4 or STEP_IMPLICIT_EULER. For a fixed base H, v may be None, and H_next, v_next
+        are None. out=(H_next, s_next, v_next, r_next) fills
         preallocated arrays (they may be the inputs: in-place stepping; None for the fixed-base
         H_next, v_next)."""
         nj = self._nj
@@ -932,7 +1000,7 @@ class Workspace:
         return (_result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6),
                 _result(rb, rr, nj))
 
-    def step_linearize(self, method, h, H, s, v, r, tau, as_numpy=False, out=None):
+    def step_linearize(self, method, h, H, s, v, r, tau, as_numpy=None, out=None):
         """(A_d, B_d): the exact linearization of step, N x N and N x n_J."""
         N, nj = self._N, self._nj
         out_a, out_b = _outs(out, 2)
@@ -944,7 +1012,7 @@ class Workspace:
 
     # --- costs and constraints (docs/dynamics.md §11): derivatives in z, N columns ----------
 
-    def center_of_mass(self, H, s, v, r, jacobian=True, as_numpy=False):
+    def center_of_mass(self, H, s, v, r, jacobian=True, as_numpy=None):
         """(com (3), com_velocity (3), J_com (3 x n, column-major; None if not jacobian)):
         the centre of mass in the inertial frame, its velocity J_com nu. H, v may be None for
         a fixed base."""
@@ -956,7 +1024,7 @@ class Workspace:
         return (_result(c, rc, 3), _result(cv, rcv, 3),
                 _result(j, rj, 3 * n) if jacobian else None)
 
-    def centroidal_momentum(self, H, s, v, r, derivatives=True, as_numpy=False):
+    def centroidal_momentum(self, H, s, v, r, derivatives=True, as_numpy=None):
         """(h_G (6), A_G (6 x n), dh_dz (6 x N)): the centroidal momentum [linear; angular
         about the centre of mass] in inertial axes, h_G = A_G nu, and its derivative in z
         (A_G and dh_dz None if not derivatives)."""
@@ -969,7 +1037,7 @@ class Workspace:
             return _result(h, rh, 6), None, None
         return _result(h, rh, 6), _result(a, ra, 6 * n), _result(d, rd, 6 * N)
 
-    def frame_pose_error(self, H, s, frame, H_ref, derivative=True, as_numpy=False):
+    def frame_pose_error(self, H, s, frame, H_ref, derivative=True, as_numpy=None):
         """(error (6), de_dz (6 x N)): log(H_ref^-1 H_F), linear first, and its derivative
         (None if not derivative). H_ref: 16 values, column-major 4x4."""
         N = self._N
@@ -981,7 +1049,7 @@ class Workspace:
         return _result(e, re, 6), (_result(d, rd, 6 * N) if derivative else None)
 
     def frame_velocity(self, H, s, v, r, frame, flags=WRENCH_LOCAL, derivative=True,
-                       as_numpy=False):
+                       as_numpy=None):
         """(twist (6), dtwist_dz (6 x N)): WRENCH_LOCAL the body twist of the frame,
         WRENCH_MIXED [origin velocity; angular velocity] in inertial axes."""
         N = self._N
@@ -992,7 +1060,7 @@ class Workspace:
         return _result(t, rt, 6), (_result(d, rd, 6 * N) if derivative else None)
 
     def frame_acceleration(self, H, s, v, r, nu_dot, frame, flags=WRENCH_LOCAL,
-                           derivatives=True, as_numpy=False):
+                           derivatives=True, as_numpy=None):
         """(acc (6), dacc_dz (6 x N), dacc_dnudot (6 x n)): the classical acceleration
         [origin acceleration; angular acceleration] in the axes of flags, its derivative in z at
         fixed nu_dot and in nu_dot (the frame Jacobian in the same axes)."""
@@ -1008,7 +1076,7 @@ class Workspace:
         return _result(a, ra, 6), _result(d, rd, 6 * N), _result(j, rj, 6 * n)
 
     def impulse(self, H, s, v, r, frames, types, flags=WRENCH_LOCAL, restitution=0.0, out=None,
-                as_numpy=False):
+                as_numpy=None):
         """(v_next, r_next, impulse): the impact map at touchdown, M (nu+ - nu-) = J_c^T Lambda,
         J_c nu+ = -e J_c nu- (e = restitution in [0, 1]); contacts as contact_dynamics (no gains).
         impulse (m values, N s) is the impulse on the robot in the axes flags says. For a fixed
@@ -1027,7 +1095,7 @@ class Workspace:
         return (None if fixed else _result(vb, vr, 6)), _result(rb, rr, nj), _result(ib, ir, m)
 
     def impulse_linearize(self, H, s, v, r, frames, types, flags=WRENCH_LOCAL, restitution=0.0,
-                          dimpulse=True, as_numpy=False, out=None):
+                          dimpulse=True, as_numpy=None, out=None):
         """(A_imp, dimpulse_dz): the exact Jacobian x- exp(z) -> x+ exp(A_imp z) of impulse
         (N x N, the identity in the pose rows) and the derivative of the impulse (m x N);
         dimpulse=False skips the latter (None). out=(A_imp, dimpulse_dz) (or out=(A_imp,)) fills
@@ -1043,7 +1111,7 @@ class Workspace:
         return _result(a, ra, N * N), (_result(d, rd, m * N) if dimpulse else None)
 
     def contact_step(self, method, h, H, s, v, r, tau, frames, types, flags=WRENCH_LOCAL,
-                     gains=None, refs=None, out=None, as_numpy=False):
+                     gains=None, refs=None, out=None, as_numpy=None):
         """(H_next, s_next, v_next, r_next, lambda): one step of length h of contact_dynamics
         with the contacts, gains and refs held (arguments as step and contact_dynamics). lambda:
         the semi-implicit Euler step's forces at (x, tau), RK4's weighted mean of its stages.
@@ -1067,7 +1135,7 @@ class Workspace:
 
     def contact_step_linearize(self, method, h, H, s, v, r, tau, frames, types,
                                flags=WRENCH_LOCAL, gains=None, refs=None, dlambda=True,
-                               as_numpy=False, out=None):
+                               as_numpy=None, out=None):
         """(A_d, B_d, dlambda_dz, dlambda_dw): the exact linearization of contact_step (N x N,
         N x n_J) and the derivatives of its lambda (m x N, m x n_J; None with dlambda=False).
         out as contact_linearize. Needs WORKSPACE_CONTACTS and WORKSPACE_STEP_LINEARIZE."""
@@ -1085,6 +1153,99 @@ class Workspace:
             self._h, _index("method", method), float(h), *self._state(H, s, v, r),
             _in("tau", tau, nj), nc, c_frames, c_types, _index("flags", flags),
             _in("gains", gains, 2), _refs(refs, nc), a, b, dz, dw))
+        if not dlambda:
+            return _result(a, ra, N * N), _result(b, rb, N * nj), None, None
+        return (_result(a, ra, N * N), _result(b, rb, N * nj), _result(dz, rdz, m * N),
+                _result(dw, rdw, m * nj))
+
+
+    # --- steps with joint PD feedback: tau + kp (s_ref - s) + kd (r_ref - r) in every stage ---
+
+    def _feedback(self, kp, kd, s_ref, r_ref):
+        nj = self._nj
+        return (_in("kp", kp, nj), _in("kd", kd, nj), _in("s_ref", s_ref, nj),
+                _in("r_ref", r_ref, nj))
+
+    def _step_outs(self, out, count, as_numpy):
+        """The buffers and results of a step's H_next, s_next, v_next, r_next (None, None for
+        the fixed base's H_next, v_next) and of the outputs after them: ((buf, res), ...)."""
+        nj = self._nj
+        fixed = self.model.is_fixed_base
+        outs = _outs(out, count)
+        return (((None, None) if fixed else _out("H_next", outs[0], (4, 4), as_numpy)),
+                _out("s_next", outs[1], (nj,), as_numpy),
+                ((None, None) if fixed else _out("v_next", outs[2], (6,), as_numpy)),
+                _out("r_next", outs[3], (nj,), as_numpy)) + outs[4:]
+
+    def step_feedback(self, method, h, H, s, v, r, tau, kp=None, kd=None, s_ref=None,
+                      r_ref=None, out=None, as_numpy=None):
+        """One step of length h, as step, with the joint torques tau + kp (s_ref - s) +
+        kd (r_ref - r) (elementwise) at each stage's s and r: a PD controller running inside
+        the integrator (docs/dynamics.md (D57)). kp, kd (finite, >= 0), s_ref, r_ref: n_J values
+        each, or None for zeros (all None: step exactly). With STEP_IMPLICIT_EULER the kd term
+        is implicit, the kp term explicit. Returns (H_next, s_next, v_next, r_next); fixed
+        base, out= and aliasing as step."""
+        nj = self._nj
+        (hb, hr), (sb, sr), (vb, vr), (rb, rr) = self._step_outs(out, 4, as_numpy)
+        _check(_optional("geolin_step_feedback")(
+            self._h, _index("method", method), float(h), *self._state(H, s, v, r),
+            _in("tau", tau, nj), *self._feedback(kp, kd, s_ref, r_ref), hb, sb, vb, rb))
+        return _result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6), _result(rb, rr, nj)
+
+    def step_feedback_linearize(self, method, h, H, s, v, r, tau, kp=None, kd=None, s_ref=None,
+                                r_ref=None, as_numpy=None, out=None):
+        """(A_d, B_d): the exact linearization of step_feedback (N x N, N x n_J): A_d includes
+        the feedback's dependence on the state, B_d is in tau -> tau + w; so the derivatives in
+        the references are B_d diag(kp) (s_ref) and B_d diag(kd) (r_ref). out=(A_d, B_d) fills
+        preallocated arrays. Needs WORKSPACE_STEP_LINEARIZE."""
+        N, nj = self._N, self._nj
+        out_a, out_b = _outs(out, 2)
+        a, ra = _out("A_d", out_a, (N, N), as_numpy)
+        b, rb = _out("B_d", out_b, (N, nj), as_numpy)
+        _check(_optional("geolin_step_feedback_linearize")(
+            self._h, _index("method", method), float(h), *self._state(H, s, v, r),
+            _in("tau", tau, nj), *self._feedback(kp, kd, s_ref, r_ref), a, b))
+        return _result(a, ra, N * N), _result(b, rb, N * nj)
+
+    def contact_step_feedback(self, method, h, H, s, v, r, tau, kp, kd, s_ref, r_ref, frames,
+                              types, flags=WRENCH_LOCAL, gains=None, refs=None, out=None,
+                              as_numpy=None):
+        """contact_step with the joint PD feedback of step_feedback: (H_next, s_next, v_next,
+        r_next, lambda). kp, kd, s_ref, r_ref: n_J values each or None (zeros; all None:
+        contact_step exactly); the other arguments, out= and aliasing as contact_step. Needs
+        WORKSPACE_CONTACTS."""
+        nj = self._nj
+        nc, c_frames, c_types, m = _frames_and_types(frames, types)
+        (hb, hr), (sb, sr), (vb, vr), (rb, rr), out_l = self._step_outs(out, 5, as_numpy)
+        lb, lr = _out("lambda", out_l, (m,), as_numpy)
+        _check(_optional("geolin_contact_step_feedback")(
+            self._h, _index("method", method), float(h), *self._state(H, s, v, r),
+            _in("tau", tau, nj), *self._feedback(kp, kd, s_ref, r_ref), nc, c_frames, c_types,
+            _index("flags", flags), _in("gains", gains, 2), _refs(refs, nc), hb, sb, vb, rb, lb))
+        return (_result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6),
+                _result(rb, rr, nj), _result(lb, lr, m))
+
+    def contact_step_feedback_linearize(self, method, h, H, s, v, r, tau, kp, kd, s_ref, r_ref,
+                                        frames, types, flags=WRENCH_LOCAL, gains=None,
+                                        refs=None, dlambda=True, as_numpy=None, out=None):
+        """(A_d, B_d, dlambda_dz, dlambda_dw): the exact linearization of contact_step_feedback
+        and the derivatives of its lambda (None with dlambda=False); arguments as
+        contact_step_feedback, out as contact_step_linearize. Needs WORKSPACE_CONTACTS and
+        WORKSPACE_STEP_LINEARIZE."""
+        N, nj = self._N, self._nj
+        nc, c_frames, c_types, m = _frames_and_types(frames, types)
+        if dlambda:
+            out_a, out_b, out_dz, out_dw = _outs(out, 4)
+        else:
+            (out_a, out_b), out_dz, out_dw = _outs(out, 2), None, None
+        a, ra = _out("A_d", out_a, (N, N), as_numpy)
+        b, rb = _out("B_d", out_b, (N, nj), as_numpy)
+        dz, rdz = _out("dlambda_dz", out_dz, (m, N), as_numpy) if dlambda else (None, None)
+        dw, rdw = _out("dlambda_dw", out_dw, (m, nj), as_numpy) if dlambda else (None, None)
+        _check(_optional("geolin_contact_step_feedback_linearize")(
+            self._h, _index("method", method), float(h), *self._state(H, s, v, r),
+            _in("tau", tau, nj), *self._feedback(kp, kd, s_ref, r_ref), nc, c_frames, c_types,
+            _index("flags", flags), _in("gains", gains, 2), _refs(refs, nc), a, b, dz, dw))
         if not dlambda:
             return _result(a, ra, N * N), _result(b, rb, N * nj), None, None
         return (_result(a, ra, N * N), _result(b, rb, N * nj), _result(dz, rdz, m * N),

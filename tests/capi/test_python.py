@@ -5,9 +5,15 @@ GEOLIN_TEST_URDF (tests/capi/tree.urdf), GEOLIN_MODELS_DIR (models/, for the qua
 contact tests; default: found from this file's path). The numpy tests (TestNumpy) skip when
 numpy is not installed; TestWithoutNumpy runs the bindings in a subprocess where numpy cannot be
 imported.
+
+Results are numpy arrays by default when numpy is installed, lists without it. Most tests are
+written against flat column-major lists: they call the bindings through Lists (as_numpy=False),
+so that they run unchanged with either interpreter; TestNumpy checks that the default arrays
+hold the same numbers as those lists.
 """
 import array
 import ctypes
+import inspect
 import math
 import os
 import subprocess
@@ -46,6 +52,36 @@ def header_version():
     return parts["MAJOR"], parts["MINOR"], parts["PATCH"]
 
 
+class Lists:
+    """A geolin.Model or Workspace whose methods return lists: as_numpy=False unless the call
+    says otherwise; the models and workspaces they make are wrapped too, and an array attribute
+    (Model.armature) is read as a list."""
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def __getattr__(self, name):
+        value = getattr(self._obj, name)
+        if np is not None and isinstance(value, np.ndarray):
+            return value.tolist()
+        if not inspect.ismethod(value):
+            return value
+        takes_as_numpy = "as_numpy" in inspect.signature(value).parameters
+
+        def call(*args, **kwargs):
+            if takes_as_numpy:
+                kwargs.setdefault("as_numpy", False)
+            result = value(*args, **kwargs)
+            if isinstance(result, (geolin.Model, geolin.Workspace)):
+                return Lists(result)
+            return result
+        return call
+
+
+def lists_model(path, flags=0):
+    return Lists(geolin.Model.from_urdf_file(path, flags))
+
+
 def pose(angle, x=0.1, y=-0.2, z=0.3):
     c, s = math.cos(angle), math.sin(angle)
     return [c, s, 0, 0, -s, c, 0, 0, 0, 0, 1, 0, x, y, z, 1]
@@ -55,7 +91,7 @@ class StateFixture(unittest.TestCase):
     """The test model, a workspace and one moving, torqued state (lists)."""
 
     def setUp(self):
-        self.model = geolin.Model.from_urdf_file(URDF)
+        self.model = lists_model(URDF)
         self.ws = self.model.workspace()
         nj = self.model.num_joints
         self.H = pose(0.4)
@@ -93,6 +129,21 @@ class TestGeolin(StateFixture):
         finally:
             geolin.HEADER_VERSION = saved
         self.assertEqual(geolin.version(), (major, minor, patch))
+
+    def test_a_function_missing_from_the_library_is_refused_when_called(self):
+        # the functions newer than HEADER_VERSION are optional at load time (_OPTIONAL)
+        self.assertIn("geolin_step_feedback", geolin._OPTIONAL)
+        with self.assertRaises(geolin.VersionError) as caught:
+            geolin._optional("geolin_no_such_function")
+        self.assertIn("geolin_no_such_function", str(caught.exception))
+        self.assertIn("%d.%d.%d" % geolin.version(), str(caught.exception))
+
+    def test_every_function_of_the_abi_list_is_bound(self):
+        with open(os.path.join(os.path.dirname(HEADER), "abi_functions.txt")) as f:
+            listed = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+        self.assertEqual(sorted(listed - set(geolin._SIGNATURES)), [])
+        # bound but not (yet) in the list: only the optional functions
+        self.assertLessEqual(set(geolin._SIGNATURES) - listed, geolin._OPTIONAL)
 
     def test_structure(self):
         m = self.model
@@ -346,7 +397,7 @@ class TestGeolin(StateFixture):
             self.ws.step_linearize(5, 1e-3, self.H, self.s, self.v, self.r, self.tau)
         self.assertIn("'method'", cm.exception.message)
         # fixed base: no pose in, no pose out
-        fixed = geolin.Model.from_urdf_file(URDF, geolin.FIXED_BASE)
+        fixed = lists_model(URDF, geolin.FIXED_BASE)
         ws = fixed.workspace()
         H1, s1, v1, r1 = ws.step(geolin.STEP_RK4, 1e-3, None, self.s, None, self.r, self.tau)
         self.assertIsNone(H1)
@@ -393,7 +444,7 @@ class TestGeolin(StateFixture):
         self.assertEqual(cm.exception.status, geolin.ERR_NONFINITE)
         self.assertIn("'z'", cm.exception.message)
         # fixed base: no pose, no base twist
-        fixed = geolin.Model.from_urdf_file(URDF, geolin.FIXED_BASE)
+        fixed = lists_model(URDF, geolin.FIXED_BASE)
         zf = [0.1 * k for k in range(2 * nj)]
         H1, s1, v1, r1 = fixed.state_integrate(None, self.s, None, self.r, zf)
         self.assertIsNone(H1)
@@ -518,7 +569,7 @@ class TestContacts(unittest.TestCase):
     """contact_dynamics / contact_linearize on the quadruped standing on its 4 point feet."""
 
     def setUp(self):
-        self.model = geolin.Model.from_urdf_file(QUADRUPED)
+        self.model = lists_model(QUADRUPED)
         self.ws = self.model.workspace()
         m = self.model
         nj = m.num_joints
@@ -649,7 +700,8 @@ class TestContacts(unittest.TestCase):
         with self.assertRaises(geolin.Error) as cm:  # room for 4 contacts only
             ws.contact_dynamics(*self.state(), self.feet + self.feet[:1], self.types + [3])
         self.assertIn("max_wrenches", cm.exception.message)
-        ws = geolin.Workspace(m, geolin.WORKSPACE_CONTACTS | geolin.WORKSPACE_LINEARIZE, 4)
+        ws = Lists(geolin.Workspace(m, geolin.WORKSPACE_CONTACTS | geolin.WORKSPACE_LINEARIZE,
+                                    4))
         A, B, dz, dw = ws.contact_linearize(*self.state(), self.feet, self.types)
         self.assertEqual(len(dz), 12 * m.state_dim)
         with self.assertRaises(geolin.Error) as cm:
@@ -784,6 +836,178 @@ class TestImpulseAndContactStep(unittest.TestCase):
         self.assertEqual(list(sentinel), [7.0] * self.model.num_joints)
 
 
+def step_jacobians_by_central_differences(model, step, x, tau, eps=1e-6):
+    """(A_d, B_d, dlambda_dz, dlambda_dw), column-major lists, of a step (x, tau) -> (x+, lambda)
+    by central differences in the coordinates of step_linearize: x exp(z) -> x+ exp(A_d z +
+    B_d w) for tau + w, read back with state_difference."""
+    N, nj = model.state_dim, model.num_joints
+    x_next, _ = step(x, tau)
+    cols, lam_cols = [], []
+    for k in range(N + nj):
+        ends = []
+        for sign in (1.0, -1.0):
+            if k < N:
+                z = [sign * eps if i == k else 0.0 for i in range(N)]
+                ends.append(step(model.state_integrate(*x, z), tau))
+            else:
+                w = list(tau)
+                w[k - N] += sign * eps
+                ends.append(step(x, w))
+        plus, minus = (model.state_difference(*x_next, *end[0]) for end in ends)
+        cols.append([(a - b) / (2 * eps) for a, b in zip(plus, minus)])
+        lam_cols.append([(a - b) / (2 * eps) for a, b in zip(ends[0][1], ends[1][1])])
+    flat = [[value for col in part for value in col]
+            for part in (cols[:N], cols[N:], lam_cols[:N], lam_cols[N:])]
+    return tuple(flat)
+
+
+class TestStepFeedback(unittest.TestCase):
+    """step_feedback / contact_step_feedback (joint PD feedback tau + kp (s_ref - s) +
+    kd (r_ref - r) inside the step) and their linearizations: without feedback they are step /
+    contact_step exactly; the semi-implicit Euler step is step with the feedback torque of the
+    initial state; every linearization matches central differences of its step."""
+
+    METHODS = (geolin.STEP_SEMI_IMPLICIT_EULER, geolin.STEP_RK4, geolin.STEP_IMPLICIT_EULER)
+
+    def setUp(self):
+        self.tree = lists_model(URDF)
+        self.tree_ws = self.tree.workspace()
+        nj = self.tree.num_joints
+        self.tree_x = (pose(0.4), [0.2 * i - 0.1 for i in range(nj)],
+                       [0.1, -0.2, 0.3, 0.4, -0.5, 0.6], [0.3 - 0.1 * i for i in range(nj)])
+        self.tree_tau = [0.5 * (i + 1) for i in range(nj)]
+        self.tree_fb = ([20.0 + i for i in range(nj)], [2.0 + 0.5 * i for i in range(nj)],
+                        [0.3 * math.sin(i) for i in range(nj)], [0.1] * nj)
+        TestContacts.setUp(self)  # self.model, self.ws, self.feet, self.types: the quadruped
+        nj = self.model.num_joints
+        self.fb = ([60.0] * nj, [3.0] * nj, [(0.0, 0.8, -1.5)[i % 3] for i in range(nj)],
+                   [0.0] * nj)
+
+    def state(self):
+        return self.H, self.s, self.v, self.r
+
+    def feedback_torque(self, x, tau, fb):
+        kp, kd, s_ref, r_ref = fb
+        return [t + p * (sr - s) + d * (rr - r)
+                for t, p, d, sr, rr, s, r in zip(tau, kp, kd, s_ref, r_ref, x[1], x[3])]
+
+    def assertClose(self, got, expected, rel, msg=None):
+        scale = 1.0 + max((abs(e) for e in expected), default=0.0)
+        self.assertEqual(len(got), len(expected), msg)
+        worst = max((abs(g - e) for g, e in zip(got, expected)), default=0.0)
+        self.assertLess(worst, rel * scale, msg)
+
+    def test_without_feedback_the_steps_are_step_and_contact_step_exactly(self):
+        ws, x, tau, h = self.tree_ws, self.tree_x, self.tree_tau, 1e-3
+        for method in self.METHODS:
+            self.assertEqual(ws.step_feedback(method, h, *x, tau), ws.step(method, h, *x, tau))
+            self.assertEqual(ws.step_feedback(method, h, *x, tau, None, None, None, None),
+                             ws.step(method, h, *x, tau))
+            self.assertEqual(ws.step_feedback_linearize(method, h, *x, tau),
+                             ws.step_linearize(method, h, *x, tau))
+            got = self.ws.contact_step_feedback(method, h, *self.state(), self.tau, None, None,
+                                                None, None, self.feet, self.types)
+            self.assertEqual(got, self.ws.contact_step(method, h, *self.state(), self.tau,
+                                                       self.feet, self.types))
+            got = self.ws.contact_step_feedback_linearize(method, h, *self.state(), self.tau,
+                                                          None, None, None, None, self.feet,
+                                                          self.types)
+            self.assertEqual(got, self.ws.contact_step_linearize(
+                method, h, *self.state(), self.tau, self.feet, self.types))
+
+    def test_semi_implicit_euler_feeds_back_the_initial_state(self):
+        euler, h = geolin.STEP_SEMI_IMPLICIT_EULER, 1e-3
+        ws, x = self.tree_ws, self.tree_x
+        total = self.feedback_torque(x, self.tree_tau, self.tree_fb)
+        got = ws.step_feedback(euler, h, *x, self.tree_tau, *self.tree_fb)
+        for a, b in zip(got, ws.step(euler, h, *x, total)):
+            self.assertClose(a, b, 1e-12)
+        x = self.state()
+        total = self.feedback_torque(x, self.tau, self.fb)
+        got = self.ws.contact_step_feedback(euler, h, *x, self.tau, *self.fb, self.feet,
+                                            self.types)
+        expected = self.ws.contact_step(euler, h, *x, total, self.feet, self.types)
+        for a, b in zip(got, expected):
+            self.assertClose(a, b, 1e-12)
+        # the feedback acts: without it the step differs
+        plain = self.ws.contact_step(euler, h, *x, self.tau, self.feet, self.types)
+        self.assertGreater(max(abs(a - b) for a, b in zip(got[3], plain[3])), 1e-6)
+
+    def test_step_feedback_linearize_matches_central_differences(self):
+        ws, x, tau, h = self.tree_ws, self.tree_x, self.tree_tau, 1e-2
+        for method in self.METHODS:
+            A, B = ws.step_feedback_linearize(method, h, *x, tau, *self.tree_fb)
+            fd = step_jacobians_by_central_differences(
+                self.tree, lambda x, tau: (ws.step_feedback(method, h, *x, tau, *self.tree_fb),
+                                           []), x, tau)
+            self.assertClose(A, fd[0], 1e-6, "A_d, method %d" % method)
+            self.assertClose(B, fd[1], 1e-6, "B_d, method %d" % method)
+
+    def test_contact_step_feedback_linearize_matches_central_differences(self):
+        h = 1e-2
+
+        def step(x, tau):
+            out = self.ws.contact_step_feedback(method, h, *x, tau, *self.fb, self.feet,
+                                                self.types, geolin.WRENCH_MIXED)
+            return out[:4], out[4]
+        for method in self.METHODS:
+            got = self.ws.contact_step_feedback_linearize(method, h, *self.state(), self.tau,
+                                                          *self.fb, self.feet, self.types,
+                                                          geolin.WRENCH_MIXED)
+            fd = step_jacobians_by_central_differences(self.model, step, self.state(),
+                                                       self.tau)
+            for name, a, b in zip(("A_d", "B_d", "dlambda_dz", "dlambda_dw"), got, fd):
+                self.assertClose(a, b, 1e-6, "%s, method %d" % (name, method))
+            A, B, none_z, none_w = self.ws.contact_step_feedback_linearize(
+                method, h, *self.state(), self.tau, *self.fb, self.feet, self.types,
+                geolin.WRENCH_MIXED, dlambda=False)
+            self.assertEqual((A, B, none_z, none_w), (got[0], got[1], None, None))
+
+    @unittest.skipIf(np is None, "numpy is not installed for %s" % sys.executable)
+    def test_default_results_are_arrays(self):
+        ws = geolin.Model.from_urdf_file(QUADRUPED).workspace()
+        x, h = self.state(), 1e-3
+        got = ws.contact_step_feedback(geolin.STEP_RK4, h, *x, self.tau, *self.fb, self.feet,
+                                       self.types)
+        expected = self.ws.contact_step_feedback(geolin.STEP_RK4, h, *x, self.tau, *self.fb,
+                                                 self.feet, self.types)
+        for a, b, shape in zip(got, expected, [(4, 4), (12,), (6,), (12,), (12,)]):
+            self.assertIsInstance(a, np.ndarray)
+            self.assertEqual(a.shape, shape)
+            self.assertEqual(a.ravel(order="F").tolist(), b)
+        A, B = ws.step_feedback_linearize(geolin.STEP_IMPLICIT_EULER, h, *x, self.tau, *self.fb)
+        self.assertEqual((A.shape, B.shape), ((36, 36), (36, 12)))
+
+    def test_fixed_base_misuse_and_out_arrays(self):
+        fixed = lists_model(URDF, geolin.FIXED_BASE)
+        ws = fixed.workspace()
+        _, s, _, r = self.tree_x
+        H1, s1, v1, r1 = ws.step_feedback(geolin.STEP_RK4, 1e-3, None, s, None, r, self.tree_tau,
+                                          *self.tree_fb)
+        self.assertEqual((H1, v1, len(s1), len(r1)), (None, None, len(s), len(r)))
+        kp = self.tree_fb[0]
+        with self.assertRaises(geolin.Error) as cm:
+            ws.step_feedback(geolin.STEP_RK4, 1e-3, None, s, None, r, self.tree_tau, kp[:-1])
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        self.assertIn("'kp'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:
+            ws.step_feedback_linearize(7, 1e-3, None, s, None, r, self.tree_tau)
+        self.assertIn("method", cm.exception.message)
+        # out= fills the given buffers, in place on the inputs; nothing written on failure
+        x = [array.array("d", part) for part in self.state()]
+        expected = self.ws.contact_step_feedback(geolin.STEP_RK4, 1e-3, *self.state(), self.tau,
+                                                 *self.fb, self.feet, self.types)
+        lam = array.array("d", [7.0] * 12)
+        got = self.ws.contact_step_feedback(geolin.STEP_RK4, 1e-3, *x, self.tau, *self.fb,
+                                            self.feet, self.types, out=(*x, lam))
+        self.assertIs(got[4], lam)
+        self.assertEqual([list(a) for a in x] + [list(lam)], list(expected))
+        with self.assertRaises(geolin.Error):
+            self.ws.contact_step_feedback(geolin.STEP_RK4, -1.0, *x, self.tau, *self.fb,
+                                          self.feet, self.types, out=(*x, lam))
+        self.assertEqual(list(lam), expected[4])
+
+
 class TestWithoutNumpy(unittest.TestCase):
     def test_bindings_work_when_numpy_cannot_be_imported(self):
         code = "\n".join([
@@ -799,7 +1023,15 @@ class TestWithoutNumpy(unittest.TestCase):
             "a = ws.forward_dynamics(H, [0.1] * nj, [0] * 6, [0] * nj, [0] * nj)",
             "assert isinstance(a, list) and abs(a[2] + 9.81) < 1e-12, a",
             "A, B = ws.linearize(H, [0.1] * nj, [0] * 6, [0] * nj, [0] * nj)",
-            "assert len(A) == m.state_dim ** 2",
+            "assert isinstance(A, list) and len(A) == m.state_dim ** 2",
+            "assert ws.linearize(H, [0.1] * nj, [0] * 6, [0] * nj, [0] * nj,",
+            "                    as_numpy=False) == (A, B)",
+            "assert isinstance(m.armature, list)",
+            "import array",
+            "out = array.array('d', [7.0] * len(a))",
+            "assert ws.forward_dynamics(H, [0.1] * nj, [0] * 6, [0] * nj, [0] * nj,",
+            "                           out=out) is out",
+            "assert out.tolist() == a",
             "try:",
             "    ws.mass_matrix([0.1] * nj, as_numpy=True)",
             "except geolin.Error as e:",
@@ -819,6 +1051,63 @@ class TestNumpy(StateFixture):
 
     def arrays(self):
         return tuple(np.array(x) for x in (self.H, self.s, self.v, self.r, self.tau))
+
+    def test_results_are_numpy_arrays_by_default_holding_the_lists_numbers(self):
+        """Every kind of result, called without as_numpy: a float64 array of the documented
+        shape, Fortran-ordered, whose column-major entries are the list result's."""
+        model = geolin.Model.from_urdf_file(URDF)
+        ws = model.workspace()
+        n, N, nj = model.num_dofs, model.state_dim, model.num_joints
+        x = (self.H, self.s, self.v, self.r)
+        tool = model.frame_index("tool")
+        z = [0.1 * k for k in range(N)]
+        calls = [  # (name, call with **kw, shapes of the array results)
+            ("forward_dynamics", lambda **kw: ws.forward_dynamics(*x, self.tau, **kw), [(n,)]),
+            ("linearize", lambda **kw: ws.linearize(*x, self.tau, **kw), [(N, N), (N, nj)]),
+            ("mass_matrix", lambda **kw: ws.mass_matrix(self.s, **kw), [(n, n)]),
+            ("frame_pose", lambda **kw: ws.frame_pose(self.H, self.s, tool, **kw), [(4, 4)]),
+            ("frame_jacobian", lambda **kw: ws.frame_jacobian(self.H, self.s, tool, **kw),
+             [(6, n)]),
+            ("step", lambda **kw: ws.step(geolin.STEP_RK4, 1e-3, *x, self.tau, **kw),
+             [(4, 4), (nj,), (6,), (nj,)]),
+            ("center_of_mass", lambda **kw: ws.center_of_mass(*x, **kw), [(3,), (3,), (3, n)]),
+            ("state_integrate", lambda **kw: model.state_integrate(*x, z, **kw),
+             [(4, 4), (nj,), (6,), (nj,)]),
+            ("state_difference_derivatives",
+             lambda **kw: model.state_difference_derivatives(*x, *x, **kw), [(N, N), (N, N)]),
+        ]
+        for name, call, shapes in calls:
+            got, as_lists = call(), call(as_numpy=False)
+            if len(shapes) == 1:
+                got, as_lists = (got,), (as_lists,)
+            for a, values, shape in zip(got, as_lists, shapes):
+                self.assertIsInstance(a, np.ndarray, name)
+                self.assertIsInstance(values, list, name)
+                self.assertEqual((a.dtype, a.shape), (np.float64, shape), name)
+                self.assertTrue(a.flags.f_contiguous, name)
+                self.assertEqual(a.ravel(order="F").tolist(), values, name)
+            # as_numpy=True, kept for compatibility, is the default
+            for a, b in zip(got, call(as_numpy=True) if len(shapes) > 1 else (call(),)):
+                np.testing.assert_array_equal(a, b)
+        self.assertIsInstance(model.armature, np.ndarray)
+        self.assertEqual(model.armature.tolist(), [0.0] * nj)
+        # a result whose size is zero is an empty array of its shape
+        _, lam = ws.contact_dynamics(*x, self.tau, [], [])
+        self.assertEqual(lam.shape, (0,))
+
+    def test_default_results_are_new_arrays_and_out_arrays_are_filled(self):
+        model = geolin.Model.from_urdf_file(URDF)
+        ws = model.workspace()
+        N, nj = model.state_dim, model.num_joints
+        A1, B1 = ws.linearize(*self.arrays())
+        A2, B2 = ws.linearize(*self.arrays())
+        self.assertFalse(np.shares_memory(A1, A2) or np.shares_memory(B1, B2))
+        A, B = np.full((N, N), 7.0, order="F"), np.full((N, nj), 7.0, order="F")
+        got = ws.linearize(*self.arrays(), out=(A, B))
+        self.assertIs(got[0], A)
+        self.assertIs(got[1], B)
+        np.testing.assert_array_equal(A, A1)
+        np.testing.assert_array_equal(B, B1)
 
     def test_numpy_inputs_give_the_list_results(self):
         self.assertTrue(geolin.HAVE_NUMPY)
@@ -963,7 +1252,8 @@ class TestNumpy(StateFixture):
         A, B, dz, dw = ws.contact_linearize(H, s, v, r, tau, feet, types, as_numpy=True)
         self.assertEqual((A.shape, B.shape, dz.shape, dw.shape),
                          ((N, N), (N, nj), (12, N), (12, nj)))
-        expected = ws.contact_linearize(H, s, v, r, tau, feet.tolist(), types.tolist())
+        expected = ws.contact_linearize(H, s, v, r, tau, feet.tolist(), types.tolist(),
+                                        as_numpy=False)
         self.assertEqual(dz.ravel(order="F").tolist(), expected[2])
         nu, lam = np.empty(n), np.empty(12)
         refs = np.stack([ws.frame_pose(H, s, int(f), as_numpy=True) for f in feet])  # 4 x 4 x 4
@@ -972,7 +1262,8 @@ class TestNumpy(StateFixture):
         self.assertIs(got[0], nu)
         self.assertIs(got[1], lam)
         flat = ws.contact_dynamics(H, s, v, r, tau, feet, types, geolin.WRENCH_MIXED,
-                                   [40.0, 9.0], refs.transpose(0, 2, 1).reshape(-1).tolist())
+                                   [40.0, 9.0], refs.transpose(0, 2, 1).reshape(-1).tolist(),
+                                   as_numpy=False)
         self.assertEqual((nu.tolist(), lam.tolist()), flat)
         w = np.zeros((4, 6))
         w[:, :3] = lam.reshape(4, 3)
