@@ -522,9 +522,25 @@ GEOLIN_API int geolin_impulse_linearize(geolin_workspace *ws, const double *H, c
        algebra with dexp^-1 to second order, x+ = x exp(Theta); one  \
        exponential per stage and an exact linearization (chosen over \
        Crouch-Grossman for that reason) */
+/* GEOLIN_STEP_IMPLICIT_EULER: the semi-implicit Euler step with the joint damping implicit
+ * (as MuJoCo's Euler integrator; docs/dynamics.md (D55), (D56)):
+ *   nu+ = nu + h a,   (M + h D) a = f(x, nu, tau),   D = blockdiag(0_6, diag(d)),
+ *   d_j = the model's joint damping (only if loaded with GEOLIN_JOINT_DAMPING) + kd_j (the
+ *   _feedback functions' kd; 0 for the others);
+ * f is forward dynamics' right-hand side at the current state: tau + the feedback torque - the
+ * bias (velocity products, gravity) - the damping force d_model o r, all at (x, nu). Implicit,
+ * i.e. taken at nu+, are only the damping terms -d_model o r and -kd o r (to first order in h);
+ * the bias, the kp term and everything else are explicit. With contacts the constraint is
+ * solved with M + h D in place of M (lambda: that solve's, at (x, tau)). Positions as the
+ * semi-implicit Euler step: H+ = H exp(h v+), s+ = s + h r+. Stable for any damping: a joint
+ * with effective inertia I and damping d has r+ = (I r + h f)/(I + h d), where the explicit step
+ * grows once h d / I > 2. Equals GEOLIN_STEP_SEMI_IMPLICIT_EULER when d = 0. It is the semi-
+ * implicit Euler step of the model whose armature is armature + h d; the energies and every
+ * other function keep the model's own armature. */
+#define GEOLIN_STEP_IMPLICIT_EULER 2
 
 /* One step x+ = Phi_h(x, tau) of length h (finite, > 0) with tau held constant.
- *   in:  method, h, H[16], s[n_J], v[6], r[n_J], tau[n_J]
+ *   in:  method (GEOLIN_STEP_*), h, H[16], s[n_J], v[6], r[n_J], tau[n_J]
  *   out: H_next[16] (column-major), s_next[n_J], v_next[6], r_next[n_J]
  * Fixed base: H, v, H_next and v_next may be NULL; H_next and v_next are not written.
  * Outputs may alias the inputs (in-place stepping). */
@@ -572,6 +588,46 @@ GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, d
                                              unsigned wrench_flags, const double *gains,
                                              const double *refs, double *A_d, double *B_d,
                                              double *dlambda_dz, double *dlambda_dw);
+
+/* The steps with a joint-space feedback held during the step (docs/dynamics.md (D57)): every
+ * stage (RK4's four, Euler's one) uses the joint torques
+ *   tau + kp o (s_ref - s) + kd o (r_ref - r)      (o: entrywise)
+ * at that stage's s and r, as a PD controller running inside the integrator. With
+ * GEOLIN_STEP_IMPLICIT_EULER the kd term (with the model's damping) is implicit, the kp term
+ * explicit (see GEOLIN_STEP_IMPLICIT_EULER). Otherwise as geolin_step, geolin_step_linearize,
+ * geolin_contact_step and geolin_contact_step_linearize, whose arguments they take in the same
+ * order with kp, kd, s_ref, r_ref after tau.
+ *   kp[n_J], kd[n_J]: finite, >= 0, or NULL (zeros); s_ref[n_J], r_ref[n_J]: finite, or NULL
+ *   (zeros). A bad entry is refused naming it ("kd[3] = -1 ..."), nothing written.
+ * With all four NULL each equals its plain function exactly. For the explicit methods the step
+ * equals the plain step with tau + kp o (s_ref - s) + kd o (r_ref - r) for Euler (one stage);
+ * RK4 re-evaluates the feedback at each stage.
+ * Linearization: A_d includes the feedback's dependence on the state; B_d is the derivative with
+ * respect to w with tau -> tau + w (the feedback torque added to it), so the derivatives with
+ * respect to the references are d x+ / d s_ref = B_d diag(kp) and d x+ / d r_ref =
+ * B_d diag(kd) (the same with dlambda_dw for lambda), e.g. for an MPC optimizing references. */
+GEOLIN_API int geolin_step_feedback(geolin_workspace *ws, int method, double h, const double *H,
+                                    const double *s, const double *v, const double *r,
+                                    const double *tau, const double *kp, const double *kd,
+                                    const double *s_ref, const double *r_ref, double *H_next,
+                                    double *s_next, double *v_next, double *r_next);
+GEOLIN_API int geolin_step_feedback_linearize(geolin_workspace *ws, int method, double h,
+                                              const double *H, const double *s, const double *v,
+                                              const double *r, const double *tau, const double *kp,
+                                              const double *kd, const double *s_ref,
+                                              const double *r_ref, double *A_d, double *B_d);
+GEOLIN_API int geolin_contact_step_feedback(
+    geolin_workspace *ws, int method, double h, const double *H, const double *s, const double *v,
+    const double *r, const double *tau, const double *kp, const double *kd, const double *s_ref,
+    const double *r_ref, int nc, const int *frames, const int *types, unsigned wrench_flags,
+    const double *gains, const double *refs, double *H_next, double *s_next, double *v_next,
+    double *r_next, double *lambda);
+GEOLIN_API int geolin_contact_step_feedback_linearize(
+    geolin_workspace *ws, int method, double h, const double *H, const double *s, const double *v,
+    const double *r, const double *tau, const double *kp, const double *kd, const double *s_ref,
+    const double *r_ref, int nc, const int *frames, const int *types, unsigned wrench_flags,
+    const double *gains, const double *refs, double *A_d, double *B_d, double *dlambda_dz,
+    double *dlambda_dw);
 
 /* ============================================================================================
  * Costs and constraints (docs/dynamics.md §11): what an MPC's cost and constraint terms need,

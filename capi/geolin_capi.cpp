@@ -1180,16 +1180,55 @@ Call &declare_frame_inputs(Call &c, const double *H, const double *s, int frame)
 }
 
 int check_step(const char *fn, int method, double h) noexcept {
-  if (method != GEOLIN_STEP_SEMI_IMPLICIT_EULER && method != GEOLIN_STEP_RK4) {
+  if (method != GEOLIN_STEP_SEMI_IMPLICIT_EULER && method != GEOLIN_STEP_RK4 &&
+      method != GEOLIN_STEP_IMPLICIT_EULER) {
     return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                "%s: argument 'method' = %d is not GEOLIN_STEP_SEMI_IMPLICIT_EULER (0) or "
-                "GEOLIN_STEP_RK4 (1)",
+                "%s: argument 'method' = %d is not GEOLIN_STEP_SEMI_IMPLICIT_EULER (0), "
+                "GEOLIN_STEP_RK4 (1) or GEOLIN_STEP_IMPLICIT_EULER (2)",
                 fn, method);
   }
   if (!std::isfinite(h)) return fail(GEOLIN_ERR_NONFINITE, "%s: argument 'h' is not finite", fn);
   if (!(h > 0.0))
     return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'h' = %g must be > 0", fn, h);
   return GEOLIN_OK;
+}
+
+// A feedback gain `name` (kp or kd): NULL, or n_J finite entries >= 0.
+int check_feedback_gain(const char *fn, const char *name, const double *k, int nj) noexcept {
+  if (k == nullptr) return GEOLIN_OK;
+  for (int j = 0; j < nj; ++j) {
+    if (!std::isfinite(k[j]))
+      return fail(GEOLIN_ERR_NONFINITE, "%s: argument '%s' has a non-finite value: %s[%d] = %g", fn,
+                  name, name, j, k[j]);
+    if (k[j] < 0.0)
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument '%s' has a negative value: %s[%d] = %g; feedback gains must be "
+                  ">= 0",
+                  fn, name, name, j, k[j]);
+  }
+  return GEOLIN_OK;
+}
+
+// A feedback reference `name` (s_ref or r_ref): NULL, or n_J finite entries.
+int check_feedback_ref(const char *fn, const char *name, const double *x, int nj) noexcept {
+  if (x == nullptr) return GEOLIN_OK;
+  for (int j = 0; j < nj; ++j)
+    if (!std::isfinite(x[j]))
+      return fail(GEOLIN_ERR_NONFINITE, "%s: argument '%s' has a non-finite value: %s[%d] = %g", fn,
+                  name, name, j, x[j]);
+  return GEOLIN_OK;
+}
+
+// The joint feedback of the geolin_*_feedback steps (values phase): kp, kd, s_ref, r_ref, each
+// NULL (zeros) or n_J entries.
+Call &declare_feedback(Call &c, const double *kp, const double *kd, const double *s_ref,
+                       const double *r_ref) {
+  return c.values([&] {
+    if (int st = check_feedback_gain(c.fn, "kp", kp, c.nj)) return st;
+    if (int st = check_feedback_gain(c.fn, "kd", kd, c.nj)) return st;
+    if (int st = check_feedback_ref(c.fn, "s_ref", s_ref, c.nj)) return st;
+    return check_feedback_ref(c.fn, "r_ref", r_ref, c.nj);
+  });
 }
 
 // The state outputs of a step: H_next and v_next (moving base), s_next, r_next.
@@ -1343,13 +1382,21 @@ GEOLIN_API int geolin_linearize_ext(geolin_workspace *ws, const double *H, const
       });
 }
 
-GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const double *H,
-                           const double *s, const double *v, const double *r, const double *tau,
-                           double *H_next, double *s_next, double *v_next, double *r_next) {
+}  // extern "C"
+
+namespace {
+
+// geolin_step and geolin_step_feedback (fb: the caller's joint feedback, all NULL for
+// geolin_step); fn: the entry point's name.
+int step_entry(const char *fn, geolin_workspace *ws, int method, double h, const double *H,
+               const double *s, const double *v, const double *r, const double *tau,
+               const geolin::JointFeedback &fb, double *H_next, double *s_next, double *v_next,
+               double *r_next) {
   return guarded(
-      __func__, ws,
+      fn, ws,
       [&](Call &c) {
         c.dynamics_inputs(H, s, v, r, tau).sizes([&] { return check_step(c.fn, method, h); });
+        declare_feedback(c, fb.kp, fb.kd, fb.s_ref, fb.r_ref);
         declare_next_state(c, H_next, s_next, v_next, r_next);
       },
       [&](Call &c) {
@@ -1358,35 +1405,72 @@ GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const dou
         const geolin::Outcome o = geolin::step(
             c.model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(c.model, H),
             joint_vector(s, c.nj), base_twist(c.model, v), joint_vector(r, c.nj),
-            joint_vector(tau, c.nj), Hn, ws->s_next, vn, ws->r_next);
+            joint_vector(tau, c.nj), Hn, ws->s_next, vn, ws->r_next, fb);
         return finish_step(c, o, h, H, s, v, r, tau, Hn, vn, H_next, s_next, v_next, r_next,
                            ws->lambda.head(0), nullptr);
       });
 }
 
-GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h, const double *H,
-                                     const double *s, const double *v, const double *r,
-                                     const double *tau, double *A_d, double *B_d) {
+// geolin_step_linearize and geolin_step_feedback_linearize.
+int step_linearize_entry(const char *fn, geolin_workspace *ws, int method, double h,
+                         const double *H, const double *s, const double *v, const double *r,
+                         const double *tau, const geolin::JointFeedback &fb, double *A_d,
+                         double *B_d) {
   return guarded(
-      __func__, ws,
+      fn, ws,
       [&](Call &c) {
         c.feature(geolin::kWorkspaceStepLinearize, "GEOLIN_WORKSPACE_STEP_LINEARIZE")
             .dynamics_inputs(H, s, v, r, tau)
             .sizes([&] { return check_step(c.fn, method, h); })
             .output("A_d", A_d, std::ptrdiff_t{c.N} * c.N)
             .output("B_d", B_d, std::ptrdiff_t{c.N} * c.nj);
+        declare_feedback(c, fb.kp, fb.kd, fb.s_ref, fb.r_ref);
       },
       [&](Call &c) {
         geolin::Outcome o = geolin::step_linearize(
             c.model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(c.model, H),
             joint_vector(s, c.nj), base_twist(c.model, v), joint_vector(r, c.nj),
-            joint_vector(tau, c.nj), ws->A, ws->B);
+            joint_vector(tau, c.nj), ws->A, ws->B, fb);
         if (!o || !all_finite(ws->A))
           return step_failure(c, o ? geolin::Outcome::overflowed() : o, h, H, s, v, r, tau, "A_d");
         if (!all_finite(ws->B))
           return step_failure(c, geolin::Outcome::overflowed(), h, H, s, v, r, tau, "B_d");
         return finish(c, o, {{"A_d", A_d, ws->A}, {"B_d", B_d, ws->B}});
       });
+}
+
+}  // namespace
+
+extern "C" {
+
+GEOLIN_API int geolin_step(geolin_workspace *ws, int method, double h, const double *H,
+                           const double *s, const double *v, const double *r, const double *tau,
+                           double *H_next, double *s_next, double *v_next, double *r_next) {
+  return step_entry(__func__, ws, method, h, H, s, v, r, tau, {}, H_next, s_next, v_next, r_next);
+}
+
+GEOLIN_API int geolin_step_feedback(geolin_workspace *ws, int method, double h, const double *H,
+                                    const double *s, const double *v, const double *r,
+                                    const double *tau, const double *kp, const double *kd,
+                                    const double *s_ref, const double *r_ref, double *H_next,
+                                    double *s_next, double *v_next, double *r_next) {
+  return step_entry(__func__, ws, method, h, H, s, v, r, tau, {kp, kd, s_ref, r_ref}, H_next,
+                    s_next, v_next, r_next);
+}
+
+GEOLIN_API int geolin_step_linearize(geolin_workspace *ws, int method, double h, const double *H,
+                                     const double *s, const double *v, const double *r,
+                                     const double *tau, double *A_d, double *B_d) {
+  return step_linearize_entry(__func__, ws, method, h, H, s, v, r, tau, {}, A_d, B_d);
+}
+
+GEOLIN_API int geolin_step_feedback_linearize(geolin_workspace *ws, int method, double h,
+                                              const double *H, const double *s, const double *v,
+                                              const double *r, const double *tau, const double *kp,
+                                              const double *kd, const double *s_ref,
+                                              const double *r_ref, double *A_d, double *B_d) {
+  return step_linearize_entry(__func__, ws, method, h, H, s, v, r, tau, {kp, kd, s_ref, r_ref}, A_d,
+                              B_d);
 }
 
 }  // extern "C"
@@ -1682,18 +1766,24 @@ GEOLIN_API int geolin_impulse_linearize(geolin_workspace *ws, const double *H, c
       });
 }
 
-GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, const double *H,
-                                   const double *s, const double *v, const double *r,
-                                   const double *tau, int nc, const int *frames, const int *types,
-                                   unsigned wrench_flags, const double *gains, const double *refs,
-                                   double *H_next, double *s_next, double *v_next, double *r_next,
-                                   double *lambda) {
+}  // extern "C"
+
+namespace {
+
+// geolin_contact_step and geolin_contact_step_feedback (fb all NULL for the first).
+int contact_step_entry(const char *fn, geolin_workspace *ws, int method, double h, const double *H,
+                       const double *s, const double *v, const double *r, const double *tau,
+                       const geolin::JointFeedback &fb, int nc, const int *frames, const int *types,
+                       unsigned wrench_flags, const double *gains, const double *refs,
+                       double *H_next, double *s_next, double *v_next, double *r_next,
+                       double *lambda) {
   return guarded(
-      __func__, ws,
+      fn, ws,
       [&](Call &c) {
         c.feature(geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS")
             .dynamics_inputs(H, s, v, r, tau)
             .sizes([&] { return check_step(c.fn, method, h); });
+        declare_feedback(c, fb.kp, fb.kd, fb.s_ref, fb.r_ref);
         declare_contacts(c, nc, frames, types, wrench_flags, gains, refs);
         declare_next_state(c, H_next, s_next, v_next, r_next)
             .optional_output("lambda", lambda, contact_rows(c, nc, types));
@@ -1705,7 +1795,7 @@ GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, c
         const geolin::Outcome o = geolin::contact_step(
             c.model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(c.model, H),
             joint_vector(s, c.nj), base_twist(c.model, v), joint_vector(r, c.nj),
-            joint_vector(tau, c.nj), k, Hn, ws->s_next, vn, ws->r_next, ws->lambda);
+            joint_vector(tau, c.nj), k, Hn, ws->s_next, vn, ws->r_next, ws->lambda, fb);
         if (o.kind == geolin::Outcome::Kind::dependent_contact_row)
           return numeric_failure(c, o, "H_next/s_next/v_next/r_next", &k);
         return finish_step(c, o, h, H, s, v, r, tau, Hn, vn, H_next, s_next, v_next, r_next,
@@ -1713,21 +1803,22 @@ GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, c
       });
 }
 
-GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, double h,
-                                             const double *H, const double *s, const double *v,
-                                             const double *r, const double *tau, int nc,
-                                             const int *frames, const int *types,
-                                             unsigned wrench_flags, const double *gains,
-                                             const double *refs, double *A_d, double *B_d,
-                                             double *dlambda_dz, double *dlambda_dw) {
+// geolin_contact_step_linearize and geolin_contact_step_feedback_linearize.
+int contact_step_linearize_entry(const char *fn, geolin_workspace *ws, int method, double h,
+                                 const double *H, const double *s, const double *v, const double *r,
+                                 const double *tau, const geolin::JointFeedback &fb, int nc,
+                                 const int *frames, const int *types, unsigned wrench_flags,
+                                 const double *gains, const double *refs, double *A_d, double *B_d,
+                                 double *dlambda_dz, double *dlambda_dw) {
   return guarded(
-      __func__, ws,
+      fn, ws,
       [&](Call &c) {
         const std::ptrdiff_t m = contact_rows(c, nc, types), N = c.N;
         c.feature(geolin::kWorkspaceContacts | geolin::kWorkspaceStepLinearize,
                   "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_STEP_LINEARIZE")
             .dynamics_inputs(H, s, v, r, tau)
             .sizes([&] { return check_step(c.fn, method, h); });
+        declare_feedback(c, fb.kp, fb.kd, fb.s_ref, fb.r_ref);
         declare_contacts(c, nc, frames, types, wrench_flags, gains, refs)
             .output("A_d", A_d, N * N)
             .output("B_d", B_d, N * c.nj)
@@ -1742,7 +1833,7 @@ GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, d
         const geolin::Outcome o = geolin::contact_step_linearize(
             c.model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(c.model, H),
             joint_vector(s, c.nj), base_twist(c.model, v), joint_vector(r, c.nj),
-            joint_vector(tau, c.nj), k, ws->A, ws->B, dz, dw);
+            joint_vector(tau, c.nj), k, ws->A, ws->B, dz, dw, fb);
         if (o.kind == geolin::Outcome::Kind::dependent_contact_row)
           return numeric_failure(c, o, "A_d", &k);
         const geolin::Outcome overflow = geolin::Outcome::overflowed();
@@ -1757,6 +1848,54 @@ GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, d
                        {"dlambda_dz", m > 0 ? dlambda_dz : nullptr, dz},
                        {"dlambda_dw", m > 0 ? dlambda_dw : nullptr, dw}});
       });
+}
+
+}  // namespace
+
+extern "C" {
+
+GEOLIN_API int geolin_contact_step(geolin_workspace *ws, int method, double h, const double *H,
+                                   const double *s, const double *v, const double *r,
+                                   const double *tau, int nc, const int *frames, const int *types,
+                                   unsigned wrench_flags, const double *gains, const double *refs,
+                                   double *H_next, double *s_next, double *v_next, double *r_next,
+                                   double *lambda) {
+  return contact_step_entry(__func__, ws, method, h, H, s, v, r, tau, {}, nc, frames, types,
+                            wrench_flags, gains, refs, H_next, s_next, v_next, r_next, lambda);
+}
+
+GEOLIN_API int geolin_contact_step_feedback(
+    geolin_workspace *ws, int method, double h, const double *H, const double *s, const double *v,
+    const double *r, const double *tau, const double *kp, const double *kd, const double *s_ref,
+    const double *r_ref, int nc, const int *frames, const int *types, unsigned wrench_flags,
+    const double *gains, const double *refs, double *H_next, double *s_next, double *v_next,
+    double *r_next, double *lambda) {
+  return contact_step_entry(__func__, ws, method, h, H, s, v, r, tau, {kp, kd, s_ref, r_ref}, nc,
+                            frames, types, wrench_flags, gains, refs, H_next, s_next, v_next,
+                            r_next, lambda);
+}
+
+GEOLIN_API int geolin_contact_step_linearize(geolin_workspace *ws, int method, double h,
+                                             const double *H, const double *s, const double *v,
+                                             const double *r, const double *tau, int nc,
+                                             const int *frames, const int *types,
+                                             unsigned wrench_flags, const double *gains,
+                                             const double *refs, double *A_d, double *B_d,
+                                             double *dlambda_dz, double *dlambda_dw) {
+  return contact_step_linearize_entry(__func__, ws, method, h, H, s, v, r, tau, {}, nc, frames,
+                                      types, wrench_flags, gains, refs, A_d, B_d, dlambda_dz,
+                                      dlambda_dw);
+}
+
+GEOLIN_API int geolin_contact_step_feedback_linearize(
+    geolin_workspace *ws, int method, double h, const double *H, const double *s, const double *v,
+    const double *r, const double *tau, const double *kp, const double *kd, const double *s_ref,
+    const double *r_ref, int nc, const int *frames, const int *types, unsigned wrench_flags,
+    const double *gains, const double *refs, double *A_d, double *B_d, double *dlambda_dz,
+    double *dlambda_dw) {
+  return contact_step_linearize_entry(__func__, ws, method, h, H, s, v, r, tau,
+                                      {kp, kd, s_ref, r_ref}, nc, frames, types, wrench_flags,
+                                      gains, refs, A_d, B_d, dlambda_dz, dlambda_dw);
 }
 
 }  // extern "C"

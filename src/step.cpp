@@ -27,18 +27,37 @@ constexpr Rk4Tableau kRk4{{0.0, 0.5, 0.5, 1.0}, {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0
 // of contact_dynamics, the contacts held; docs/contacts.md §10).
 enum class StepDynamics { free, held_contacts };
 
-// The dynamics of a step and its contacts (an empty set for StepDynamics::free).
+// The dynamics of a step, its contacts (an empty set for StepDynamics::free) and the caller's
+// joint feedback.
 struct StepField {
   StepDynamics dynamics;
   const Contacts &contacts;
+  const JointFeedback &feedback;
   int rows() const { return dynamics == StepDynamics::held_contacts ? contacts.rows() : 0; }
 };
 
+// The joint torques at a stage's (s, r): τ, or with feedback
+// τ + kp∘(s_ref − s) + kd∘(r_ref − r) (docs/dynamics.md (D57)) in ws.step_tau. A view, by value.
+Eigen::Ref<const VecX> stage_torque(Workspace &ws, const JointFeedback &fb, CRefVec s, CRefVec r,
+                                    CRefVec tau) {
+  if (!fb.any()) return tau;
+  ws.step_tau = tau;
+  const Eigen::Index nj = tau.size();
+  if (fb.kp)
+    for (Eigen::Index j = 0; j < nj; ++j)
+      ws.step_tau[j] += fb.kp[j] * ((fb.s_ref ? fb.s_ref[j] : 0.0) - s[j]);  // (D57)
+  if (fb.kd)
+    for (Eigen::Index j = 0; j < nj; ++j)
+      ws.step_tau[j] += fb.kd[j] * ((fb.r_ref ? fb.r_ref[j] : 0.0) - r[j]);  // (D57)
+  return ws.step_tau;
+}
+
 // ν̇ at x into ws.nu_dot and, with held contacts, weight · λ(x, τ) added to lambda (m rows):
-// (C12) summed over the stages.
+// (C12) summed over the stages. τ: with the feedback at (s, r).
 Outcome field_accelerations(const Model &model, Workspace &ws, const StepField &field,
-                            const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                            const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau_in,
                             double weight, RefVec lambda) {
+  const CRefVec tau = stage_torque(ws, field.feedback, s, r, tau_in);
   if (field.dynamics == StepDynamics::free) return aba(model, ws, H, s, v, r, tau, ws.nu_dot);
   const int m = field.contacts.rows();
   const Outcome outcome =
@@ -121,6 +140,26 @@ Outcome rk4_step(const Model &model, Workspace &ws, const StepField &field, doub
   return Outcome();
 }
 
+// The model whose semi-implicit Euler step is the implicit step (docs/dynamics.md (D56)): the
+// damping d = the model's joint damping + kd enters M + h D as the armature a + h d. The model
+// itself when d = 0; else ws.step_model, assigned the whole model here (every field it is read
+// for is written in this call) with that armature.
+const Model &implicit_step_model(const Model &model, Workspace &ws, double h,
+                                 const JointFeedback &feedback) {
+  bool damped = false;
+  for (int k = 0; k < model.n_B && !damped; ++k)
+    damped = (model.joint_damping && model.damping[k + 1] != 0.0) ||
+             (feedback.kd && feedback.kd[k] != 0.0);
+  if (!damped) return model;
+  ws.step_model = model;
+  for (int k = 0; k < model.n_B; ++k) {
+    const double d =
+        (model.joint_damping ? model.damping[k + 1] : 0.0) + (feedback.kd ? feedback.kd[k] : 0.0);
+    ws.step_model.armature[k] += h * d;  // M + h D = M_{a + h d}  (D56)
+  }
+  return ws.step_model;
+}
+
 // step and contact_step: λ (field.rows() entries) of the step into lambda.
 Outcome step_impl(const Model &model, Workspace &ws, StepMethod method, const StepField &field,
                   double h, const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
@@ -128,6 +167,9 @@ Outcome step_impl(const Model &model, Workspace &ws, StepMethod method, const St
   lambda.head(field.rows()).setZero();
   if (method == StepMethod::SemiImplicitEuler)
     return euler_step(model, ws, field, h, H, s, v, r, tau, H_next, s_next, v_next, r_next, lambda);
+  if (method == StepMethod::ImplicitEuler)  // (D55), (D56)
+    return euler_step(implicit_step_model(model, ws, h, field.feedback), ws, field, h, H, s, v, r,
+                      tau, H_next, s_next, v_next, r_next, lambda);
   return rk4_step(model, ws, field, h, H, s, v, r, tau, H_next, s_next, v_next, r_next, lambda);
 }
 
@@ -137,20 +179,20 @@ const Contacts kNoContacts{};
 
 Outcome step(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
              CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, Transform &H_next, RefVec s_next,
-             Vec6 &v_next, RefVec r_next) {
+             Vec6 &v_next, RefVec r_next, const JointFeedback &feedback) {
   Eigen::Map<VecX> no_lambda(nullptr, 0);
-  return step_impl(model, ws, method, {StepDynamics::free, kNoContacts}, h, H, s, v, r, tau, H_next,
-                   s_next, v_next, r_next, no_lambda);
+  return step_impl(model, ws, method, {StepDynamics::free, kNoContacts, feedback}, h, H, s, v, r,
+                   tau, H_next, s_next, v_next, r_next, no_lambda);
 }
 
 Outcome contact_step(const Model &model, Workspace &ws, StepMethod method, double h,
                      const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
                      const Contacts &contacts, Transform &H_next, RefVec s_next, Vec6 &v_next,
-                     RefVec r_next, RefVec lambda) {
+                     RefVec r_next, RefVec lambda, const JointFeedback &feedback) {
   if (contacts.count == 0)  // nothing held: geolin_step, exactly
-    return step(model, ws, method, h, H, s, v, r, tau, H_next, s_next, v_next, r_next);
-  return step_impl(model, ws, method, {StepDynamics::held_contacts, contacts}, h, H, s, v, r, tau,
-                   H_next, s_next, v_next, r_next, lambda);
+    return step(model, ws, method, h, H, s, v, r, tau, H_next, s_next, v_next, r_next, feedback);
+  return step_impl(model, ws, method, {StepDynamics::held_contacts, contacts, feedback}, h, H, s, v,
+                   r, tau, H_next, s_next, v_next, r_next, lambda);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,17 +222,44 @@ void retraction_jacobian(const Model &model, CRefVec theta, const MatX &D_theta,
 
 namespace {
 
+// The feedback's chain rule at a stage (docs/dynamics.md (D57)): τ depends on s and r through
+// ∂τ/∂z_s = −diag(kp), ∂τ/∂z_r = −diag(kd), so A gains −B diag(kp) in its z_s columns and
+// −B diag(kd) in its z_r columns, and ∂λ/∂z the same with ∂λ/∂w.
+void add_feedback_derivative(const Model &model, Workspace &ws, const StepField &field) {
+  const JointFeedback &fb = field.feedback;
+  const int nj = model.n_B, n = model.num_dofs(), o = model.joint_offset(), m = field.rows();
+  for (int j = 0; j < nj; ++j) {
+    const double kp = fb.kp ? fb.kp[j] : 0.0, kd = fb.kd ? fb.kd[j] : 0.0;
+    if (kp != 0.0) {
+      ws.A_stage.col(o + j) -= kp * ws.B_stage.col(j);
+      if (m > 0) ws.step_dlambda_dz.col(o + j).head(m) -= kp * ws.step_dlambda_dw.col(j).head(m);
+    }
+    if (kd != 0.0) {
+      ws.A_stage.col(n + o + j) -= kd * ws.B_stage.col(j);
+      if (m > 0)
+        ws.step_dlambda_dz.col(n + o + j).head(m) -= kd * ws.step_dlambda_dw.col(j).head(m);
+    }
+  }
+}
+
 // The continuous A, B at a stage into ws.A_stage, ws.B_stage (ν̇ left in ws.nu_dot): linearize,
-// or contact_linearize with ∂λ/∂z, ∂λ/∂w in ws.step_dlambda_dz, ws.step_dlambda_dw.
+// or contact_linearize with ∂λ/∂z, ∂λ/∂w in ws.step_dlambda_dz, ws.step_dlambda_dw; with the
+// feedback at (s, r) and its chain rule.
 Outcome stage_linearize(const Model &model, Workspace &ws, const StepField &field,
-                        const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau) {
-  if (field.dynamics == StepDynamics::free)
-    return linearize(model, ws, H, s, v, r, tau, ws.A_stage, ws.B_stage);
-  const int m = field.contacts.rows();
-  auto dz = ws.step_dlambda_dz.topRows(m);
-  auto dw = ws.step_dlambda_dw.topRows(m);
-  return contact_linearize(model, ws, H, s, v, r, tau, field.contacts, ws.A_stage, ws.B_stage, dz,
-                           dw);
+                        const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau_in) {
+  const CRefVec tau = stage_torque(ws, field.feedback, s, r, tau_in);
+  Outcome outcome;
+  if (field.dynamics == StepDynamics::free) {
+    outcome = linearize(model, ws, H, s, v, r, tau, ws.A_stage, ws.B_stage);
+  } else {
+    const int m = field.contacts.rows();
+    auto dz = ws.step_dlambda_dz.topRows(m);
+    auto dw = ws.step_dlambda_dw.topRows(m);
+    outcome = contact_linearize(model, ws, H, s, v, r, tau, field.contacts, ws.A_stage, ws.B_stage,
+                                dz, dw);
+  }
+  if (outcome && field.feedback.any()) add_feedback_derivative(model, ws, field);
+  return outcome;
 }
 
 // Dλ += weight (∂λ/∂z Z + [0, ∂λ/∂w]): the stage's λ through its state x exp(θ) (Z = ∂ζ/∂(z, w)
@@ -299,9 +368,13 @@ Outcome step_linearize_impl(const Model &model, Workspace &ws, StepMethod method
     return rk4_step_linearize(model, ws, field, h, H, s, v, r, tau, A_d, B_d, dlambda_dz,
                               dlambda_dw);
   }
-  const Outcome outcome = stage_linearize(model, ws, field, H, s, v, r, tau);
+  // ImplicitEuler: the Euler step of the armature-augmented model, linearized as such (D56)
+  const Model &stepped = method == StepMethod::ImplicitEuler
+                             ? implicit_step_model(model, ws, h, field.feedback)
+                             : model;
+  const Outcome outcome = stage_linearize(stepped, ws, field, H, s, v, r, tau);
   if (!outcome) return outcome;
-  euler_step_jacobian(model, ws, h, v, A_d, B_d);
+  euler_step_jacobian(stepped, ws, h, v, A_d, B_d);
   const int m = field.rows();  // λ at (x, τ): contact_linearize's, (C13)
   if (dlambda_dz.size() > 0) dlambda_dz = ws.step_dlambda_dz.topRows(m);
   if (dlambda_dw.size() > 0) dlambda_dw = ws.step_dlambda_dw.topRows(m);
@@ -312,20 +385,20 @@ Outcome step_linearize_impl(const Model &model, Workspace &ws, StepMethod method
 
 Outcome step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
                        const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                       RefMat A_d, RefMat B_d) {
+                       RefMat A_d, RefMat B_d, const JointFeedback &feedback) {
   Eigen::Map<MatX> none(nullptr, 0, 0);
-  return step_linearize_impl(model, ws, method, {StepDynamics::free, kNoContacts}, h, H, s, v, r,
-                             tau, A_d, B_d, none, none);
+  return step_linearize_impl(model, ws, method, {StepDynamics::free, kNoContacts, feedback}, h, H,
+                             s, v, r, tau, A_d, B_d, none, none);
 }
 
 Outcome contact_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
                                const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
                                const Contacts &contacts, RefMat A_d, RefMat B_d, RefMat dlambda_dz,
-                               RefMat dlambda_dw) {
+                               RefMat dlambda_dw, const JointFeedback &feedback) {
   if (contacts.count == 0)  // nothing held: step_linearize, exactly
-    return step_linearize(model, ws, method, h, H, s, v, r, tau, A_d, B_d);
-  return step_linearize_impl(model, ws, method, {StepDynamics::held_contacts, contacts}, h, H, s, v,
-                             r, tau, A_d, B_d, dlambda_dz, dlambda_dw);
+    return step_linearize(model, ws, method, h, H, s, v, r, tau, A_d, B_d, feedback);
+  return step_linearize_impl(model, ws, method, {StepDynamics::held_contacts, contacts, feedback},
+                             h, H, s, v, r, tau, A_d, B_d, dlambda_dz, dlambda_dw);
 }
 
 }  // namespace geolin

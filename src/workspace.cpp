@@ -89,6 +89,29 @@ WorkspaceDims workspace_dims(const Model &model, unsigned features, int max_wren
   return d;
 }
 
+namespace {
+
+// The heap memory of a copy of model (Workspace::step_model): its per-body vectors, the frames
+// and the names longer than the strings' inline buffers.
+std::size_t model_heap_bytes(const Model &model) {
+  const std::size_t nb = model.num_bodies();
+  std::size_t bytes = mul(nb, 4 * sizeof(int) + sizeof(std::vector<int>) + 3 * sizeof(std::string) +
+                                  sizeof(JointType) + 2 * sizeof(Vec3) + sizeof(int) +
+                                  sizeof(Vec6) + sizeof(Transform) + 3 * sizeof(double) +
+                                  sizeof(Vec3) + sizeof(Mat3) + sizeof(Mat6) + 1);
+  bytes = add(bytes, mul(model.frames.size(), sizeof(Frame)));
+  const auto heap = [](const std::string &name) {
+    return name.capacity() > std::string().capacity() ? name.capacity() + 1 : std::size_t{0};
+  };
+  for (const std::string &name : model.body_name) bytes = add(bytes, heap(name));
+  for (const std::string &name : model.joint_name) bytes = add(bytes, heap(name));
+  for (const std::string &name : model.mimic_of) bytes = add(bytes, heap(name));
+  for (const Frame &frame : model.frames) bytes = add(bytes, heap(frame.name));
+  return add(bytes, heap(model.name));
+}
+
+}  // namespace
+
 std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
   const std::size_t nb = model.num_bodies(), nj = model.num_joints(), n = model.num_dofs(),
                     N = model.state_dim();
@@ -100,7 +123,8 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
       sizeof(Vec6) + 3 * sizeof(Mat6) + 3 * 6 * 3 * D + sizeof(Vec6) + 2 * sizeof(Vec3) + 3 * D +
       1 + 3 * sizeof(int) + sizeof(Vec6) + sizeof(int) + D + sizeof(Vec3) + sizeof(Vec6);
   std::size_t bytes = mul(per_body, nb);
-  bytes = add(bytes, mul(D, n + 3 * nj + 2 * N + 4 * N + N + 2 * nj));  // step / FD vectors
+  bytes = add(bytes, mul(D, n + 3 * nj + 2 * N + 4 * N + N + 3 * nj));  // step / FD vectors
+  bytes = add(bytes, model_heap_bytes(model));  // step_model, ImplicitEuler's copy
   const std::size_t cols = static_cast<std::size_t>(d.rhs_cols);
   bytes = add(bytes, mul(D, mul(n, cols)));  // rhs
   bytes = add(bytes, mul(2 * D, mul(6 * static_cast<std::size_t>(d.panel_slots), cols)));
@@ -192,6 +216,8 @@ void size_steps(Workspace &ws, const Model &model) {
   ws.rk4_Theta.setZero(N);
   ws.stage_s.setZero(nj);
   ws.stage_r.setZero(nj);
+  ws.step_tau.setZero(nj);
+  ws.step_model = model;
   if (!ws.has(kWorkspaceStepLinearize)) return;
   ws.A_stage.setZero(N, N);
   ws.B_stage.setZero(N, nj);

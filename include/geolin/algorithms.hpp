@@ -215,7 +215,15 @@ Outcome impulse_linearize(const Model &model, Workspace &ws, const Transform &H,
                           RefMat A_imp, RefMat dimpulse_dz);
 
 /// Integration methods of step() (the values of GEOLIN_STEP_*).
-enum class StepMethod : int { SemiImplicitEuler = 0, Rk4 = 1 };
+enum class StepMethod : int { SemiImplicitEuler = 0, Rk4 = 1, ImplicitEuler = 2 };
+
+/// Joint-space feedback held during a step (docs/dynamics.md (D57)): tau + kp∘(s_ref − s) +
+/// kd∘(r_ref − r), evaluated at each stage's s and r. Each pointer: n_J entries, or nullptr for
+/// zeros. kp and kd must be >= 0 (the C API checks; the core does not).
+struct JointFeedback {
+  const double *kp = nullptr, *kd = nullptr, *s_ref = nullptr, *r_ref = nullptr;
+  bool any() const { return kp || kd || s_ref || r_ref; }
+};
 
 /// One step of length h of ẋ = x λ(x, τ) on G with τ held constant (step.cpp):
 ///  - SemiImplicitEuler: ν⁺ = ν + h FD(x, τ); H⁺ = H exp(h v⁺); s⁺ = s + h r⁺.
@@ -223,18 +231,30 @@ enum class StepMethod : int { SemiImplicitEuler = 0, Rk4 = 1 };
 ///    Acta Numerica 2000, §5.2): classical RK4 on the Lie algebra with dexp⁻¹ truncated after
 ///    the second bracket, x⁺ = x exp(Θ). Chosen over Crouch–Grossman because it needs one
 ///    exponential per stage and its linearization reuses the same algebra.
+///  - ImplicitEuler: SemiImplicitEuler with the joint damping implicit (docs/dynamics.md (D55)):
+///    ν⁺ = ν + h a, (M + h D) a = f(x, ν, τ), D = blockdiag(0_6, diag(d)),
+///    d_j = the model's damping (model.joint_damping only) + feedback.kd_j; f is forward
+///    dynamics' right-hand side at (x, ν) (τ + feedback − bias − damping force). Only the
+///    damping's ν⁺ dependence is implicit: the bias, kp and everything else are taken at x.
+///    H⁺ = H exp(h v⁺), s⁺ = s + h r⁺ as SemiImplicitEuler. It equals SemiImplicitEuler on a model
+///    whose armature is armature + h d (D56), formed in the workspace (ws.step_model) each call.
+/// feedback (D57): τ + kp∘(s_ref − s) + kd∘(r_ref − r) at each stage's state (default: none).
 /// Fixed base: H and v are ignored and H_next, v_next are left as given. Returns the first failed
 /// stage's outcome (M singular there; the step stops and its results are not to be used).
 Outcome step(const Model &model, Workspace &ws, StepMethod method, double h, const Transform &H,
              CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau, Transform &H_next, RefVec s_next,
-             Vec6 &v_next, RefVec r_next);
+             Vec6 &v_next, RefVec r_next, const JointFeedback &feedback = JointFeedback{});
 
 /// The exact linearization of step(): x exp(z) ↦ x⁺ exp(z⁺), z⁺ = A_d z + B_d w (τ ↦ τ + w),
 /// from the continuous-time A, B at the stages and the closed-form right Jacobian of the SE(3)
 /// exponential; no finite differences. A_d: N x N, B_d: N x n_J. step.cpp
+/// ImplicitEuler: the stage's A, B are those of the armature-augmented model (D56). With feedback
+/// each stage's A gains −B diag(kp) in its z_s columns and −B diag(kd) in its z_r columns (D57);
+/// B_d stays the derivative w.r.t. w, τ ↦ τ + w (so ∂x⁺/∂s_ref = B_d diag(kp),
+/// ∂x⁺/∂r_ref = B_d diag(kd)).
 Outcome step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
                        const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
-                       RefMat A_d, RefMat B_d);
+                       RefMat A_d, RefMat B_d, const JointFeedback &feedback = JointFeedback{});
 
 /// One step of the contact-constrained dynamics of contact_dynamics (step.cpp; docs/contacts.md
 /// §10): step() with ν̇ of contact_dynamics, the contacts, gains and refs held. lambda (m): the
@@ -244,7 +264,7 @@ Outcome step_linearize(const Model &model, Workspace &ws, StepMethod method, dou
 Outcome contact_step(const Model &model, Workspace &ws, StepMethod method, double h,
                      const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
                      const Contacts &contacts, Transform &H_next, RefVec s_next, Vec6 &v_next,
-                     RefVec r_next, RefVec lambda);
+                     RefVec r_next, RefVec lambda, const JointFeedback &feedback = JointFeedback{});
 
 /// Its exact linearization as step_linearize, with contact_linearize's A, B at the stages, and
 /// the derivatives of the step's λ: ∂λ/∂z (m x N), ∂λ/∂w (m x n_J), either may be empty. With no
@@ -253,7 +273,7 @@ Outcome contact_step(const Model &model, Workspace &ws, StepMethod method, doubl
 Outcome contact_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
                                const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
                                const Contacts &contacts, RefMat A_d, RefMat B_d, RefMat dlambda_dz,
-                               RefMat dlambda_dw);
+                               RefMat dlambda_dw, const JointFeedback &feedback = JointFeedback{});
 
 /// The quantities of MPC costs and their derivatives in z (docs/dynamics.md §11). Matrices with
 /// N columns are in the order of z = [z_H; z_s; z_v; z_r] (fixed base: [z_s; z_r]); an empty

@@ -192,6 +192,11 @@ struct Workspace {
   VecX rk4_theta;         // N: RKMK4's θᵢ = cᵢ k̃ᵢ₋₁, where stage i is evaluated
   VecX rk4_Theta;         // N: RKMK4's Θ = Σ bᵢ k̃ᵢ, x⁺ = x exp(Θ)
   VecX stage_s, stage_r;  // n_J, n_J: s and r of x exp(θᵢ)
+  VecX step_tau;  // n_J: a stage's τ + kp∘(s_ref − s) + kd∘(r_ref − r) (step.cpp, (D57))
+  // The model of StepMethod::ImplicitEuler (step.cpp, (D56)): each such call assigns it the
+  // caller's model (no allocation when the model is the one the workspace was made for) with
+  // armature + h d. A copy of the workspace's model until then.
+  Model step_model;
 
   // kWorkspaceStepLinearize (step.cpp).
   MatX A_stage, B_stage;                          // N x N, N x n_J: A, B at a stage

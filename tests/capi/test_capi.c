@@ -1584,7 +1584,7 @@ static void test_misuse_ext(const char *label, const geolin_model *m) {
     }
 
     if (fn == G_STEP || fn == G_STEPLIN) {
-      const int bad_methods[3] = {-1, 2, 100};
+      const int bad_methods[3] = {-1, 3, 100};
       const double bad_h[5] = {0.0, -1e-3, NAN, INFINITY, -INFINITY};
       const int expect_h[5] = {GEOLIN_ERR_INVALID_ARGUMENT, GEOLIN_ERR_INVALID_ARGUMENT,
                                GEOLIN_ERR_NONFINITE, GEOLIN_ERR_NONFINITE, GEOLIN_ERR_NONFINITE};
