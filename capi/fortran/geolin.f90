@@ -58,8 +58,9 @@ module geolin
   ! Integration methods of geolin_step / geolin_step_linearize
   integer(c_int), parameter, public :: GEOLIN_STEP_SEMI_IMPLICIT_EULER = 0
   integer(c_int), parameter, public :: GEOLIN_STEP_RK4 = 1
-  ! semi-implicit Euler with the joint damping and the feedback's kd implicit:
-  ! nu+ = nu + h (M + h D)^-1 f (the geolin_*step_feedback functions)
+  ! semi-implicit Euler with the joint damping implicit: nu+ = nu + h (M + h D)^-1 f, D =
+  ! diag(0_6, d), d = the model's damping (GEOLIN_JOINT_DAMPING) + kd of the *_step_feedback
+  ! functions
   integer(c_int), parameter, public :: GEOLIN_STEP_IMPLICIT_EULER = 2
 
   ! Features of geolin_workspace_new_ex / geolin_workspace_bytes (bitwise or, e.g. with ior;
@@ -644,9 +645,10 @@ module geolin
     end function
 
     ! The steps with joint PD feedback inside the step: tau + kp*(s_ref - s) + kd*(r_ref - r)
-    ! (elementwise). kp, kd, s_ref, r_ref (n_J each) are optional (absent: zeros); with all four
-    ! absent each is its function without _feedback exactly. Every argument after an absent one
-    ! is passed by keyword (H_next=..., nc=...). method may be GEOLIN_STEP_IMPLICIT_EULER.
+    ! (elementwise) at every stage. kp, kd (finite, >= 0), s_ref, r_ref (finite; n_J each) are
+    ! optional (absent: zeros); with all four absent each is its function without _feedback
+    ! exactly. Every argument after an absent one is passed by keyword (H_next=..., nc=...).
+    ! With GEOLIN_STEP_IMPLICIT_EULER the kd term is implicit, the kp term explicit.
     function geolin_step_feedback(ws, method, dt, H, s, v, r, tau, kp, kd, s_ref, r_ref, &
                                   H_next, s_next, v_next, r_next) &
         bind(c, name='geolin_step_feedback')

@@ -668,9 +668,10 @@ pub enum StepMethod {
     SemiImplicitEuler,
     /// Runge-Kutta-Munthe-Kaas of order 4 (`GEOLIN_STEP_RK4`).
     Rk4,
-    /// Semi-implicit Euler with the joint damping and the feedback's `kd` implicit:
-    /// `nu+ = nu + h (M + h D)^-1 f` (`GEOLIN_STEP_IMPLICIT_EULER`); see
-    /// [`Workspace::step_feedback`].
+    /// Semi-implicit Euler with the joint damping implicit (`GEOLIN_STEP_IMPLICIT_EULER`):
+    /// `nu+ = nu + h (M + h D)^-1 f`, `D = diag(0_6, d)`, `d` = the model's damping (loaded
+    /// with [`JOINT_DAMPING`]) + the `kd` of [`Workspace::step_feedback`]; stable for any
+    /// damping, equal to `SemiImplicitEuler` when `d = 0`.
     ImplicitEuler,
 }
 
@@ -2309,10 +2310,11 @@ impl<'m> Workspace<'m> {
         })
     }
 
-    /// [`Workspace::step`] with joint PD feedback evaluated inside the step:
-    /// `tau + kp∘(s_ref - s) + kd∘(r_ref - r)`. `kp`, `kd`, `s_ref`, `r_ref` have n_J entries
-    /// each or are `None` (zeros); with all four `None` this is [`Workspace::step`] exactly.
-    /// [`StepMethod::ImplicitEuler`] takes the joint damping and `kd` implicitly.
+    /// [`Workspace::step`] with joint PD feedback evaluated at every stage of the step:
+    /// `tau + kp∘(s_ref - s) + kd∘(r_ref - r)`. `kp`, `kd` (finite, >= 0), `s_ref`, `r_ref`
+    /// (finite) have n_J entries each or are `None` (zeros); with all four `None` this is
+    /// [`Workspace::step`] exactly. [`StepMethod::ImplicitEuler`] takes the `kd` term (with the
+    /// model's damping) implicitly, the `kp` term explicitly.
     #[allow(clippy::too_many_arguments)]
     pub fn step_feedback(
         &mut self,
@@ -2364,6 +2366,8 @@ impl<'m> Workspace<'m> {
 
     /// The exact linearization of [`Workspace::step_feedback`] (the feedback is part of the
     /// map `z -> z+`; `w` still perturbs `tau`): `A_d` (N x N), `B_d` (N x n_J), column-major.
+    /// The derivatives with respect to the references are `B_d diag(kp)` (`s_ref`) and
+    /// `B_d diag(kd)` (`r_ref`).
     #[allow(clippy::too_many_arguments)]
     pub fn step_feedback_linearize(
         &mut self,
