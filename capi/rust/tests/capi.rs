@@ -2386,3 +2386,100 @@ fn feedback_misuse_is_an_error_with_outputs_untouched() {
         "nothing written on error"
     );
 }
+
+#[test]
+fn implicit_euler_without_damping_is_semi_implicit_euler_and_fixed_base_needs_no_pose() {
+    // d = 0 (no JOINT_DAMPING, no kd): the implicit step is the semi-implicit one
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let nj = model.num_joints();
+    let s: Vec<f64> = (0..nj).map(|i| 0.2 * i as f64 - 0.1).collect();
+    let r: Vec<f64> = (0..nj).map(|i| 0.3 - 0.1 * i as f64).collect();
+    let x: State = (
+        pose(0.5),
+        s.clone(),
+        [0.1, -0.2, 0.3, 0.4, -0.5, 0.6],
+        r.clone(),
+    );
+    let (tau, dt) = (vec![0.4; nj], 1e-2);
+    let fb = feedback_gains(nj);
+    let kp_only = [Some(&fb[0][..]), None, Some(&fb[2][..]), None];
+    let implicit = feedback_step(&mut ws, StepMethod::ImplicitEuler, dt, &x, &tau, kp_only);
+    let semi = feedback_step(
+        &mut ws,
+        StepMethod::SemiImplicitEuler,
+        dt,
+        &x,
+        &tau,
+        kp_only,
+    );
+    let d = max_abs_diff(&implicit.3, &semi.3).max(max_abs_diff(&implicit.2, &semi.2));
+    assert!(d <= 1e-14 * (1.0 + max_abs(&semi.3)), "kp only: {d}");
+    let mut y = x.clone();
+    ws.step_in_place(
+        StepMethod::ImplicitEuler,
+        dt,
+        Some(&mut y.0),
+        &mut y.1,
+        Some(&mut y.2),
+        &mut y.3,
+        &tau,
+    )
+    .unwrap_or_else(|e| panic!("geolin_step takes ImplicitEuler: {e}"));
+    let no_feedback = feedback_step(&mut ws, StepMethod::ImplicitEuler, dt, &x, &tau, [None; 4]);
+    assert_eq!(
+        y, no_feedback,
+        "geolin_step = geolin_step_feedback without feedback"
+    );
+
+    // fixed base: no H, v, H_next, v_next; Euler with feedback = step of the fed-back torque
+    let fixed = Model::from_urdf_file(urdf_path(), FIXED_BASE).unwrap();
+    let mut ws = fixed.workspace().unwrap();
+    let tau_fb = fed_back_torque(&tau, &s, &r, &fb);
+    let (mut s1, mut r1, mut s2, mut r2) =
+        (vec![0.0; nj], vec![0.0; nj], vec![0.0; nj], vec![0.0; nj]);
+    let euler = StepMethod::SemiImplicitEuler;
+    ws.step_feedback(
+        euler,
+        dt,
+        None,
+        &s,
+        None,
+        &r,
+        &tau,
+        Some(&fb[0]),
+        Some(&fb[1]),
+        Some(&fb[2]),
+        Some(&fb[3]),
+        None,
+        &mut s1,
+        None,
+        &mut r1,
+    )
+    .unwrap();
+    ws.step(
+        euler, dt, None, &s, None, &r, &tau_fb, None, &mut s2, None, &mut r2,
+    )
+    .unwrap();
+    let d = max_abs_diff(&s1, &s2).max(max_abs_diff(&r1, &r2));
+    assert!(d <= 1e-12 * (1.0 + max_abs(&r2)), "fixed base: {d}");
+    let nn = fixed.state_dim();
+    let (mut a, mut b) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+    ws.step_feedback_linearize(
+        StepMethod::ImplicitEuler,
+        dt,
+        None,
+        &s,
+        None,
+        &r,
+        &tau,
+        None,
+        Some(&fb[1]),
+        None,
+        None,
+        &mut a,
+        &mut b,
+    )
+    .unwrap();
+    assert!(a.iter().chain(&b).all(|x| x.is_finite()) && max_abs(&b) > 0.0);
+}
