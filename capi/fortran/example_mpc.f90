@@ -7,7 +7,7 @@
 ! usage: example_mpc robot.urdf [quadruped.urdf]     (exits with status 1 on failure)
 program example_mpc
   use, intrinsic :: iso_c_binding, only: c_int, c_double, c_ptr, c_associated
-  use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_positive_inf
+  use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_positive_inf, ieee_quiet_nan
   use geolin
   implicit none
 
@@ -155,6 +155,10 @@ program example_mpc
   ! 5b. The state algebra: z = log(x^-1 x+) of that step integrates back to x+, and the
   !     Jacobians match central differences of the two operations.
   call state_algebra(model, H, s, v, r, H1, s1, v1, r1)
+
+  ! 5c. The step with joint feedback: without it geolin_step exactly; with it (Euler) geolin_step
+  !     of the fed-back torque; the implicit Euler step solves (M + dt diag(0, kd)) dnu = dt M a.
+  call feedback_step(ws, H, s(1:nj), v, r(1:nj), tau(1:nj), n, nn)
 
   ! 6. Misuse gives a status and a message, not a crash.
   g(3) = ieee_value(g(3), ieee_positive_inf)
@@ -360,6 +364,7 @@ contains
                 'contact_linearize gives dlambda_dz(12, N), dlambda_dw(12, n_J)', maxval(abs(dw)))
     call impact(qws, qH, qs, qv, qr, frames, types, qn, qnj)
     call contact_step(qws, qH, qs, qv, qr, qtau, frames, types, qn, qnj, qnn)
+    call contact_step_feedback(qws, qH, qs, qv, qr, qtau, frames, types, qnj, qnn)
     types(3) = 4
     st = geolin_contact_dynamics(qws, qH, qs, qv, qr, qtau, 4_c_int, frames, types, &
                                  GEOLIN_WRENCH_MIXED, nu_dot=nu, lambda=lambda)
@@ -445,6 +450,141 @@ contains
                'contact_step_linearize')
     call expect(all(abs(Ad) < huge(1.0_c_double)) .and. maxval(abs(dz)) > 0, &
                 'contact_step_linearize gives A_d(N, N), dlambda_dz(12, N)', maxval(abs(dz)))
+  end subroutine
+
+  ! 5c. geolin_step_feedback and its linearization on the first robot (no joint damping loaded).
+  subroutine feedback_step(ws, H, s, v, r, tau, n, nn)
+    type(c_ptr), intent(in) :: ws
+    real(c_double), intent(in) :: H(4, 4), s(:), v(6), r(:), tau(:)
+    integer, intent(in) :: n, nn
+    real(c_double), parameter :: dt = 1e-3_c_double, big_dt = 5e-2_c_double
+    real(c_double) :: H1(4, 4), H2(4, 4), v1(6), v2(6), worst, scale
+    real(c_double), dimension(size(s)) :: kp, kd, s_ref, r_ref, tau_fb, s1, s2, r1, r2
+    real(c_double) :: Ad(nn, nn), Ad2(nn, nn), Bd(nn, size(s)), Bd2(nn, size(s)), M(n, n), &
+                      acc(n), dnu(n), res(n)
+    integer :: k
+    integer(c_int) :: st
+    character(len=:), allocatable :: message
+    do k = 1, size(s)
+      kp(k) = 20 + 3*k
+      kd(k) = 1.5_c_double + 0.2_c_double*k
+      s_ref(k) = 0.3_c_double*cos(real(k, c_double))
+      r_ref(k) = -0.1_c_double + 0.05_c_double*k
+    end do
+    tau_fb = tau + kp*(s_ref - s) + kd*(r_ref - r)
+    call check(geolin_step_feedback(ws, GEOLIN_STEP_RK4, dt, H, s, v, r, tau, H_next=H1, &
+                                    s_next=s1, v_next=v1, r_next=r1), 'step_feedback')
+    call check(geolin_step(ws, GEOLIN_STEP_RK4, dt, H, s, v, r, tau, H2, s2, v2, r2), 'step')
+    worst = max(maxval(abs(H1 - H2)), maxval(abs(s1 - s2)), maxval(abs(v1 - v2)), &
+                maxval(abs(r1 - r2)))
+    call expect(worst <= 0, 'step_feedback without feedback is geolin_step exactly', worst)
+    call check(geolin_step_feedback_linearize(ws, GEOLIN_STEP_RK4, dt, H, s, v, r, tau, &
+                                              A_d=Ad, B_d=Bd), 'step_feedback_linearize')
+    call check(geolin_step_linearize(ws, GEOLIN_STEP_RK4, dt, H, s, v, r, tau, Ad2, Bd2), &
+               'step_linearize')
+    worst = max(maxval(abs(Ad - Ad2)), maxval(abs(Bd - Bd2)))
+    call expect(worst <= 0, 'step_feedback_linearize without feedback is exact', worst)
+    call check(geolin_step_feedback(ws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, dt, H, s, v, r, tau, &
+                                    r_ref=r_ref, kd=kd, s_ref=s_ref, kp=kp, H_next=H1, &
+                                    s_next=s1, v_next=v1, r_next=r1), 'step_feedback (kp, kd)')
+    call check(geolin_step(ws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, dt, H, s, v, r, tau_fb, H2, s2, &
+                           v2, r2), 'step (tau_fb)')
+    worst = max(maxval(abs(H1 - H2)), maxval(abs(s1 - s2)), maxval(abs(v1 - v2)), &
+                maxval(abs(r1 - r2)))
+    call expect(worst < 1e-12_c_double*(1 + maxval(abs(r2))), &
+                'Euler step_feedback = geolin_step of tau + kp(s_ref - s) + kd(r_ref - r)', worst)
+    call check(geolin_step_feedback(ws, GEOLIN_STEP_IMPLICIT_EULER, big_dt, H, s, v, r, tau, &
+                                    kp, kd, s_ref, r_ref, H1, s1, v1, r1), 'implicit step_feedback')
+    call check(geolin_mass_matrix(ws, s, M), 'mass_matrix')
+    call check(geolin_forward_dynamics(ws, H, s, v, r, tau_fb, acc), 'forward_dynamics (tau_fb)')
+    dnu(1:6) = v1 - v
+    dnu(7:n) = r1 - r
+    res = matmul(M, dnu) - big_dt*matmul(M, acc)
+    res(7:n) = res(7:n) + big_dt*kd*dnu(7:n)
+    scale = 1 + big_dt*maxval(abs(matmul(M, acc)))
+    worst = maxval(abs(res))
+    call expect(worst < 1e-10_c_double*scale, 'implicit Euler: (M + dt D) dnu = dt M nu_dot', worst)
+    worst = maxval(abs(s1 - s - big_dt*r1))
+    call expect(worst < 1e-14_c_double*(1 + maxval(abs(s))), 'implicit Euler: s+ = s + dt r+', &
+                worst)
+    kd(1) = ieee_value(kd(1), ieee_quiet_nan)
+    s2 = 7
+    st = geolin_step_feedback(ws, GEOLIN_STEP_IMPLICIT_EULER, dt, H, s, v, r, tau, kd=kd, &
+                              H_next=H2, s_next=s2, v_next=v2, r_next=r2)
+    message = geolin_error_message(st)
+    call expect(st == GEOLIN_ERR_NONFINITE .and. maxval(abs(s2 - 7)) <= 0 .and. &
+                index(message, 'kd[0]') > 0, &
+                'a NaN in kd is refused naming kd[0], nothing written', real(st, c_double))
+  end subroutine
+
+  ! 10. The contact step with joint feedback: without feedback geolin_contact_step exactly (and
+  !     its linearization); with feedback (Euler) geolin_contact_step of the fed-back torque.
+  subroutine contact_step_feedback(qws, qH, qs, qv, qr, qtau, frames, types, qnj, qnn)
+    type(c_ptr), intent(in) :: qws
+    real(c_double), intent(in) :: qH(4, 4), qs(:), qv(6), qr(:), qtau(:)
+    integer(c_int), intent(in) :: frames(4), types(4)
+    integer, intent(in) :: qnj, qnn
+    real(c_double), parameter :: dt = 1e-3_c_double
+    real(c_double) :: H1(4, 4), H2(4, 4), v1(6), v2(6), lam1(12), lam2(12), worst
+    real(c_double), dimension(qnj) :: kp, kd, s_ref, r_ref, tau_fb, s1, s2, r1, r2
+    real(c_double) :: Ad(qnn, qnn), Ad2(qnn, qnn), Bd(qnn, qnj), Bd2(qnn, qnj), dz(12, qnn), &
+                      dz2(12, qnn), dw(12, qnj), dw2(12, qnj)
+    integer :: k
+    do k = 1, qnj
+      kp(k) = 20 + 3*k
+      kd(k) = 1.5_c_double + 0.2_c_double*k
+      s_ref(k) = qs(k) + 0.1_c_double*sin(real(k, c_double))
+      r_ref(k) = 0.05_c_double*k
+    end do
+    tau_fb = qtau + kp*(s_ref - qs) + kd*(r_ref - qr)
+    call check(geolin_contact_step_feedback(qws, GEOLIN_STEP_RK4, dt, qH, qs, qv, qr, qtau, &
+                                            nc=4_c_int, frames=frames, types=types, &
+                                            wrench_flags=GEOLIN_WRENCH_MIXED, H_next=H1, &
+                                            s_next=s1, v_next=v1, r_next=r1, lambda=lam1), &
+               'contact_step_feedback')
+    call check(geolin_contact_step(qws, GEOLIN_STEP_RK4, dt, qH, qs, qv, qr, qtau, 4_c_int, &
+                                   frames, types, GEOLIN_WRENCH_MIXED, H_next=H2, s_next=s2, &
+                                   v_next=v2, r_next=r2, lambda=lam2), 'contact_step')
+    worst = max(maxval(abs(H1 - H2)), maxval(abs(s1 - s2)), maxval(abs(v1 - v2)), &
+                maxval(abs(r1 - r2)), maxval(abs(lam1 - lam2)))
+    call expect(worst <= 0, 'contact_step_feedback without feedback is contact_step exactly', &
+                worst)
+    call check(geolin_contact_step_feedback_linearize(qws, GEOLIN_STEP_RK4, dt, qH, qs, qv, qr, &
+                                                      qtau, nc=4_c_int, frames=frames, &
+                                                      types=types, &
+                                                      wrench_flags=GEOLIN_WRENCH_MIXED, A_d=Ad, &
+                                                      B_d=Bd, dlambda_dz=dz, dlambda_dw=dw), &
+               'contact_step_feedback_linearize')
+    call check(geolin_contact_step_linearize(qws, GEOLIN_STEP_RK4, dt, qH, qs, qv, qr, qtau, &
+                                             4_c_int, frames, types, GEOLIN_WRENCH_MIXED, &
+                                             A_d=Ad2, B_d=Bd2, dlambda_dz=dz2, dlambda_dw=dw2), &
+               'contact_step_linearize')
+    worst = max(maxval(abs(Ad - Ad2)), maxval(abs(Bd - Bd2)), maxval(abs(dz - dz2)), &
+                maxval(abs(dw - dw2)))
+    call expect(worst <= 0, 'contact_step_feedback_linearize without feedback is exact', worst)
+    call check(geolin_contact_step_feedback(qws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, dt, qH, qs, &
+                                            qv, qr, qtau, kp, kd, s_ref, r_ref, 4_c_int, frames, &
+                                            types, GEOLIN_WRENCH_MIXED, H_next=H1, s_next=s1, &
+                                            v_next=v1, r_next=r1, lambda=lam1), &
+               'contact_step_feedback (kp, kd)')
+    call check(geolin_contact_step(qws, GEOLIN_STEP_SEMI_IMPLICIT_EULER, dt, qH, qs, qv, qr, &
+                                   tau_fb, 4_c_int, frames, types, GEOLIN_WRENCH_MIXED, &
+                                   H_next=H2, s_next=s2, v_next=v2, r_next=r2, lambda=lam2), &
+               'contact_step (tau_fb)')
+    worst = max(maxval(abs(H1 - H2)), maxval(abs(s1 - s2)), maxval(abs(v1 - v2)), &
+                maxval(abs(r1 - r2)))
+    call expect(worst < 1e-12_c_double*(1 + maxval(abs(r2))), &
+                'Euler contact_step_feedback = contact_step of the fed-back torque', worst)
+    worst = maxval(abs(lam1 - lam2))
+    call expect(worst < 1e-10_c_double*(1 + maxval(abs(lam2))), &
+                '... and its contact forces', worst)
+    call check(geolin_contact_step_feedback(qws, GEOLIN_STEP_IMPLICIT_EULER, dt, qH, qs, qv, &
+                                            qr, qtau, kp, kd, s_ref, r_ref, 4_c_int, frames, &
+                                            types, GEOLIN_WRENCH_MIXED, H_next=H1, s_next=s1, &
+                                            v_next=v1, r_next=r1), &
+               'contact_step_feedback (implicit Euler)')
+    call expect(all(abs(r1) < huge(1.0_c_double)), 'implicit Euler contact step: finite', &
+                maxval(abs(r1)))
   end subroutine
 
   subroutine expect(ok, what, value)

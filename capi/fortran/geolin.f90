@@ -11,6 +11,7 @@
 ! fixed-base model, H_next and v_next of geolin_step and geolin_contact_step for a fixed-base
 ! model, v and v_next of geolin_impulse for a fixed-base model, frames and wrenches when nf = 0,
 ! frames, types, gains, refs and lambda of the contact functions, dlambda_dz and dlambda_dw,
+! kp, kd, s_ref and r_ref of the *_step_feedback functions,
 ! impulse and dimpulse_dz, the outputs of geolin_version, H, v, H_out, v_out of the state
 ! algebra for a fixed-base model, the velocities and either Jacobian of its derivatives) are
 ! optional: leave them out. Frame,
@@ -57,6 +58,9 @@ module geolin
   ! Integration methods of geolin_step / geolin_step_linearize
   integer(c_int), parameter, public :: GEOLIN_STEP_SEMI_IMPLICIT_EULER = 0
   integer(c_int), parameter, public :: GEOLIN_STEP_RK4 = 1
+  ! semi-implicit Euler with the joint damping implicit: nu+ = nu + h (M + h D)^-1 f, D =
+  ! diag(0_6, d), d = the model's damping (GEOLIN_JOINT_DAMPING) + kd of the *_step_feedback
+  ! functions
   integer(c_int), parameter, public :: GEOLIN_STEP_IMPLICIT_EULER = 2
 
   ! Features of geolin_workspace_new_ex / geolin_workspace_bytes (bitwise or, e.g. with ior;
@@ -638,6 +642,87 @@ module geolin
       real(c_double), intent(inout) :: A_d(*), B_d(*)
       real(c_double), intent(inout), optional :: dlambda_dz(*), dlambda_dw(*)
       integer(c_int) :: geolin_contact_step_linearize
+    end function
+
+    ! The steps with joint PD feedback inside the step: tau + kp*(s_ref - s) + kd*(r_ref - r)
+    ! (elementwise) at every stage. kp, kd (finite, >= 0), s_ref, r_ref (finite; n_J each) are
+    ! optional (absent: zeros); with all four absent each is its function without _feedback
+    ! exactly. Every argument after an absent one is passed by keyword (H_next=..., nc=...).
+    ! With GEOLIN_STEP_IMPLICIT_EULER the kd term is implicit, the kp term explicit.
+    function geolin_step_feedback(ws, method, dt, H, s, v, r, tau, kp, kd, s_ref, r_ref, &
+                                  H_next, s_next, v_next, r_next) &
+        bind(c, name='geolin_step_feedback')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(in), optional :: kp(*), kd(*), s_ref(*), r_ref(*)
+      real(c_double), intent(inout), optional :: H_next(*), v_next(*)
+      real(c_double), intent(inout) :: s_next(*), r_next(*)
+      integer(c_int) :: geolin_step_feedback
+    end function
+
+    ! -> A_d(N, N), B_d(N, n_J) of geolin_step_feedback (the feedback is part of z -> z+; w
+    ! perturbs tau)
+    function geolin_step_feedback_linearize(ws, method, dt, H, s, v, r, tau, kp, kd, s_ref, &
+                                            r_ref, A_d, B_d) &
+        bind(c, name='geolin_step_feedback_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(in), optional :: kp(*), kd(*), s_ref(*), r_ref(*)
+      real(c_double), intent(inout) :: A_d(*), B_d(*)
+      integer(c_int) :: geolin_step_feedback_linearize
+    end function
+
+    ! geolin_contact_step with the joint feedback of geolin_step_feedback
+    function geolin_contact_step_feedback(ws, method, dt, H, s, v, r, tau, kp, kd, s_ref, r_ref, &
+                                          nc, frames, types, wrench_flags, gains, refs, H_next, &
+                                          s_next, v_next, r_next, lambda) &
+        bind(c, name='geolin_contact_step_feedback')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(in), optional :: kp(*), kd(*), s_ref(*), r_ref(*)
+      integer(c_int), value :: nc
+      integer(c_int), intent(in), optional :: frames(*), types(*)
+      integer(c_int), value :: wrench_flags
+      real(c_double), intent(in), optional :: gains(*), refs(*)
+      real(c_double), intent(inout), optional :: H_next(*), v_next(*)
+      real(c_double), intent(inout) :: s_next(*), r_next(*)
+      real(c_double), intent(inout), optional :: lambda(*)
+      integer(c_int) :: geolin_contact_step_feedback
+    end function
+
+    ! -> A_d(N, N), B_d(N, n_J), dlambda_dz(m, N), dlambda_dw(m, n_J) (the last two optional) of
+    ! geolin_contact_step_feedback
+    function geolin_contact_step_feedback_linearize(ws, method, dt, H, s, v, r, tau, kp, kd, &
+                                                    s_ref, r_ref, nc, frames, types, &
+                                                    wrench_flags, gains, refs, A_d, B_d, &
+                                                    dlambda_dz, dlambda_dw) &
+        bind(c, name='geolin_contact_step_feedback_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(in), optional :: kp(*), kd(*), s_ref(*), r_ref(*)
+      integer(c_int), value :: nc
+      integer(c_int), intent(in), optional :: frames(*), types(*)
+      integer(c_int), value :: wrench_flags
+      real(c_double), intent(in), optional :: gains(*), refs(*)
+      real(c_double), intent(inout) :: A_d(*), B_d(*)
+      real(c_double), intent(inout), optional :: dlambda_dz(*), dlambda_dw(*)
+      integer(c_int) :: geolin_contact_step_feedback_linearize
     end function
 
     ! ---------------------------------------------------------------- state algebra

@@ -15,7 +15,9 @@
 //! [`Workspace::step_linearize`], with [`StepMethod`]), and the contacts and workspace features
 //! of version 0.3: [`Workspace::contact_dynamics`], [`Workspace::contact_linearize`] (with
 //! [`ContactType`]), [`Model::workspace_with`] and [`Model::workspace_bytes`] (with the
-//! `WORKSPACE_*` feature bits).
+//! `WORKSPACE_*` feature bits), and the steps with joint PD feedback inside the step
+//! ([`Workspace::step_feedback`], [`Workspace::contact_step_feedback`] and their linearizations,
+//! with [`StepMethod::ImplicitEuler`]).
 //!
 //! Linking: the build script finds `libgeolin.so` through `GEOLIN_LIB_DIR` or `pkg-config` and
 //! passes its directory to dependent build scripts as `DEP_GEOLIN_LIBDIR`; a binary crate puts
@@ -457,6 +459,89 @@ pub mod sys {
             dlambda_dz: *mut c_double,
             dlambda_dw: *mut c_double,
         ) -> c_int;
+        pub fn geolin_step_feedback(
+            ws: *mut geolin_workspace,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            kp: *const c_double,
+            kd: *const c_double,
+            s_ref: *const c_double,
+            r_ref: *const c_double,
+            h_next: *mut c_double,
+            s_next: *mut c_double,
+            v_next: *mut c_double,
+            r_next: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_step_feedback_linearize(
+            ws: *mut geolin_workspace,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            kp: *const c_double,
+            kd: *const c_double,
+            s_ref: *const c_double,
+            r_ref: *const c_double,
+            a_d: *mut c_double,
+            b_d: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_contact_step_feedback(
+            ws: *mut geolin_workspace,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            kp: *const c_double,
+            kd: *const c_double,
+            s_ref: *const c_double,
+            r_ref: *const c_double,
+            nc: c_int,
+            frames: *const c_int,
+            types: *const c_int,
+            wrench_flags: c_uint,
+            gains: *const c_double,
+            refs: *const c_double,
+            h_next: *mut c_double,
+            s_next: *mut c_double,
+            v_next: *mut c_double,
+            r_next: *mut c_double,
+            lambda: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_contact_step_feedback_linearize(
+            ws: *mut geolin_workspace,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            kp: *const c_double,
+            kd: *const c_double,
+            s_ref: *const c_double,
+            r_ref: *const c_double,
+            nc: c_int,
+            frames: *const c_int,
+            types: *const c_int,
+            wrench_flags: c_uint,
+            gains: *const c_double,
+            refs: *const c_double,
+            a_d: *mut c_double,
+            b_d: *mut c_double,
+            dlambda_dz: *mut c_double,
+            dlambda_dw: *mut c_double,
+        ) -> c_int;
         pub fn geolin_state_integrate(
             model: *const geolin_model,
             h: *const c_double,
@@ -575,13 +660,19 @@ impl WrenchCoordinates {
     }
 }
 
-/// The integration method of [`Workspace::step`] and [`Workspace::step_linearize`].
+/// The integration method of [`Workspace::step`], [`Workspace::step_feedback`] and their
+/// linearizations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StepMethod {
     /// `nu+ = nu + h FD; H+ = H exp(h v+); s+ = s + h r+` (`GEOLIN_STEP_SEMI_IMPLICIT_EULER`).
     SemiImplicitEuler,
     /// Runge-Kutta-Munthe-Kaas of order 4 (`GEOLIN_STEP_RK4`).
     Rk4,
+    /// Semi-implicit Euler with the joint damping implicit (`GEOLIN_STEP_IMPLICIT_EULER`):
+    /// `nu+ = nu + h (M + h D)^-1 f`, `D = diag(0_6, d)`, `d` = the model's damping (loaded
+    /// with [`JOINT_DAMPING`]) + the `kd` of [`Workspace::step_feedback`]; stable for any
+    /// damping, equal to `SemiImplicitEuler` when `d = 0`.
+    ImplicitEuler,
 }
 
 impl StepMethod {
@@ -590,6 +681,7 @@ impl StepMethod {
         match self {
             StepMethod::SemiImplicitEuler => sys::GEOLIN_STEP_SEMI_IMPLICIT_EULER,
             StepMethod::Rk4 => sys::GEOLIN_STEP_RK4,
+            StepMethod::ImplicitEuler => sys::GEOLIN_STEP_IMPLICIT_EULER,
         }
     }
 }
@@ -1199,6 +1291,17 @@ fn check_contacts(
     }
     let nc = c_index(function, "nc", frames.len())?;
     Ok((nc, types.iter().map(|t| t.rows()).sum()))
+}
+
+/// Checks the joint feedback `[kp, kd, s_ref, r_ref]` of the *_feedback functions: each given
+/// one has n_J entries.
+fn check_feedback(function: &str, nj: usize, feedback: [Option<&[f64]>; 4]) -> Result<()> {
+    for (name, x) in ["kp", "kd", "s_ref", "r_ref"].iter().zip(feedback) {
+        if let Some(x) = x {
+            check_len(function, name, x.len(), nj)?;
+        }
+    }
+    Ok(())
 }
 
 fn types_ptr(types: &[ContactType]) -> *const c_int {
@@ -2193,6 +2296,248 @@ impl<'m> Workspace<'m> {
                 opt_ptr(v),
                 r.as_ptr(),
                 tau.as_ptr(),
+                nc,
+                slice_ptr(frames),
+                types_ptr(types),
+                coords.raw(),
+                opt_ptr(gains),
+                opt_slice_ptr(refs),
+                a_d.as_mut_ptr(),
+                b_d.as_mut_ptr(),
+                opt_slice_mut_ptr(dlambda_dz),
+                opt_slice_mut_ptr(dlambda_dw),
+            )
+        })
+    }
+
+    /// [`Workspace::step`] with joint PD feedback evaluated at every stage of the step:
+    /// `tau + kp∘(s_ref - s) + kd∘(r_ref - r)`. `kp`, `kd` (finite, >= 0), `s_ref`, `r_ref`
+    /// (finite) have n_J entries each or are `None` (zeros); with all four `None` this is
+    /// [`Workspace::step`] exactly. [`StepMethod::ImplicitEuler`] takes the `kd` term (with the
+    /// model's damping) implicitly, the `kp` term explicitly.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_feedback(
+        &mut self,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        kp: Option<&[f64]>,
+        kd: Option<&[f64]>,
+        s_ref: Option<&[f64]>,
+        r_ref: Option<&[f64]>,
+        h_next: Option<&mut [f64; 16]>,
+        s_next: &mut [f64],
+        v_next: Option<&mut [f64; 6]>,
+        r_next: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "step_feedback";
+        let nj = self.model.num_joints();
+        self.check_state(F, s, r)?;
+        check_len(F, "tau", tau.len(), nj)?;
+        check_feedback(F, nj, [kp, kd, s_ref, r_ref])?;
+        check_len(F, "s_next", s_next.len(), nj)?;
+        check_len(F, "r_next", r_next.len(), nj)?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_step_feedback(
+                self.ptr.as_ptr(),
+                method.raw(),
+                dt,
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                opt_slice_ptr(kp),
+                opt_slice_ptr(kd),
+                opt_slice_ptr(s_ref),
+                opt_slice_ptr(r_ref),
+                opt_mut_ptr(h_next),
+                s_next.as_mut_ptr(),
+                opt_mut_ptr(v_next),
+                r_next.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// The exact linearization of [`Workspace::step_feedback`] (the feedback is part of the
+    /// map `z -> z+`; `w` still perturbs `tau`): `A_d` (N x N), `B_d` (N x n_J), column-major.
+    /// The derivatives with respect to the references are `B_d diag(kp)` (`s_ref`) and
+    /// `B_d diag(kd)` (`r_ref`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_feedback_linearize(
+        &mut self,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        kp: Option<&[f64]>,
+        kd: Option<&[f64]>,
+        s_ref: Option<&[f64]>,
+        r_ref: Option<&[f64]>,
+        a_d: &mut [f64],
+        b_d: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "step_feedback_linearize";
+        self.check_state(F, s, r)?;
+        let (nj, nn) = (self.model.num_joints(), self.model.state_dim());
+        check_len(F, "tau", tau.len(), nj)?;
+        check_feedback(F, nj, [kp, kd, s_ref, r_ref])?;
+        check_len(F, "A_d", a_d.len(), nn * nn)?;
+        check_len(F, "B_d", b_d.len(), nn * nj)?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_step_feedback_linearize(
+                self.ptr.as_ptr(),
+                method.raw(),
+                dt,
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                opt_slice_ptr(kp),
+                opt_slice_ptr(kd),
+                opt_slice_ptr(s_ref),
+                opt_slice_ptr(r_ref),
+                a_d.as_mut_ptr(),
+                b_d.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// [`Workspace::contact_step`] with the joint feedback of [`Workspace::step_feedback`]
+    /// (`kp`, `kd`, `s_ref`, `r_ref`: n_J entries each or `None`). With all four `None` this
+    /// is [`Workspace::contact_step`] exactly. Needs [`WORKSPACE_CONTACTS`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn contact_step_feedback(
+        &mut self,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        kp: Option<&[f64]>,
+        kd: Option<&[f64]>,
+        s_ref: Option<&[f64]>,
+        r_ref: Option<&[f64]>,
+        frames: &[i32],
+        types: &[ContactType],
+        coords: WrenchCoordinates,
+        gains: Option<&[f64; 2]>,
+        refs: Option<&[f64]>,
+        h_next: Option<&mut [f64; 16]>,
+        s_next: &mut [f64],
+        v_next: Option<&mut [f64; 6]>,
+        r_next: &mut [f64],
+        lambda: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "contact_step_feedback";
+        let nj = self.model.num_joints();
+        self.check_state(F, s, r)?;
+        check_len(F, "tau", tau.len(), nj)?;
+        check_feedback(F, nj, [kp, kd, s_ref, r_ref])?;
+        let (nc, m) = check_contacts(F, frames, types, refs)?;
+        check_len(F, "s_next", s_next.len(), nj)?;
+        check_len(F, "r_next", r_next.len(), nj)?;
+        if let Some(l) = lambda.as_deref() {
+            check_len(F, "lambda", l.len(), m)?;
+        }
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_contact_step_feedback(
+                self.ptr.as_ptr(),
+                method.raw(),
+                dt,
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                opt_slice_ptr(kp),
+                opt_slice_ptr(kd),
+                opt_slice_ptr(s_ref),
+                opt_slice_ptr(r_ref),
+                nc,
+                slice_ptr(frames),
+                types_ptr(types),
+                coords.raw(),
+                opt_ptr(gains),
+                opt_slice_ptr(refs),
+                opt_mut_ptr(h_next),
+                s_next.as_mut_ptr(),
+                opt_mut_ptr(v_next),
+                r_next.as_mut_ptr(),
+                opt_slice_mut_ptr(lambda),
+            )
+        })
+    }
+
+    /// The exact linearization of [`Workspace::contact_step_feedback`]: `A_d` (N x N), `B_d`
+    /// (N x n_J), `dlambda_dz` (m x N) and `dlambda_dw` (m x n_J; either `None`: not computed),
+    /// column-major. Needs [`WORKSPACE_CONTACTS`] and [`WORKSPACE_STEP_LINEARIZE`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn contact_step_feedback_linearize(
+        &mut self,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        kp: Option<&[f64]>,
+        kd: Option<&[f64]>,
+        s_ref: Option<&[f64]>,
+        r_ref: Option<&[f64]>,
+        frames: &[i32],
+        types: &[ContactType],
+        coords: WrenchCoordinates,
+        gains: Option<&[f64; 2]>,
+        refs: Option<&[f64]>,
+        a_d: &mut [f64],
+        b_d: &mut [f64],
+        dlambda_dz: Option<&mut [f64]>,
+        dlambda_dw: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "contact_step_feedback_linearize";
+        self.check_state(F, s, r)?;
+        let (nj, nn) = (self.model.num_joints(), self.model.state_dim());
+        check_len(F, "tau", tau.len(), nj)?;
+        check_feedback(F, nj, [kp, kd, s_ref, r_ref])?;
+        let (nc, m) = check_contacts(F, frames, types, refs)?;
+        check_len(F, "A_d", a_d.len(), nn * nn)?;
+        check_len(F, "B_d", b_d.len(), nn * nj)?;
+        if let Some(dz) = dlambda_dz.as_deref() {
+            check_len(F, "dlambda_dz", dz.len(), m * nn)?;
+        }
+        if let Some(dw) = dlambda_dw.as_deref() {
+            check_len(F, "dlambda_dw", dw.len(), m * nj)?;
+        }
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_contact_step_feedback_linearize(
+                self.ptr.as_ptr(),
+                method.raw(),
+                dt,
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                opt_slice_ptr(kp),
+                opt_slice_ptr(kd),
+                opt_slice_ptr(s_ref),
+                opt_slice_ptr(r_ref),
                 nc,
                 slice_ptr(frames),
                 types_ptr(types),

@@ -1756,3 +1756,730 @@ fn fixed_base_state_algebra_without_pose() {
         }
     }
 }
+
+// ---------------------------------------------------------------- steps with joint feedback
+
+/// A state x = (H, s, v, r).
+type State = ([f64; 16], Vec<f64>, [f64; 6], Vec<f64>);
+
+/// The joint feedback of the *_feedback tests: kp, kd, s_ref, r_ref (n_J each).
+fn feedback_gains(nj: usize) -> [Vec<f64>; 4] {
+    [
+        (0..nj).map(|i| 20.0 + 3.0 * i as f64).collect(),
+        (0..nj).map(|i| 1.5 + 0.2 * i as f64).collect(),
+        (0..nj).map(|i| 0.3 * (i as f64).cos()).collect(),
+        (0..nj).map(|i| -0.1 + 0.05 * i as f64).collect(),
+    ]
+}
+
+/// tau + kp∘(s_ref - s) + kd∘(r_ref - r), computed here (the oracle of the feedback).
+fn fed_back_torque(tau: &[f64], s: &[f64], r: &[f64], fb: &[Vec<f64>; 4]) -> Vec<f64> {
+    let [kp, kd, s_ref, r_ref] = fb;
+    (0..tau.len())
+        .map(|k| tau[k] + kp[k] * (s_ref[k] - s[k]) + kd[k] * (r_ref[k] - r[k]))
+        .collect()
+}
+
+fn fb_refs(fb: &[Vec<f64>; 4]) -> [Option<&[f64]>; 4] {
+    [Some(&fb[0]), Some(&fb[1]), Some(&fb[2]), Some(&fb[3])]
+}
+
+/// x+ of step_feedback (moving base).
+fn feedback_step(
+    ws: &mut geolin::Workspace,
+    method: StepMethod,
+    dt: f64,
+    x: &State,
+    tau: &[f64],
+    fb: [Option<&[f64]>; 4],
+) -> State {
+    let nj = x.1.len();
+    let mut y: State = ([0.0; 16], vec![0.0; nj], [0.0; 6], vec![0.0; nj]);
+    ws.step_feedback(
+        method,
+        dt,
+        Some(&x.0),
+        &x.1,
+        Some(&x.2),
+        &x.3,
+        tau,
+        fb[0],
+        fb[1],
+        fb[2],
+        fb[3],
+        Some(&mut y.0),
+        &mut y.1,
+        Some(&mut y.2),
+        &mut y.3,
+    )
+    .unwrap();
+    y
+}
+
+/// x+ and lambda of contact_step_feedback (moving base, point feet, local coordinates).
+#[allow(clippy::too_many_arguments)]
+fn contact_feedback_step(
+    ws: &mut geolin::Workspace,
+    method: StepMethod,
+    dt: f64,
+    x: &State,
+    tau: &[f64],
+    fb: [Option<&[f64]>; 4],
+    feet: &[i32],
+) -> (State, Vec<f64>) {
+    let nj = x.1.len();
+    let mut y: State = ([0.0; 16], vec![0.0; nj], [0.0; 6], vec![0.0; nj]);
+    let mut lambda = vec![0.0; 3 * feet.len()];
+    ws.contact_step_feedback(
+        method,
+        dt,
+        Some(&x.0),
+        &x.1,
+        Some(&x.2),
+        &x.3,
+        tau,
+        fb[0],
+        fb[1],
+        fb[2],
+        fb[3],
+        feet,
+        &vec![ContactType::Point; feet.len()],
+        WrenchCoordinates::Local,
+        None,
+        None,
+        Some(&mut y.0),
+        &mut y.1,
+        Some(&mut y.2),
+        &mut y.3,
+        Some(&mut lambda),
+    )
+    .unwrap();
+    (y, lambda)
+}
+
+/// A_d, B_d (and dlambda_dz, dlambda_dw when there are feet) of contact_step_feedback_linearize
+/// (with no feet, of step_feedback_linearize).
+fn feedback_linearization(
+    ws: &mut geolin::Workspace,
+    method: StepMethod,
+    dt: f64,
+    x: &State,
+    tau: &[f64],
+    fb: [Option<&[f64]>; 4],
+    feet: &[i32],
+) -> [Vec<f64>; 4] {
+    let (nj, nn) = (x.1.len(), ws.model().state_dim());
+    let m = 3 * feet.len();
+    let mut out = [
+        vec![0.0; nn * nn],
+        vec![0.0; nn * nj],
+        vec![0.0; m * nn],
+        vec![0.0; m * nj],
+    ];
+    let [a, b, dz, dw] = &mut out;
+    if feet.is_empty() {
+        ws.step_feedback_linearize(
+            method,
+            dt,
+            Some(&x.0),
+            &x.1,
+            Some(&x.2),
+            &x.3,
+            tau,
+            fb[0],
+            fb[1],
+            fb[2],
+            fb[3],
+            a,
+            b,
+        )
+        .unwrap();
+    } else {
+        ws.contact_step_feedback_linearize(
+            method,
+            dt,
+            Some(&x.0),
+            &x.1,
+            Some(&x.2),
+            &x.3,
+            tau,
+            fb[0],
+            fb[1],
+            fb[2],
+            fb[3],
+            feet,
+            &vec![ContactType::Point; feet.len()],
+            WrenchCoordinates::Local,
+            None,
+            None,
+            a,
+            b,
+            Some(dz),
+            Some(dw),
+        )
+        .unwrap();
+    }
+    out
+}
+
+fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).fold(0.0, |m, (x, y)| m.max((x - y).abs()))
+}
+
+fn max_abs(a: &[f64]) -> f64 {
+    a.iter().fold(0.0, |m, x| m.max(x.abs()))
+}
+
+#[test]
+fn feedback_steps_without_feedback_are_the_plain_steps_exactly() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (feet, h, s, v, r, tau) = quadruped_state(&model);
+    let (nj, nn) = (model.num_joints(), model.state_dim());
+    let x: State = (h, s.clone(), v, r.clone());
+    let (types, local, dt) = ([ContactType::Point; 4], WrenchCoordinates::Local, 1e-3);
+    for method in [StepMethod::SemiImplicitEuler, StepMethod::Rk4] {
+        let none = [None; 4];
+        let y = feedback_step(&mut ws, method, dt, &x, &tau, none);
+        let mut p: State = ([0.0; 16], vec![0.0; nj], [0.0; 6], vec![0.0; nj]);
+        ws.step(
+            method,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            Some(&mut p.0),
+            &mut p.1,
+            Some(&mut p.2),
+            &mut p.3,
+        )
+        .unwrap();
+        assert_eq!(y, p, "{method:?}: step_feedback = step");
+        let [a, b, _, _] = feedback_linearization(&mut ws, method, dt, &x, &tau, none, &[]);
+        let (mut a2, mut b2) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+        ws.step_linearize(
+            method,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &mut a2,
+            &mut b2,
+        )
+        .unwrap();
+        assert_eq!((&a, &b), (&a2, &b2), "{method:?}: step_feedback_linearize");
+
+        let (y, lambda) = contact_feedback_step(&mut ws, method, dt, &x, &tau, none, &feet);
+        let mut l2 = vec![0.0; 12];
+        ws.contact_step(
+            method,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &feet,
+            &types,
+            local,
+            None,
+            None,
+            Some(&mut p.0),
+            &mut p.1,
+            Some(&mut p.2),
+            &mut p.3,
+            Some(&mut l2),
+        )
+        .unwrap();
+        assert_eq!((y, lambda), (p, l2), "{method:?}: contact_step_feedback");
+        let lin = feedback_linearization(&mut ws, method, dt, &x, &tau, none, &feet);
+        let mut plain = [
+            vec![0.0; nn * nn],
+            vec![0.0; nn * nj],
+            vec![0.0; 12 * nn],
+            vec![0.0; 12 * nj],
+        ];
+        let [a2, b2, dz2, dw2] = &mut plain;
+        ws.contact_step_linearize(
+            method,
+            dt,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &feet,
+            &types,
+            local,
+            None,
+            None,
+            a2,
+            b2,
+            Some(dz2),
+            Some(dw2),
+        )
+        .unwrap();
+        assert_eq!(lin, plain, "{method:?}: contact_step_feedback_linearize");
+    }
+}
+
+#[test]
+fn euler_feedback_step_is_the_step_of_the_fed_back_torque_and_its_chain_rule() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (feet, h, s, v, r, tau) = quadruped_state(&model);
+    let (nj, n, nn) = (model.num_joints(), model.num_dofs(), model.state_dim());
+    let x: State = (h, s.clone(), v, r.clone());
+    let fb = feedback_gains(nj);
+    let tau_fb = fed_back_torque(&tau, &s, &r, &fb);
+    let euler = StepMethod::SemiImplicitEuler;
+    let dt = 1e-3;
+    let close = |a: &[f64], b: &[f64], what: &str| {
+        let d = max_abs_diff(a, b);
+        assert!(d <= 1e-12 * (1.0 + max_abs(b)), "{what}: {d}");
+    };
+    for contact_feet in [&[][..], &feet[..]] {
+        // x+ and lambda: the plain functions at tau + kp∘(s_ref - s) + kd∘(r_ref - r)
+        let (y, lambda) =
+            contact_feedback_step(&mut ws, euler, dt, &x, &tau, fb_refs(&fb), contact_feet);
+        let (p, l2) =
+            contact_feedback_step(&mut ws, euler, dt, &x, &tau_fb, [None; 4], contact_feet);
+        close(&y.0, &p.0, "H+");
+        close(&y.1, &p.1, "s+");
+        close(&y.2, &p.2, "v+");
+        close(&y.3, &p.3, "r+");
+        close(&lambda, &l2, "lambda");
+        if contact_feet.is_empty() {
+            let y2 = feedback_step(&mut ws, euler, dt, &x, &tau, fb_refs(&fb));
+            assert_eq!(
+                y2, y,
+                "step_feedback = contact_step_feedback without contacts"
+            );
+        }
+        // the chain rule: d tau_total / dz = K = [0, -diag(kp), 0, -diag(kd)] (n_J x N), so
+        // A_d = A_d(tau_total) + B_d K, dlambda_dz = dlambda_dz(tau_total) + dlambda_dw K, and
+        // the columns of w (B_d, dlambda_dw) are those at tau_total
+        let [a, b, dz, dw] =
+            feedback_linearization(&mut ws, euler, dt, &x, &tau, fb_refs(&fb), contact_feet);
+        let [a0, b0, dz0, dw0] =
+            feedback_linearization(&mut ws, euler, dt, &x, &tau_fb, [None; 4], contact_feet);
+        close(&b, &b0, "B_d");
+        close(&dw, &dw0, "dlambda_dw");
+        let chain = |base: &[f64], dw: &[f64], rows: usize| -> Vec<f64> {
+            let mut out = base.to_vec();
+            for k in 0..nj {
+                let (col_s, col_r) = (6 + k, n + 6 + k);
+                for i in 0..rows {
+                    out[i + rows * col_s] -= dw[i + rows * k] * fb[0][k];
+                    out[i + rows * col_r] -= dw[i + rows * k] * fb[1][k];
+                }
+            }
+            out
+        };
+        let m = 3 * contact_feet.len();
+        let (a_chain, dz_chain) = (chain(&a0, &b0, nn), chain(&dz0, &dw0, m));
+        let scale = 1.0 + max_abs(&a_chain);
+        let d = max_abs_diff(&a, &a_chain);
+        assert!(d <= 1e-12 * scale, "A_d = A_d(tau_total) + B_d K: {d}");
+        let d = max_abs_diff(&dz, &dz_chain);
+        assert!(
+            d <= 1e-10 * (1.0 + max_abs(&dz_chain)),
+            "dlambda_dz chain rule: {d}"
+        );
+    }
+}
+
+#[test]
+fn feedback_step_linearizations_match_central_differences() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (feet, h, s, v, r, tau) = quadruped_state(&model);
+    let (nj, nn) = (model.num_joints(), model.state_dim());
+    let x: State = (h, s, v, r);
+    let fb = feedback_gains(nj);
+    let integrate = |x: &State, z: &[f64]| -> State {
+        let mut y: State = ([0.0; 16], vec![0.0; nj], [0.0; 6], vec![0.0; nj]);
+        model
+            .state_integrate(
+                Some(&x.0),
+                &x.1,
+                Some(&x.2),
+                &x.3,
+                z,
+                Some(&mut y.0),
+                &mut y.1,
+                Some(&mut y.2),
+                &mut y.3,
+            )
+            .unwrap();
+        y
+    };
+    let difference = |a: &State, b: &State| -> Vec<f64> {
+        let mut z = vec![0.0; nn];
+        model
+            .state_difference(
+                Some(&a.0),
+                &a.1,
+                Some(&a.2),
+                &a.3,
+                Some(&b.0),
+                &b.1,
+                Some(&b.2),
+                &b.3,
+                &mut z,
+            )
+            .unwrap();
+        z
+    };
+    let (dt, eps) = (1e-3, 1e-6);
+    let methods = [
+        StepMethod::SemiImplicitEuler,
+        StepMethod::Rk4,
+        StepMethod::ImplicitEuler,
+    ];
+    for method in methods {
+        for contact_feet in [&[][..], &feet[..]] {
+            let m = 3 * contact_feet.len();
+            let mut step = |x: &State, tau: &[f64]| {
+                contact_feedback_step(&mut ws, method, dt, x, tau, fb_refs(&fb), contact_feet)
+            };
+            let (y0, _) = step(&x, &tau);
+            // columns of A_d, dlambda_dz: x exp(±eps e_j); of B_d, dlambda_dw: tau ± eps e_k
+            let (mut a_fd, mut dz_fd) = (vec![0.0; nn * nn], vec![0.0; m * nn]);
+            for j in 0..nn {
+                let mut z = vec![0.0; nn];
+                z[j] = eps;
+                let (yp, lp) = step(&integrate(&x, &z), &tau);
+                z[j] = -eps;
+                let (ym, lm) = step(&integrate(&x, &z), &tau);
+                let (zp, zm) = (difference(&y0, &yp), difference(&y0, &ym));
+                for i in 0..nn {
+                    a_fd[i + nn * j] = (zp[i] - zm[i]) / (2.0 * eps);
+                }
+                for i in 0..m {
+                    dz_fd[i + m * j] = (lp[i] - lm[i]) / (2.0 * eps);
+                }
+            }
+            let (mut b_fd, mut dw_fd) = (vec![0.0; nn * nj], vec![0.0; m * nj]);
+            for k in 0..nj {
+                let mut t = tau.clone();
+                t[k] += eps;
+                let (yp, lp) = step(&x, &t);
+                t[k] -= 2.0 * eps;
+                let (ym, lm) = step(&x, &t);
+                let (zp, zm) = (difference(&y0, &yp), difference(&y0, &ym));
+                for i in 0..nn {
+                    b_fd[i + nn * k] = (zp[i] - zm[i]) / (2.0 * eps);
+                }
+                for i in 0..m {
+                    dw_fd[i + m * k] = (lp[i] - lm[i]) / (2.0 * eps);
+                }
+            }
+            let [a, b, dz, dw] =
+                feedback_linearization(&mut ws, method, dt, &x, &tau, fb_refs(&fb), contact_feet);
+            let what = format!("{method:?} with {} contacts", contact_feet.len());
+            for (name, exact, fd) in [
+                ("A_d", &a, &a_fd),
+                ("B_d", &b, &b_fd),
+                ("dlambda_dz", &dz, &dz_fd),
+                ("dlambda_dw", &dw, &dw_fd),
+            ] {
+                let d = max_abs_diff(exact, fd);
+                assert!(d <= 1e-6 * (1.0 + max_abs(fd)), "{what}: {name}: {d}");
+            }
+        }
+    }
+}
+
+#[test]
+fn implicit_euler_solves_m_plus_h_kd_for_the_velocity_step() {
+    // Without JOINT_DAMPING the implicit part is the feedback's kd alone:
+    // (M + dt D)(nu+ - nu) = dt M nu_dot(x, tau_total), D = diag(0_6, kd);
+    // H+ = H exp(dt v+), s+ = s + dt r+ as the semi-implicit Euler step.
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (nj, n) = (model.num_joints(), model.num_dofs());
+    let h = pose(0.5);
+    let v = [0.1, -0.2, 0.3, 0.4, -0.5, 0.6];
+    let s: Vec<f64> = (0..nj).map(|i| 0.2 * i as f64 - 0.1).collect();
+    let r: Vec<f64> = (0..nj).map(|i| 0.3 - 0.1 * i as f64).collect();
+    let tau = vec![0.4; nj];
+    let fb = feedback_gains(nj);
+    let x: State = (h, s.clone(), v, r.clone());
+    let dt = 0.05; // large enough that dt kd matters against M
+    let y = feedback_step(
+        &mut ws,
+        StepMethod::ImplicitEuler,
+        dt,
+        &x,
+        &tau,
+        fb_refs(&fb),
+    );
+    let tau_fb = fed_back_torque(&tau, &s, &r, &fb);
+    let (mut nu_dot, mut mass) = (vec![0.0; n], vec![0.0; n * n]);
+    ws.forward_dynamics(Some(&h), &s, Some(&v), &r, &tau_fb, &mut nu_dot)
+        .unwrap();
+    ws.mass_matrix(&s, &mut mass).unwrap();
+    let dnu: Vec<f64> = (0..n)
+        .map(|i| {
+            if i < 6 {
+                y.2[i] - v[i]
+            } else {
+                y.3[i - 6] - r[i - 6]
+            }
+        })
+        .collect();
+    let mut worst = 0.0f64;
+    let mut scale = 0.0f64;
+    for i in 0..n {
+        let lhs: f64 = (0..n).map(|k| mass[i + n * k] * dnu[k]).sum::<f64>()
+            + if i < 6 {
+                0.0
+            } else {
+                dt * fb[1][i - 6] * dnu[i]
+            };
+        let rhs: f64 = dt * (0..n).map(|k| mass[i + n * k] * nu_dot[k]).sum::<f64>();
+        worst = worst.max((lhs - rhs).abs());
+        scale = scale.max(rhs.abs());
+    }
+    assert!(
+        worst <= 1e-10 * (1.0 + scale),
+        "(M + dt D) dnu = dt M nu_dot: {worst}"
+    );
+    for (k, (s0, (s1, r1))) in s.iter().zip(y.1.iter().zip(&y.3)).enumerate() {
+        let d = s1 - (s0 + dt * r1);
+        assert!(
+            d.abs() <= 1e-14 * (1.0 + s0.abs()),
+            "s+ = s + dt r+ ({k}): {d}"
+        );
+    }
+    // the implicit step is not the semi-implicit one: dt kd is not small against M here
+    let y_semi = feedback_step(
+        &mut ws,
+        StepMethod::SemiImplicitEuler,
+        dt,
+        &x,
+        &tau,
+        fb_refs(&fb),
+    );
+    assert!(max_abs_diff(&y.3, &y_semi.3) > 1e-6);
+}
+
+#[test]
+fn feedback_misuse_is_an_error_with_outputs_untouched() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (feet, h, s, v, r, tau) = quadruped_state(&model);
+    let (nj, nn) = (model.num_joints(), model.state_dim());
+    let fb = feedback_gains(nj);
+    let short = vec![1.0; nj - 1];
+    let (mut h1, mut s1, mut v1, mut r1) = ([7.0; 16], vec![7.0; nj], [7.0; 6], vec![7.0; nj]);
+    let err = ws
+        .step_feedback(
+            StepMethod::SemiImplicitEuler,
+            1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            Some(&fb[0]),
+            Some(&short),
+            None,
+            None,
+            None,
+            &mut s1,
+            None,
+            &mut r1,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    assert!(err.message().contains("'kd'"), "{err}");
+    let (mut a, mut b) = (vec![7.0; nn * nn], vec![7.0; nn * nj]);
+    let err = ws
+        .step_feedback_linearize(
+            StepMethod::Rk4,
+            1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            None,
+            None,
+            Some(&short),
+            None,
+            &mut a,
+            &mut b,
+        )
+        .unwrap_err();
+    assert!(err.message().contains("'s_ref'"), "{err}");
+    // non-finite feedback is refused by the library, nothing written
+    let mut bad = fb[3].clone();
+    bad[2] = f64::NAN;
+    let err = ws
+        .contact_step_feedback(
+            StepMethod::ImplicitEuler,
+            1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            None,
+            Some(&fb[1]),
+            None,
+            Some(&bad),
+            &feet,
+            &[ContactType::Point; 4],
+            WrenchCoordinates::Local,
+            None,
+            None,
+            Some(&mut h1),
+            &mut s1,
+            Some(&mut v1),
+            &mut r1,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::NONFINITE, "{err}");
+    assert!(err.message().contains("r_ref"), "{err}");
+    let err = ws
+        .contact_step_feedback_linearize(
+            StepMethod::Rk4,
+            -1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            Some(&fb[0]),
+            None,
+            None,
+            None,
+            &feet,
+            &[ContactType::Point; 4],
+            WrenchCoordinates::Local,
+            None,
+            None,
+            &mut a,
+            &mut b,
+            None,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT);
+    let untouched = h1
+        .iter()
+        .chain(&s1)
+        .chain(&v1)
+        .chain(&r1)
+        .chain(&a)
+        .chain(&b);
+    assert!(
+        untouched.into_iter().all(|&x| x == 7.0),
+        "nothing written on error"
+    );
+}
+
+#[test]
+fn implicit_euler_without_damping_is_semi_implicit_euler_and_fixed_base_needs_no_pose() {
+    // d = 0 (no JOINT_DAMPING, no kd): the implicit step is the semi-implicit one
+    let model = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let nj = model.num_joints();
+    let s: Vec<f64> = (0..nj).map(|i| 0.2 * i as f64 - 0.1).collect();
+    let r: Vec<f64> = (0..nj).map(|i| 0.3 - 0.1 * i as f64).collect();
+    let x: State = (
+        pose(0.5),
+        s.clone(),
+        [0.1, -0.2, 0.3, 0.4, -0.5, 0.6],
+        r.clone(),
+    );
+    let (tau, dt) = (vec![0.4; nj], 1e-2);
+    let fb = feedback_gains(nj);
+    let kp_only = [Some(&fb[0][..]), None, Some(&fb[2][..]), None];
+    let implicit = feedback_step(&mut ws, StepMethod::ImplicitEuler, dt, &x, &tau, kp_only);
+    let semi = feedback_step(
+        &mut ws,
+        StepMethod::SemiImplicitEuler,
+        dt,
+        &x,
+        &tau,
+        kp_only,
+    );
+    let d = max_abs_diff(&implicit.3, &semi.3).max(max_abs_diff(&implicit.2, &semi.2));
+    assert!(d <= 1e-14 * (1.0 + max_abs(&semi.3)), "kp only: {d}");
+    let mut y = x.clone();
+    ws.step_in_place(
+        StepMethod::ImplicitEuler,
+        dt,
+        Some(&mut y.0),
+        &mut y.1,
+        Some(&mut y.2),
+        &mut y.3,
+        &tau,
+    )
+    .unwrap_or_else(|e| panic!("geolin_step takes ImplicitEuler: {e}"));
+    let no_feedback = feedback_step(&mut ws, StepMethod::ImplicitEuler, dt, &x, &tau, [None; 4]);
+    assert_eq!(
+        y, no_feedback,
+        "geolin_step = geolin_step_feedback without feedback"
+    );
+
+    // fixed base: no H, v, H_next, v_next; Euler with feedback = step of the fed-back torque
+    let fixed = Model::from_urdf_file(urdf_path(), FIXED_BASE).unwrap();
+    let mut ws = fixed.workspace().unwrap();
+    let tau_fb = fed_back_torque(&tau, &s, &r, &fb);
+    let (mut s1, mut r1, mut s2, mut r2) =
+        (vec![0.0; nj], vec![0.0; nj], vec![0.0; nj], vec![0.0; nj]);
+    let euler = StepMethod::SemiImplicitEuler;
+    ws.step_feedback(
+        euler,
+        dt,
+        None,
+        &s,
+        None,
+        &r,
+        &tau,
+        Some(&fb[0]),
+        Some(&fb[1]),
+        Some(&fb[2]),
+        Some(&fb[3]),
+        None,
+        &mut s1,
+        None,
+        &mut r1,
+    )
+    .unwrap();
+    ws.step(
+        euler, dt, None, &s, None, &r, &tau_fb, None, &mut s2, None, &mut r2,
+    )
+    .unwrap();
+    let d = max_abs_diff(&s1, &s2).max(max_abs_diff(&r1, &r2));
+    assert!(d <= 1e-12 * (1.0 + max_abs(&r2)), "fixed base: {d}");
+    let nn = fixed.state_dim();
+    let (mut a, mut b) = (vec![0.0; nn * nn], vec![0.0; nn * nj]);
+    ws.step_feedback_linearize(
+        StepMethod::ImplicitEuler,
+        dt,
+        None,
+        &s,
+        None,
+        &r,
+        &tau,
+        None,
+        Some(&fb[1]),
+        None,
+        None,
+        &mut a,
+        &mut b,
+    )
+    .unwrap();
+    assert!(a.iter().chain(&b).all(|x| x.is_finite()) && max_abs(&b) > 0.0);
+}
