@@ -295,8 +295,14 @@ GEOLIN_API int geolin_workspace_set_gravity(geolin_workspace *ws, const double g
  * (m/s)/(N s)). The forces tend to the minimum-norm ones as mu -> 0, and the linearizations are
  * the exact derivatives of the regularized problem. mu is small against the diagonal of
  * J_c M^-1 J_c^T (about 1 / the robot's mass): 1e-8 .. 1e-4 for a robot of tens of kg.
- * mu finite and >= 0 (errors name 'mu'; the setting is unchanged on error). Not concurrently
- * with an evaluation on the same workspace. */
+ * mu finite (else GEOLIN_ERR_NONFINITE) and in [0, GEOLIN_CONTACT_REGULARIZATION_MAX] (else
+ * GEOLIN_ERR_INVALID_ARGUMENT); errors name 'mu' and leave the setting unchanged. The bound is
+ * absolute, as mu is: at mu = (J_c M^-1 J_c^T)_kk a contact carries half its force and beyond
+ * it the forces vanish like 1 / mu (lambda ~ -c / mu, 1e-300 at mu = 1e300, with the call
+ * returning OK); 1e12 is that diagonal for the lightest parts the library is made for (an
+ * insect-scale link of 5 mg and 1e-12 kg m^2), so no useful mu of any model is refused
+ * (docs/contacts.md section 4.2). Not concurrently with an evaluation on the same workspace. */
+#define GEOLIN_CONTACT_REGULARIZATION_MAX 1e12 /* (m/s^2)/N, the largest accepted mu */
 GEOLIN_API int geolin_workspace_set_contact_regularization(geolin_workspace *ws, double mu);
 
 /* ============================================================================================

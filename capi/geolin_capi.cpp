@@ -246,7 +246,9 @@ int check_feature(const char *function, const geolin_workspace *ws, unsigned fea
 
 // What keeps 16 finite doubles (a 4x4 matrix, column-major) from being a rigid transform within
 // 1e-6 (docs/conventions.md): a bottom row other than [0 0 0 1], a rotation block R with
-// R^T R != I (scaled, sheared), or det R != +1 (a reflection).
+// R^T R != I (scaled, sheared), or det R != +1 (a reflection). The messages print the values
+// compared with the tolerance in full (%.17g): a det R of 1 + 1.2e-6 is refused, and "%g" would
+// print it as 1.
 struct RigidDefect {
   enum Kind { kNone, kBottomRow, kNotOrthogonal, kNotProper } kind = kNone;
   int entry = -1;      // kBottomRow: the first entry (3, 7, 11 or 15) off [0 0 0 1]
@@ -284,18 +286,20 @@ int check_rigid(const char *function, const char *name, const double *H) noexcep
   switch (d.kind) {
     case RigidDefect::kBottomRow:
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument '%s' is not a rigid transform: bottom row is [%g %g %g %g], "
-                  "expected [0 0 0 1] (%s is column-major: %s[3], %s[7], %s[11], %s[15])",
+                  "%s: argument '%s' is not a rigid transform: bottom row is [%.17g %.17g %.17g "
+                  "%.17g], expected [0 0 0 1] within 1e-6 (%s is column-major: %s[3], %s[7], "
+                  "%s[11], %s[15])",
                   function, name, H[3], H[7], H[11], H[15], name, name, name, name, name);
     case RigidDefect::kNotOrthogonal:
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument '%s' is not a rigid transform: |R^T R - I| = %g > 1e-6 "
+                  "%s: argument '%s' is not a rigid transform: |R^T R - I| = %.17g > 1e-6 "
                   "(%s is 4x4 column-major, R = %s[0..2], %s[4..6], %s[8..10])",
                   function, name, d.value, name, name, name, name);
     case RigidDefect::kNotProper:
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument '%s' is not a rigid transform: det R = %g, expected +1", function,
-                  name, d.value);
+                  "%s: argument '%s' is not a rigid transform: det R = %.17g, expected +1 within "
+                  "1e-6 (|det R - 1| = %.3g)",
+                  function, name, d.value, std::abs(d.value - 1.0));
     case RigidDefect::kNone:
       break;
   }
@@ -338,6 +342,9 @@ class Call {
 
   Phase phase = Phase::features;
   int status = GEOLIN_OK;
+  // The contacts of a contact call, set by declare_contacts once its arguments are checked
+  // (count 0: none): the failure of a step is classified with them (step_failure).
+  geolin::Contacts contacts;
 
   // The workspace was created with `feature` (named `names` in the message).
   GEOLIN_ALWAYS_INLINE Call &feature(unsigned feature, const char *names) {
@@ -910,6 +917,16 @@ GEOLIN_API int geolin_workspace_set_contact_regularization(geolin_workspace *ws,
                 "%s: argument 'mu' = %g is negative (0: redundant contacts are refused; > 0: "
                 "the compliance of the regularized contacts, docs/contacts.md section 4)",
                 __func__, mu);
+  static_assert(GEOLIN_CONTACT_REGULARIZATION_MAX == geolin::kMaxContactRegularization);
+  if (mu > geolin::kMaxContactRegularization)
+    return fail(
+        GEOLIN_ERR_INVALID_ARGUMENT,
+        "%s: argument 'mu' = %g is above GEOLIN_CONTACT_REGULARIZATION_MAX = %g "
+        "(m/s^2)/N: a compliance far above the inverse mass any contact carries makes every "
+        "contact force vanish (lambda ~ -c / mu); useful values are small against the "
+        "diagonal of J_c M^-1 J_c^T, e.g. 1e-8 .. 1e-4 for a robot of tens of kg "
+        "(docs/contacts.md section 4.2)",
+        __func__, mu, geolin::kMaxContactRegularization);
   ws->contact_mu = mu;
   return GEOLIN_OK;
 }
@@ -1246,22 +1263,43 @@ void copy_transform(const geolin::Transform &T, double *H) noexcept {
   H[15] = 1.0;
 }
 
-// A step that failed (outcome, or results not finite: overflowed). An overflow (not a finite
-// singular pivot) where forward dynamics is finite and regular at the input state was caused by
-// the step size: Outcome::step_overflowed names h. Otherwise forward dynamics' outcome at the
-// state itself.
+// The dynamics at a step's input state, the contacts of the call held (c.contacts, none: aba):
+// its outcome, overflowed when it is regular but not finite. Writes only workspace scratch.
+geolin::Outcome dynamics_at_input(const Call &c, const double *H, const double *s, const double *v,
+                                  const double *r, const double *tau) {
+  geolin_workspace *ws = c.ws;
+  const geolin::Transform Hb = base_transform(c.model, H);
+  const geolin::Vec6 vb = base_twist(c.model, v);
+  geolin::Outcome o;
+  bool finite;
+  if (c.contacts.count > 0) {
+    o = geolin::contact_dynamics(c.model, ws->ws, Hb, joint_vector(s, c.nj), vb,
+                                 joint_vector(r, c.nj), joint_vector(tau, c.nj), c.contacts,
+                                 ws->vec, ws->lambda);
+    finite = all_finite(ws->vec) && all_finite(ws->lambda.head(c.contacts.rows()));
+  } else {
+    o = geolin::aba(c.model, ws->ws, Hb, joint_vector(s, c.nj), vb, joint_vector(r, c.nj),
+                    joint_vector(tau, c.nj), ws->ws.nu_dot);
+    finite = all_finite(ws->ws.nu_dot);
+  }
+  return o && !finite ? geolin::Outcome::overflowed() : o;
+}
+
+// A step that failed (outcome, or results not finite: overflowed). A singular M or dependent
+// contacts met by the step are reported as such. Any other failure (an overflow, in a stage or
+// in the results) is classified by the dynamics at the input state, with the call's contacts
+// (the same overflow check as every other function): not finite or not regular there, its own
+// outcome (the inputs overflowed); finite and regular, the step size overflowed the states the
+// step reaches: Outcome::step_overflowed names h.
 int step_failure(const Call &c, geolin::Outcome outcome, double h, const double *H, const double *s,
                  const double *v, const double *r, const double *tau, const char *output) {
   using Kind = geolin::Outcome::Kind;
-  if (outcome.kind != Kind::singular_joint && outcome.kind != Kind::singular_base) {
-    geolin_workspace *ws = c.ws;
-    outcome = geolin::aba(c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
-                          base_twist(c.model, v), joint_vector(r, c.nj), joint_vector(tau, c.nj),
-                          ws->ws.nu_dot);
-    if (outcome && !all_finite(ws->ws.nu_dot)) outcome = geolin::Outcome::overflowed();
+  if (outcome.kind != Kind::singular_joint && outcome.kind != Kind::singular_base &&
+      outcome.kind != Kind::dependent_contact_row) {
+    outcome = dynamics_at_input(c, H, s, v, r, tau);
     if (outcome) outcome = geolin::Outcome::step_overflowed(h);
   }
-  return numeric_failure(c, outcome, output);
+  return numeric_failure(c, outcome, output, c.contacts.count > 0 ? &c.contacts : nullptr);
 }
 
 // The end of geolin_step and geolin_contact_step: the next state (staged in Hn, ws->s_next, vn,
@@ -1523,20 +1561,22 @@ int check_rigid_ref(const char *fn, int k, const double *refs) noexcept {
   switch (d.kind) {
     case RigidDefect::kBottomRow:
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
-                  "%s: argument 'refs' is not a rigid transform for contact %d: refs[%d] = %g, "
+                  "%s: argument 'refs' is not a rigid transform for contact %d: refs[%d] = %.17g, "
                   "but the bottom row of H_ref (refs[%d], refs[%d], refs[%d], refs[%d]; "
-                  "column-major) must be [0 0 0 1]",
+                  "column-major) must be [0 0 0 1] within 1e-6",
                   fn, k, at + d.entry, d.value, at + 3, at + 7, at + 11, at + 15);
     case RigidDefect::kNotOrthogonal:
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
                   "%s: argument 'refs' is not a rigid transform for contact %d: its rotation "
-                  "R = refs[%d..%d], refs[%d..%d], refs[%d..%d] has |R^T R - I| = %g > 1e-6",
+                  "R = refs[%d..%d], refs[%d..%d], refs[%d..%d] has |R^T R - I| = %.17g > 1e-6",
                   fn, k, at, at + 2, at + 4, at + 6, at + 8, at + 10, d.value);
     case RigidDefect::kNotProper:
       return fail(GEOLIN_ERR_INVALID_ARGUMENT,
                   "%s: argument 'refs' is not a rigid transform for contact %d: its rotation "
-                  "R = refs[%d..%d], refs[%d..%d], refs[%d..%d] has det R = %g, expected +1",
-                  fn, k, at, at + 2, at + 4, at + 6, at + 8, at + 10, d.value);
+                  "R = refs[%d..%d], refs[%d..%d], refs[%d..%d] has det R = %.17g, expected +1 "
+                  "within 1e-6 (|det R - 1| = %.3g)",
+                  fn, k, at, at + 2, at + 4, at + 6, at + 8, at + 10, d.value,
+                  std::abs(d.value - 1.0));
     case RigidDefect::kNone:
       break;
   }
@@ -1616,12 +1656,14 @@ Call &declare_contacts(Call &c, int nc, const int *frames, const int *types, uns
     c.status = check_ints(c.fn, "frames", frames, nc);
     if (c.status == GEOLIN_OK) c.status = check_ints(c.fn, "types", types, nc);
   }
-  return c.values([&] {
+  return c.values([&]() -> int {
     if (int st = check_frames(c.fn, c.model, nc, frames, wrench_flags)) return st;
     if (int st = check_gains(c.fn, gains)) return st;
     if (int st = check_types(c.fn, nc, types)) return st;
     if (int st = check_refs(c.fn, nc, types, gains ? gains[0] : 0.0, refs)) return st;
-    return check_contact_rows(c.fn, c.ws, nc, types);
+    if (int st = check_contact_rows(c.fn, c.ws, nc, types)) return st;
+    c.contacts = contacts_of(c.ws, nc, frames, types, wrench_flags, gains, refs);
+    return GEOLIN_OK;
   });
 }
 

@@ -40,6 +40,13 @@ struct ExternalWrenches {
 /// Whether no entry of p[0, count) is NaN or ±Inf, with the processor's widest vectors.
 bool all_finite(const double *p, std::ptrdiff_t count);
 
+/// The largest contact regularization Contacts::mu accepted by the C API and the tool
+/// (GEOLIN_CONTACT_REGULARIZATION_MAX, docs/contacts.md §4.2): mu is a compliance compared with
+/// the diagonal of J_c M⁻¹ J_cᵀ, the inverse mass (inertia) a contact carries, and 1e12 is that
+/// of the lightest parts the library is made for (an insect-scale link of 5 mg and 1e-12 kg m²);
+/// a larger mu only makes the contact forces vanish (λ ≈ −c / mu).
+constexpr double kMaxContactRegularization = 1e12;
+
 /// Contact types (the values of GEOLIN_CONTACT_*): the number of constraint rows of a contact.
 enum ContactType : int {
   kContactPoint = 3,  // the frame origin is held: its world acceleration is prescribed
@@ -61,7 +68,7 @@ struct Contacts {
   // The contact regularization mu >= 0 (docs/contacts.md §4, (C14)): 0 solves the contacts
   // exactly and refuses dependent rows; mu > 0 solves (J_c M⁻¹ J_cᵀ + mu 1) λ = −c, a soft
   // constraint whose error is c = −mu λ ((m/s²)/N on force rows, (rad/s²)/(N m) on torque rows).
-  double mu = 0.0;
+  double mu = 0.0;  // at most kMaxContactRegularization
   int rows() const {
     int m = 0;
     for (int k = 0; k < count; ++k) m += types[k];

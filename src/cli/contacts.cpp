@@ -219,8 +219,11 @@ ContactSet contacts_from_args(const Model &model, const Args &args) {
   c.types = contact_types_from_args(args, c.frames.size());
   gains_from_args(args, c);
   c.mu = args.get_double("--regularization", 0.0);
-  if (!(c.mu >= 0.0) || !std::isfinite(c.mu))
-    throw UsageError("--regularization: MU must be finite and >= 0 (docs/contacts.md §4)");
+  if (!(c.mu >= 0.0) || !(c.mu <= kMaxContactRegularization))
+    throw UsageError(
+        fmt::format("--regularization: MU must be finite and >= 0, at most {:g} "
+                    "(docs/contacts.md §4.2)",
+                    kMaxContactRegularization));
   const int m = c.rows(), n = model.num_dofs();
   if (m > n) {
     throw Error(Status::Numeric,

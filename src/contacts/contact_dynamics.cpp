@@ -34,7 +34,8 @@ namespace {
 // comes from: a ratio at or below kContactPivotTolerance means a row of J_c (nearly) repeats the
 // others in the M⁻¹ metric. A holds Λ⁻¹ + mu 1 (C14): its pivots are then at least mu in exact
 // arithmetic, and a pivot of at least mu / 2 is accepted whatever the ratio (the ridge survived
-// the round-off). Returns the first refused row, or -1.
+// the round-off). Returns the first refused row, or -1; *ratio is NaN when that pivot or its
+// diagonal entry is not finite (the inputs overflowed: no statement about the rows).
 int cholesky_in_place(double *A, int m, std::ptrdiff_t ld, double mu, double *dinv, double *ratio) {
   for (int k = 0; k < m; ++k) {
     double *rk = A + k * ld;
@@ -42,7 +43,10 @@ int cholesky_in_place(double *A, int m, std::ptrdiff_t ld, double mu, double *di
     double d = diag;
     for (int j = 0; j < k; ++j) d -= rk[j] * rk[j];
     if (!(d > kContactPivotTolerance * diag) && !(mu > 0.0 && d >= 0.5 * mu)) {
-      *ratio = diag > 0.0 ? d / diag : 0.0;
+      if (!std::isfinite(d) || !std::isfinite(diag))
+        *ratio = NAN;
+      else
+        *ratio = diag > 0.0 ? d / diag : 0.0;
       return k;
     }
     const double l = std::sqrt(d), il = 1.0 / l;
@@ -237,7 +241,8 @@ void forces_and_acceleration(const Model &model, Workspace &ws, const Contacts &
 
 // §3, steps 2-5 after aba_pass (step 1).
 // (aba_pass's factorization and accelerations, contacts) => (ws.contacts, ws.contact_Y = X_J,
-// ws.contact_W, ws.contact_L, ws.contact_dinv, ws.contact_gamma), or the dependent row
+// ws.contact_W, ws.contact_L, ws.contact_dinv, ws.contact_gamma), or the dependent row (an
+// overflow when Λ⁻¹ is not finite)
 Outcome contact_factor(const Model &model, Workspace &ws, const Transform &H,
                        const Contacts &contacts) {
   const int n = model.num_dofs(), m = contacts.rows();
@@ -272,6 +277,9 @@ Outcome contact_factor(const Model &model, Workspace &ws, const Transform &H,
   double ratio = 0.0;  // step 5, with §4's pivot test
   const int bad = cholesky_in_place(L, m, ldm, contacts.mu, ws.contact_dinv.data(), &ratio);
   if (bad >= 0) {
+    // Overflow is not dependence: a pivot computed from Inf or NaN entries of Λ⁻¹ (frames or
+    // states beyond ~1e150, a step's stage that overflowed) says nothing about the rows.
+    if (std::isnan(ratio)) return Outcome::overflowed();
     int k = 0;
     while (k + 1 < contacts.count && ws.contacts[k + 1].row0 <= bad) ++k;
     return Outcome::dependent_contact(k, bad - ws.contacts[k].row0, ratio);

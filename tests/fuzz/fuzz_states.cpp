@@ -386,15 +386,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   }
 
   // The contact regularization: 0 (dependent contacts refused) or fuzzed; the setter accepts
-  // exactly the finite mu >= 0, and a refused mu leaves 0 (the workspace is shared by all inputs).
+  // exactly the mu in [0, GEOLIN_CONTACT_REGULARIZATION_MAX], and a refused mu leaves 0 (the
+  // workspace is shared by all inputs).
   double mu = 0.0;
   if (geolin_workspace_set_contact_regularization(ws, mu) != GEOLIN_OK)
     fail(robot, "geolin_workspace_set_contact_regularization", -1, "mu = 0 is refused", nullptr, 0);
   if (in.byte() % 2) in.numbers(&mu, 1);
   const int mu_status = geolin_workspace_set_contact_regularization(ws, mu);
-  if ((mu_status == GEOLIN_OK) != (std::isfinite(mu) && mu >= 0.0))
+  if ((mu_status == GEOLIN_OK) != (mu >= 0.0 && mu <= GEOLIN_CONTACT_REGULARIZATION_MAX))
     fail(robot, "geolin_workspace_set_contact_regularization", mu_status,
-         "accepted a mu that is not finite and >= 0, or refused one that is", nullptr, 0);
+         "accepted a mu outside [0, GEOLIN_CONTACT_REGULARIZATION_MAX], or refused one inside",
+         nullptr, 0);
 
   // Contacts: up to 4, at fuzzed frames (one past the last is invalid), point or rigid or an
   // invalid type, gains NULL or fuzzed, references NULL or rigid transforms (possibly broken).
