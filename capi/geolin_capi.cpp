@@ -345,6 +345,9 @@ class Call {
   // The contacts of a contact call, set by declare_contacts once its arguments are checked
   // (count 0: none): the failure of a step is classified with them (step_failure).
   geolin::Contacts contacts;
+  // The joint feedback of a _feedback step, set by declare_feedback once checked (all NULL:
+  // none): step_failure classifies with the torque it adds at the input state.
+  geolin::JointFeedback feedback;
 
   // The workspace was created with `feature` (named `names` in the message).
   GEOLIN_ALWAYS_INLINE Call &feature(unsigned feature, const char *names) {
@@ -1244,7 +1247,9 @@ Call &declare_feedback(Call &c, const double *kp, const double *kd, const double
     if (int st = check_feedback_gain(c.fn, "kp", kp, c.nj)) return st;
     if (int st = check_feedback_gain(c.fn, "kd", kd, c.nj)) return st;
     if (int st = check_feedback_ref(c.fn, "s_ref", s_ref, c.nj)) return st;
-    return check_feedback_ref(c.fn, "r_ref", r_ref, c.nj);
+    if (int st = check_feedback_ref(c.fn, "r_ref", r_ref, c.nj)) return st;
+    c.feedback = {kp, kd, s_ref, r_ref};
+    return GEOLIN_OK;
   });
 }
 
@@ -1270,16 +1275,29 @@ geolin::Outcome dynamics_at_input(const Call &c, const double *H, const double *
   geolin_workspace *ws = c.ws;
   const geolin::Transform Hb = base_transform(c.model, H);
   const geolin::Vec6 vb = base_twist(c.model, v);
+  // τ with the call's feedback at the input state (docs/dynamics.md (D57)), in the step's own
+  // staging ws.step_tau, written here before it is read.
+  const geolin::JointFeedback &fb = c.feedback;
+  if (fb.any()) {
+    Eigen::VectorXd &t = ws->ws.step_tau;
+    t = joint_vector(tau, c.nj);
+    for (int j = 0; j < c.nj; ++j) {
+      if (fb.kp) t[j] += fb.kp[j] * ((fb.s_ref ? fb.s_ref[j] : 0.0) - s[j]);
+      if (fb.kd) t[j] += fb.kd[j] * ((fb.r_ref ? fb.r_ref[j] : 0.0) - r[j]);
+    }
+  }
+  const Eigen::Ref<const Eigen::VectorXd> tau_in =
+      fb.any() ? Eigen::Ref<const Eigen::VectorXd>(ws->ws.step_tau)
+               : Eigen::Ref<const Eigen::VectorXd>(joint_vector(tau, c.nj));
   geolin::Outcome o;
   bool finite;
   if (c.contacts.count > 0) {
     o = geolin::contact_dynamics(c.model, ws->ws, Hb, joint_vector(s, c.nj), vb,
-                                 joint_vector(r, c.nj), joint_vector(tau, c.nj), c.contacts,
-                                 ws->vec, ws->lambda);
+                                 joint_vector(r, c.nj), tau_in, c.contacts, ws->vec, ws->lambda);
     finite = all_finite(ws->vec) && all_finite(ws->lambda.head(c.contacts.rows()));
   } else {
-    o = geolin::aba(c.model, ws->ws, Hb, joint_vector(s, c.nj), vb, joint_vector(r, c.nj),
-                    joint_vector(tau, c.nj), ws->ws.nu_dot);
+    o = geolin::aba(c.model, ws->ws, Hb, joint_vector(s, c.nj), vb, joint_vector(r, c.nj), tau_in,
+                    ws->ws.nu_dot);
     finite = all_finite(ws->ws.nu_dot);
   }
   return o && !finite ? geolin::Outcome::overflowed() : o;

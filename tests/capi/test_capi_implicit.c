@@ -239,6 +239,29 @@ static void misuse(Setup *x) {
   CHECK(all_equal((double *)&o, sizeof o / sizeof(double), SENTINEL), "nothing written (method)");
 }
 
+/* A feedback gain that overflows the torque is named as an overflow of the inputs (the dynamics
+ * at the input state with the feedback's torque), not as a step size that overflowed. */
+static void feedback_overflow_is_not_blamed_on_h(Setup *x) {
+  double kp[MAXN], kd[MAXN], r_ref[MAXN];
+  Next o;
+  Feedback f = {kp, kd, NULL, r_ref};
+  int j, st, method;
+  for (j = 0; j < x->nj; ++j) {
+    kp[j] = 1.0;
+    kd[j] = 1e300;
+    r_ref[j] = 1e300; /* kd (r_ref - r) = 1e600: the torque at the input overflows */
+  }
+  for (method = 0; method <= 2; ++method) {
+    fill((double *)&o, sizeof o / sizeof(double), SENTINEL);
+    st = fb_step(x, method, &f, &o);
+    CHECK(st == GEOLIN_ERR_NUMERIC && strstr(geolin_last_error(), "overflowed") != NULL &&
+              strstr(geolin_last_error(), "'h'") == NULL,
+          "method %d: kd = 1e300 -> %d (%s)", method, st, geolin_last_error());
+    CHECK(all_equal((double *)&o, sizeof o / sizeof(double), SENTINEL),
+          "method %d: nothing written (kd = 1e300)", method);
+  }
+}
+
 /* A damped model: the implicit step differs from the explicit one by O(h^2) in r. */
 static void implicit_damping_is_second_order_close(Setup *x) {
   Next a, b;
@@ -270,6 +293,7 @@ int main(int argc, char **argv) {
     for (method = 0; method <= 2; ++method)
       worst = fmax(worst, reference_derivatives(&x, method, "quadruped, four feet"));
     misuse(&x);
+    feedback_overflow_is_not_blamed_on_h(&x);
   }
   teardown(&x);
   if (setup(&x, dir, "humanoid.urdf", GEOLIN_JOINT_DAMPING, 0)) {

@@ -185,6 +185,49 @@ int contact_step_linearize(Ws *ws, const Fixture &f, Outputs &o, int method, dou
                                        o.take(c.rows() * f.N), o.take(c.rows() * f.nj));
 }
 
+// The joint feedback of the _feedback steps: kp = 30, kd = `kd` on every joint, the references
+// the state's s + 0.1 and 0 (a PD about a nearby posture).
+struct Feedback {
+  std::vector<double> kp, kd, s_ref, r_ref;
+  Feedback(const Fixture &f, double kd_value)
+      : kp(f.nj, 30.0), kd(f.nj, kd_value), s_ref(f.s), r_ref(f.nj, 0.0) {
+    for (double &x : s_ref) x += 0.1;
+  }
+};
+
+int step_feedback(Ws *ws, const Fixture &f, Outputs &o, int method, double h, double kd) {
+  const Feedback fb(f, kd);
+  return geolin_step_feedback(ws, method, h, f.H, f.s.data(), f.v.data(), f.r.data(), f.tau.data(),
+                              fb.kp.data(), fb.kd.data(), fb.s_ref.data(), fb.r_ref.data(),
+                              o.take(16), o.take(f.nj), o.take(6), o.take(f.nj));
+}
+
+int step_feedback_linearize(Ws *ws, const Fixture &f, Outputs &o, int method, double h, double kd) {
+  const Feedback fb(f, kd);
+  return geolin_step_feedback_linearize(ws, method, h, f.H, f.s.data(), f.v.data(), f.r.data(),
+                                        f.tau.data(), fb.kp.data(), fb.kd.data(), fb.s_ref.data(),
+                                        fb.r_ref.data(), o.take(f.N * f.N), o.take(f.N * f.nj));
+}
+
+int contact_step_feedback(Ws *ws, const Fixture &f, Outputs &o, int method, double h, double kd,
+                          const ContactSet &c) {
+  const Feedback fb(f, kd);
+  return geolin_contact_step_feedback(
+      ws, method, h, f.H, f.s.data(), f.v.data(), f.r.data(), f.tau.data(), fb.kp.data(),
+      fb.kd.data(), fb.s_ref.data(), fb.r_ref.data(), c.nc, c.frames, c.types, c.flags, c.gains,
+      c.refs_or_null(), o.take(16), o.take(f.nj), o.take(6), o.take(f.nj), o.take(c.rows()));
+}
+
+int contact_step_feedback_linearize(Ws *ws, const Fixture &f, Outputs &o, int method, double h,
+                                    double kd, const ContactSet &c) {
+  const Feedback fb(f, kd);
+  return geolin_contact_step_feedback_linearize(
+      ws, method, h, f.H, f.s.data(), f.v.data(), f.r.data(), f.tau.data(), fb.kp.data(),
+      fb.kd.data(), fb.s_ref.data(), fb.r_ref.data(), c.nc, c.frames, c.types, c.flags, c.gains,
+      c.refs_or_null(), o.take(f.N * f.N), o.take(f.N * f.nj), o.take(c.rows() * f.N),
+      o.take(c.rows() * f.nj));
+}
+
 int linearize_ext(Ws *ws, const Fixture &f, Outputs &o, unsigned flags, const double *wrenches) {
   return geolin_linearize_ext(ws, f.H, f.s.data(), f.v.data(), f.r.data(), f.tau.data(), 2,
                               f.wrench_frames, wrenches, flags, o.take(f.N * f.N),
@@ -210,7 +253,8 @@ int frame_acceleration(Ws *ws, const Fixture &f, Outputs &o, unsigned flags, boo
                                    derivatives ? o.take(6 * f.n) : nullptr);
 }
 
-constexpr int kEuler = GEOLIN_STEP_SEMI_IMPLICIT_EULER, kRk4 = GEOLIN_STEP_RK4;
+constexpr int kEuler = GEOLIN_STEP_SEMI_IMPLICIT_EULER, kRk4 = GEOLIN_STEP_RK4,
+              kImplicit = GEOLIN_STEP_IMPLICIT_EULER;
 
 // clang-format off
 const std::vector<Row> kEvals = {
@@ -334,6 +378,21 @@ const std::vector<Row> kEvals = {
      return contact_step_linearize(ws, f, o, kRk4, 1e-3, f.points); }},
   {"contact_step_linearize (RK4, nc = 0)", [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_step_linearize(ws, f, o, kRk4, 1e-3, f.none); }},
+  {"step (implicit)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return step(ws, f, o, kImplicit, 1e-3, f.tau.data()); }},
+  {"step_feedback (implicit)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return step_feedback(ws, f, o, kImplicit, 1e-3, 5.0); }},
+  {"step_feedback_linearize (RK4)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return step_feedback_linearize(ws, f, o, kRk4, 1e-3, 5.0); }},
+  {"step_feedback_linearize (implicit)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return step_feedback_linearize(ws, f, o, kImplicit, 1e-3, 5.0); }},
+  {"contact_step_feedback (implicit, points)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return contact_step_feedback(ws, f, o, kImplicit, 1e-3, 5.0, f.points); }},
+  {"contact_step_feedback_linearize (implicit, rigid)", [](Ws *ws, const Fixture &f,
+                                                           Outputs &o) {
+     return contact_step_feedback_linearize(ws, f, o, kImplicit, 1e-3, 5.0, f.rigid); }},
+  {"contact_step_feedback_linearize (RK4, points)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return contact_step_feedback_linearize(ws, f, o, kRk4, 1e-3, 5.0, f.points); }},
 };
 // clang-format on
 
@@ -515,6 +574,17 @@ const std::vector<Poison> kPoisons = {
      return contact_step_linearize(ws, f, o, kEuler, 1e300, f.rigid); }},
   {"contact_step_linearize (RK4, redundant)", kDependent, [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_step_linearize(ws, f, o, kRk4, 1e-3, f.redundant); }},
+  {"step_feedback (implicit), h = 1e300", kNumeric, [](Ws *ws, const Fixture &f, Outputs &o) {
+     return step_feedback(ws, f, o, kImplicit, 1e300, 5.0); }},
+  {"step_feedback_linearize (RK4), kd = 1e300", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return step_feedback_linearize(ws, f, o, kRk4, 1e-3, 1e300); }},
+  {"contact_step_feedback (RK4, points), kd = 1e300", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return contact_step_feedback(ws, f, o, kRk4, 1e-3, 1e300, f.points); }},
+  {"contact_step_feedback_linearize (implicit, rigid), h = 1e300", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return contact_step_feedback_linearize(ws, f, o, kImplicit, 1e300, 5.0, f.rigid); }},
   // Argument checks: nothing is computed.
   {"linearize, s = NaN", GEOLIN_ERR_NONFINITE, [](Ws *ws, const Fixture &f, Outputs &o) {
      auto s = f.s;
