@@ -1243,7 +1243,7 @@ int check_feedback_ref(const char *fn, const char *name, const double *x, int nj
 // NULL (zeros) or n_J entries.
 Call &declare_feedback(Call &c, const double *kp, const double *kd, const double *s_ref,
                        const double *r_ref) {
-  return c.values([&] {
+  return c.values([&]() -> int {
     if (int st = check_feedback_gain(c.fn, "kp", kp, c.nj)) return st;
     if (int st = check_feedback_gain(c.fn, "kd", kd, c.nj)) return st;
     if (int st = check_feedback_ref(c.fn, "s_ref", s_ref, c.nj)) return st;
