@@ -75,9 +75,19 @@ inline Workspace::CompactInertia body_inertia0(const Model &model, const Transfo
   const Vec3 p = H0.apply(model.com[i]);
   c.m = m;
   c.h = m * p;
-  c.I.noalias() = H0.R * model.inertia_com[i] * H0.R.transpose();
-  c.I.noalias() -= c.h * p.transpose();
-  c.I.diagonal().array() += c.h.dot(p);
+  // R I_c Rᵀ is symmetric: B = R I_c, then the six entries B_a · R_b (a >= b), not all nine
+  const Mat3 &R = H0.R;
+  const Mat3 B = R * model.inertia_com[i];
+  auto entry = [&](int a, int b) {
+    return B(a, 0) * R(b, 0) + B(a, 1) * R(b, 1) + B(a, 2) * R(b, 2) - c.h[a] * p[b];
+  };
+  const double mpp = c.h.dot(p);
+  c.I(0, 0) = entry(0, 0) + mpp;
+  c.I(1, 1) = entry(1, 1) + mpp;
+  c.I(2, 2) = entry(2, 2) + mpp;
+  c.I(1, 0) = c.I(0, 1) = entry(1, 0);
+  c.I(2, 0) = c.I(0, 2) = entry(2, 0);
+  c.I(2, 1) = c.I(1, 2) = entry(2, 1);
   return c;
 }
 

@@ -130,6 +130,31 @@ TEST_P(Costs, CentroidalMomentumIdentitiesAndDerivative) {
   EXPECT_LT(worst_id, 1e-12);
 }
 
+// h_G alone is summed body by body from the twists, h_G with A_G from the composite inertias:
+// two algorithms, which must agree with each other (A_G ν) and with m ṗ_c, and asking for dh_dz
+// must not change h_G or A_G.
+TEST_P(Costs, CentroidalMomentumAloneAgreesWithAGTimesNuAndTheCentreOfMassVelocity) {
+  const Model &m = model_;
+  const int n = m.num_dofs(), N = m.state_dim();
+  double worst = 0.0;
+  for (const State &x : test_states(m, 5)) {
+    Vec6 h_alone, h_A, h_D;
+    MatX none, A(6, n), A_D(6, n), D(6, N);
+    centroidal_momentum(m, *ws_, x.H, x.s, x.v, x.r, h_alone, none, none);
+    centroidal_momentum(m, *ws_, x.H, x.s, x.v, x.r, h_A, A, none);
+    centroidal_momentum(m, *ws_, x.H, x.s, x.v, x.r, h_D, A_D, D);
+    const VecX nu = nu_of(m, x);
+    worst = std::max(worst, rel_err(MatX(h_alone), MatX(A * nu)));
+    worst = std::max(worst, rel_err(MatX(h_alone), MatX(h_A)));
+    Vec3 c, cv;
+    center_of_mass(m, *ws_, x.H, x.s, x.v, x.r, c, cv, none);
+    worst = std::max(worst, rel_err(MatX(h_alone.head<3>()), MatX(m.total_mass() * cv)));
+    EXPECT_EQ(h_A, h_D);
+    EXPECT_EQ(A, A_D);
+  }
+  EXPECT_LT(worst, 1e-12);
+}
+
 TEST_P(Costs, PoseErrorIsZeroAtItsOwnPoseWithTheJacobianAsDerivative) {
   const Model &m = model_;
   const int n = m.num_dofs(), N = m.state_dim(), nj = m.num_joints(), nv = m.fixed_base ? 0 : 6;

@@ -140,6 +140,8 @@ const Kernel kKernels[] = {
     {"inverse_dynamics_linearize", "inverse_dynamics_linearize"},
     {"center_of_mass", "center_of_mass with J_com"},
     {"centroidal_momentum", "centroidal_momentum with A_G, dh_dz"},
+    {"centroidal_momentum_A_G", "centroidal_momentum with A_G"},
+    {"centroidal_momentum_h", "centroidal_momentum h_G only"},
     {"frame_pose_error", "frame_pose_error with de_dz"},
     {"frame_velocity", "frame_velocity (mixed) with dtwist_dz"},
     {"frame_acceleration", "frame_acceleration (mixed) with both derivatives"},
@@ -163,6 +165,8 @@ enum KernelId {
   kIdLinearize,
   kCenterOfMass,
   kCentroidalMomentum,
+  kCentroidalMomentumAG,
+  kCentroidalMomentumH,
   kFramePoseError,
   kFrameVelocity,
   kFrameAcceleration,
@@ -346,6 +350,16 @@ class Bench {
           centroidal_momentum(model_, ws_, H_, st_.s, st_.v, st_.r, y6_, J6_, D6_);
           g_sink = D6_(0, 0);
         };
+      case kCentroidalMomentumAG:  // Pinocchio's ccrba: h_G and A_G
+        return [this] {
+          centroidal_momentum(model_, ws_, H_, st_.s, st_.v, st_.r, y6_, J6_, none_);
+          g_sink = J6_(0, 0);
+        };
+      case kCentroidalMomentumH:  // Pinocchio's computeCentroidalMomentum: h_G
+        return [this] {
+          centroidal_momentum(model_, ws_, H_, st_.s, st_.v, st_.r, y6_, none_, none_);
+          g_sink = y6_[0];
+        };
       case kFramePoseError:
         return [this] {
           frame_pose_error(model_, ws_, H_, st_.s, frame_, H_ref_, y6_, D6_);
@@ -432,7 +446,7 @@ class Bench {
   // The cost kernels' outputs and arguments.
   Vec3 com_, com_velocity_;
   Vec6 y6_;
-  MatX J_com_, J6_, D6_;
+  MatX J_com_, J6_, D6_, none_;  // none_: an output not asked for
   int frame_ = 0;
   Transform H_ref_;
   Transform H_next_;  // contact_step's outputs
@@ -520,6 +534,10 @@ const Ratio kRatios[] = {
      false},
     {"centroidal_momentum/forward_dynamics", "centroidal_momentum+d / forward dynamics",
      kCentroidalMomentum, kAba, false},
+    {"centroidal_momentum_A_G/forward_dynamics", "centroidal_momentum+A_G / forward dynamics",
+     kCentroidalMomentumAG, kAba, false},
+    {"centroidal_momentum_h/forward_dynamics", "centroidal_momentum h_G / forward dynamics",
+     kCentroidalMomentumH, kAba, false},
     {"frame_pose_error/forward_dynamics", "frame_pose_error+d / forward dynamics", kFramePoseError,
      kAba, false},
     {"frame_velocity/forward_dynamics", "frame_velocity+d / forward dynamics", kFrameVelocity, kAba,
