@@ -251,7 +251,9 @@ static void feedback_overflow_is_not_blamed_on_h(Setup *x) {
     kd[j] = 1e300;
     r_ref[j] = 1e300; /* kd (r_ref - r) = 1e600: the torque at the input overflows */
   }
-  for (method = 0; method <= 2; ++method) {
+  /* The explicit methods: the implicit one solves with M + h kd first, where kd = 1e300 locks
+   * the legs, and four feet on the locked body are then (correctly) refused as dependent. */
+  for (method = 0; method <= 1; ++method) {
     fill((double *)&o, sizeof o / sizeof(double), SENTINEL);
     st = fb_step(x, method, &f, &o);
     CHECK(st == GEOLIN_ERR_NUMERIC && strstr(geolin_last_error(), "overflowed") != NULL &&
