@@ -240,16 +240,6 @@ std::vector<std::pair<Geared, State>> geared_cases() {
   return out;
 }
 
-// x exp(ε e_k) for k < N (the state module, docs/dynamics.md (D15)), τ + ε e_{k−N} beyond.
-State perturbed(const Model &m, const State &x, int k, double eps) {
-  State y = x;
-  if (k >= m.state_dim())
-    y.tau[k - m.state_dim()] += eps;
-  else
-    state_integrate_coordinate(m, k, eps, y);
-  return y;
-}
-
 // z with y = x exp(z): log(x⁻¹ y) of the state module (docs/dynamics.md (D42)).
 VecX difference(const Model &m, const State &x, const State &y) {
   return state_difference(m, x, y);

@@ -12,25 +12,6 @@
 namespace geolin::test {
 namespace {
 
-// The contacts, with references a little away from the frames' poses at x.
-Held held(const char *file, unsigned load_flags,
-          const std::vector<std::pair<const char *, int>> &spec, const State &x0) {
-  Held h{load_urdf_file(model_path(file), load_flags), {}, {}, {}, 0};
-  Workspace ws(h.m);
-  for (const auto &[name, type] : spec) {
-    const int f = h.m.frame_index(name);
-    EXPECT_GE(f, 0) << name;
-    h.frames.push_back(f);
-    h.types.push_back(type);
-    h.rows += type;
-    Transform T = frame_pose(h.m, ws, x0.H, x0.s, f);
-    T.o += Vec3(0.01, -0.01, 0.005);
-    const Mat4 Hm = T.matrix();
-    for (int k = 0; k < 16; ++k) h.refs.push_back(Hm(k % 4, k / 4));
-  }
-  return h;
-}
-
 State state_of(const Model &m, unsigned seed, double scale) {
   std::mt19937 rng(seed);
   State x = random_state(m, rng, scale);
@@ -50,21 +31,6 @@ StepOut cstep(const Held &h, Workspace &ws, StepMethod method, double dt, const 
                            o.x.r, o.lambda));
   return o;
 }
-
-// x exp(eps e_k) (k < N), or tau + eps e_{k-N}.
-State perturbed(const Model &m, const State &x, int k, double eps) {
-  State y = x;
-  if (k >= m.state_dim())
-    y.tau[k - m.state_dim()] += eps;
-  else
-    state_integrate_coordinate(m, k, eps, y);
-  return y;
-}
-
-const std::vector<std::pair<const char *, int>> kQuadrupedFeet = {{"FL_foot", kContactPoint},
-                                                                  {"FR_foot", kContactPoint},
-                                                                  {"HL_foot", kContactPoint},
-                                                                  {"HR_foot", kContactPoint}};
 
 TEST(ContactStep, WithoutContactsEqualsStepExactly) {
   const Model m = load_urdf_file(model_path("quadruped.urdf"));

@@ -41,24 +41,6 @@ State state_of(const Model &m, unsigned seed, double scale) {
   return random_state(m, rng, scale);
 }
 
-// The contacts of the quadruped's four feet, held at their poses at x0 moved by a centimetre.
-Held quadruped_feet(const State &x0) {
-  Held h{load_urdf_file(model_path("quadruped.urdf")), {}, {}, {}, 0};
-  Workspace ws(h.m);
-  for (const char *name : {"FL_foot", "FR_foot", "HL_foot", "HR_foot"}) {
-    const int f = h.m.frame_index(name);
-    EXPECT_GE(f, 0) << name;
-    h.frames.push_back(f);
-    h.types.push_back(kContactPoint);
-    h.rows += kContactPoint;
-    Transform T = frame_pose(h.m, ws, x0.H, x0.s, f);
-    T.o += Vec3(0.01, -0.01, 0.005);
-    const Mat4 Hm = T.matrix();
-    for (int k = 0; k < 16; ++k) h.refs.push_back(Hm(k % 4, k / 4));
-  }
-  return h;
-}
-
 struct StepOut {
   State x;
   VecX lambda;
@@ -71,16 +53,6 @@ StepOut run_step(const Model &m, Workspace &ws, StepMethod method, double h, con
   EXPECT_TRUE(contact_step(m, ws, method, h, x.H, x.s, x.v, x.r, x.tau, c, o.x.H, o.x.s, o.x.v,
                            o.x.r, o.lambda, fb));
   return o;
-}
-
-// x exp(eps e_k) (k < N), or tau + eps e_{k-N}.
-State perturbed(const Model &m, const State &x, int k, double eps) {
-  State y = x;
-  if (k >= m.state_dim())
-    y.tau[k - m.state_dim()] += eps;
-  else
-    state_integrate_coordinate(m, k, eps, y);
-  return y;
 }
 
 // The central differences of the step (columns of [A_d, B_d] and of [∂λ/∂z, ∂λ/∂w]) at ±eps.
@@ -133,10 +105,11 @@ TEST(ImplicitStepLinearize, MatchesGeometricFiniteDifferencesWithFeedback) {
     SCOPED_TRACE(cs.name);
     const Model m0 = load_urdf_file(model_path(cs.file), cs.flags);
     const State x = state_of(m0, 7u, 0.5);
-    const Held held = cs.feet ? quadruped_feet(x) : Held{m0, {}, {}, {}, 0};
-    const Model &m = held.m;
+    const Held fixture =
+        cs.feet ? held("quadruped.urdf", 0u, kQuadrupedFeet, x) : Held{m0, {}, {}, {}, 0};
+    const Model &m = fixture.m;
     Workspace ws(m);
-    const Contacts c = held.view(kWrenchMixed, 25.0, 7.0);
+    const Contacts c = fixture.view(kWrenchMixed, 25.0, 7.0);
     const Gains g = random_gains(m.num_joints(), 11u);
     for (StepMethod method : kMethods) {
       for (const JointFeedback &fb : {JointFeedback{}, g.view()}) {
@@ -151,7 +124,7 @@ TEST(ImplicitStepLinearize, MatchesGeometricFiniteDifferencesWithFeedback) {
 
 TEST(ImplicitStep, WithoutDampingEqualsSemiImplicitEulerExactly) {
   const State x0 = state_of(load_urdf_file(model_path("quadruped.urdf")), 3u, 0.5);
-  const Held h = quadruped_feet(x0);
+  const Held h = held("quadruped.urdf", 0u, kQuadrupedFeet, x0);
   Workspace ws(h.m);
   const int N = h.m.state_dim(), nj = h.m.num_joints();
   const VecX zeros = VecX::Zero(nj);

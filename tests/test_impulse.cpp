@@ -187,13 +187,6 @@ TEST(Impulse, WithoutContactsNothingChangesExactly) {
   }
 }
 
-// x exp(ε e_k).
-State perturbed(const Model &m, const State &x, int k, double eps) {
-  State y = x;
-  state_integrate_coordinate(m, k, eps, y);
-  return y;
-}
-
 TEST(ImpulseLinearize, MatchesGeometricFiniteDifferences) {
   for (const ImpactCase &ic : impact_cases()) {
     SCOPED_TRACE(ic.name);

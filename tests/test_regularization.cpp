@@ -201,16 +201,6 @@ TEST(ContactRegularization, ZeroMuIsTheExactSolveBitForBit) {
   EXPECT_LT((l1 - l0).norm(), 1e-3 * l0.norm());
 }
 
-// State perturbation x exp(ε e_k) (k < N), or τ + ε e_{k−N}.
-State perturbed(const Model &m, const State &x, int k, double eps) {
-  State y = x;
-  if (k >= m.state_dim())
-    y.tau[k - m.state_dim()] += eps;
-  else
-    state_integrate_coordinate(m, k, eps, y);
-  return y;
-}
-
 // A moving robot on a redundant set, and references for Kp.
 struct Moving {
   Corners h;

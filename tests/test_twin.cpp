@@ -381,7 +381,7 @@ TEST(TwinContacts, ContactLinearizeMatchesTheDenseTwin) {
 // ---------------------------------------------------------------------------------------------
 
 /// x exp(ε e_k) as a twin state (docs/dynamics.md §5, step 1).
-twin::DenseModel perturbed(const Model &m, const State &x, int k, double eps) {
+twin::DenseModel twin_at_perturbed(const Model &m, const State &x, int k, double eps) {
   VecX u = VecX::Zero(m.state_dim());
   u[k] = eps;
   const twin::GroupState y = twin::retract(m, group_state(x), u);
@@ -394,7 +394,9 @@ MatX central_differences(const Model &m, const State &x, Eval f) {
   const int N = m.state_dim();
   MatX D;
   for (int k = 0; k < N; ++k) {
-    const VecX d = (f(perturbed(m, x, k, kFdEps)) - f(perturbed(m, x, k, -kFdEps))) / (2 * kFdEps);
+    const VecX d =
+        (f(twin_at_perturbed(m, x, k, kFdEps)) - f(twin_at_perturbed(m, x, k, -kFdEps))) /
+        (2 * kFdEps);
     if (k == 0) D.resize(d.size(), N);
     D.col(k) = d;
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "geolin/algorithms.hpp"
@@ -43,6 +44,44 @@ struct Held {
     return c;
   }
 };
+
+/// x exp(ε e_k) for k < N (the state module, docs/dynamics.md (D15)), τ + ε e_{k−N} beyond: the
+/// perturbation of the geometric central differences.
+inline State perturbed(const Model &m, const State &x, int k, double eps) {
+  State y = x;
+  if (k >= m.state_dim())
+    y.tau[k - m.state_dim()] += eps;
+  else
+    state_integrate_coordinate(m, k, eps, y);
+  return y;
+}
+
+/// A model of models/ (file, load flags) with the frames of spec held (name, contact type), their
+/// references a little away from the frames' poses at x0.
+inline Held held(const char *file, unsigned load_flags,
+                 const std::vector<std::pair<const char *, int>> &spec, const State &x0) {
+  Held h{load_urdf_file(model_path(file), load_flags), {}, {}, {}, 0};
+  Workspace ws(h.m);
+  for (const auto &[name, type] : spec) {
+    const int f = h.m.frame_index(name);
+    EXPECT_GE(f, 0) << name;
+    h.frames.push_back(f);
+    h.types.push_back(type);
+    h.rows += type;
+    Transform T = frame_pose(h.m, ws, x0.H, x0.s, f);
+    T.o += Vec3(0.01, -0.01, 0.005);
+    const Mat4 Hm = T.matrix();
+    for (int k = 0; k < 16; ++k) h.refs.push_back(Hm(k % 4, k / 4));
+  }
+  return h;
+}
+
+/// The quadruped's four feet as point contacts.
+inline const std::vector<std::pair<const char *, int>> kQuadrupedFeet = {
+    {"FL_foot", kContactPoint},
+    {"FR_foot", kContactPoint},
+    {"HL_foot", kContactPoint},
+    {"HR_foot", kContactPoint}};
 
 inline Mat3 random_rotation(std::mt19937 &rng) {
   std::normal_distribution<double> nd;
