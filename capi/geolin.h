@@ -638,6 +638,153 @@ GEOLIN_API int geolin_contact_step_feedback_linearize(
     double *dlambda_dw);
 
 /* ============================================================================================
+ * Constraint sets: contacts, closed kinematic loops, coupled joints and rolling wheels
+ * (docs/constraints.md)
+ * ========================================================================================= */
+
+/* An ordered set of constraints of one model, held during the geolin_constrained_* evaluations.
+ * Its rows, and the entries of lambda, come constraint after constraint in the order added
+ * (m = geolin_constraints_num_rows). A set is read-only during evaluations: many threads may
+ * share one set, but its setters must not run concurrently with an evaluation that uses it. It
+ * keeps a pointer to its model: the model must outlive the set. */
+typedef struct geolin_constraints geolin_constraints;
+
+/* Loop types: what a loop closure between frames a and b holds, and its number of rows. */
+#define GEOLIN_LOOP_POINT 3 /* their origins coincide                                  */
+#define GEOLIN_LOOP_HINGE 5 /* their origins coincide and their z axes stay parallel    */
+#define GEOLIN_LOOP_RIGID 6 /* the two frames coincide                                  */
+
+/* Create an empty set for model (gains 0, 0; GEOLIN_WRENCH_LOCAL). out receives it (free it with
+ * geolin_constraints_free); set to NULL on failure. Errors: INVALID_ARGUMENT (NULL), MEMORY. */
+GEOLIN_API int geolin_constraints_new(const geolin_model *model, geolin_constraints **out);
+
+/* Free a set. NULL is a no-op. */
+GEOLIN_API void geolin_constraints_free(geolin_constraints *set);
+
+/* Add a frame held by the world, as geolin_contact_dynamics holds it: type GEOLIN_CONTACT_POINT
+ * (3 rows: the frame origin's world acceleration p_ddot = -Kd p_dot - Kp (p - p_ref)) or
+ * GEOLIN_CONTACT_RIGID (6 rows: d/dt(^F v_F) = -Kd ^F v_F - Kp log(H_ref^-1 H_F)); ref: NULL or
+ * H_ref[16] (column-major; a point uses its translation), required when the set's Kp != 0 (the
+ * evaluation refuses a set whose contact has none). lambda: the force (wrench) the environment
+ * applies ON the robot at the frame origin, in the set's axes. */
+GEOLIN_API int geolin_constraints_add_contact(geolin_constraints *set, int frame, int type,
+                                              const double *ref);
+
+/* Add a loop closure between two distinct frames of the robot (on distinct bodies):
+ *   GEOLIN_LOOP_POINT: e = p_a - p_b = 0, held as e_ddot = -Kd e_dot - Kp e (3 rows);
+ *   GEOLIN_LOOP_HINGE: the POINT rows, then two rows that keep frame b's z axis parallel to
+ *                      frame a's: the relative angular acceleration about frame a's x and y axes
+ *                      (always in frame a's axes), with the error n_y, -n_x of n = z_b in a's
+ *                      axes (5 rows);
+ *   GEOLIN_LOOP_RIGID: as a rigid contact with H_ref = H_b: the relative twist is the body twist
+ *                      of H_b^-1 H_a, held as d/dt v = -Kd v - Kp log(H_b^-1 H_a) (6 rows).
+ * lambda: the force (and torque) that frame_b's body applies ON frame_a's body at frame_a's
+ * origin, in frame a's axes (GEOLIN_WRENCH_LOCAL) or world axes (GEOLIN_WRENCH_MIXED); the
+ * opposite acts on frame_b's body (a POINT loop's force at frame_b's origin, where e = 0 puts
+ * frame a's). A loop counts as two wrenches of the workspace's max_wrenches. */
+GEOLIN_API int geolin_constraints_add_loop(geolin_constraints *set, int frame_a, int frame_b,
+                                           int type);
+
+/* Add a joint coupling s[joint] = ratio * s[source] + offset (1 row, held as
+ * e_ddot = -Kd e_dot - Kp e, e = s[joint] - ratio s[source] - offset; lambda: the generalized
+ * force on joint, -ratio times it on source). Joint indices in [0, n_J), distinct; ratio and
+ * offset finite, ratio != 0; a coupling that would close a cycle of couplings is refused. */
+GEOLIN_API int geolin_constraints_add_coupling(geolin_constraints *set, int joint, int source,
+                                               double ratio, double offset);
+
+/* Add every URDF <mimic> of the model as a coupling (joint = the mimicking joint, source = the
+ * joint it mimics, ratio = multiplier, offset = offset), in the URDF's joint order. Returns the
+ * number added (>= 0) or a negative status (nothing added then). */
+GEOLIN_API int geolin_constraints_add_mimic_joints(geolin_constraints *set);
+
+/* Add a thin wheel of the given radius (> 0, m) rolling without slipping on the ground plane
+ * z = 0 of the world: frame's origin is the wheel centre, axis[3] its spin axis in frame
+ * coordinates (normalized here; zero or non-finite refused). 3 rows, docs/constraints.md §2.4:
+ * the rim point P nearest the plane lies on it (holonomic: P_z_ddot = -Kd P_z_dot - Kp P_z, the
+ * set's gains), and the wheel's material point at P has zero velocity along the world's x and y
+ * axes (non-holonomic: d/dt v_P = 0, no gains). lambda: the ground's force ON the wheel at P,
+ * world axes [fx, fy, fz], whatever the set's axes. An impact (geolin_constrained_impulse) stops
+ * P's velocity along all three axes; restitution scales the normal (z) part only. Refused
+ * (INVALID_ARGUMENT, naming the wheel) when the axis is normal to the plane (|a_z| > 1 - 1e-6 in
+ * world axes) at the model's neutral configuration (s = 0, the base at the origin); an
+ * evaluation at a state where it is returns NUMERIC naming the wheel (the rim point nearest the
+ * plane is not defined there). */
+GEOLIN_API int geolin_constraints_add_wheel(geolin_constraints *set, int frame, const double *axis,
+                                            double radius);
+
+/* Baumgarte gains of every holonomic row (default 0, 0; finite, >= 0) and the axes of contact
+ * and loop forces (GEOLIN_WRENCH_LOCAL, the default, or GEOLIN_WRENCH_MIXED), as
+ * geolin_contact_dynamics. */
+GEOLIN_API int geolin_constraints_set_gains(geolin_constraints *set, double kp, double kd);
+GEOLIN_API int geolin_constraints_set_axes(geolin_constraints *set, unsigned wrench_flags);
+
+/* Set (ref: H_ref[16], a rigid transform) or clear (ref NULL) the reference pose of a contact:
+ * k is its index among the set's constraints, in the order added. */
+GEOLIN_API int geolin_constraints_set_ref(geolin_constraints *set, int k, const double *ref);
+
+/* m, the number of rows (the length of lambda); -1 if set is NULL. */
+GEOLIN_API int geolin_constraints_num_rows(const geolin_constraints *set);
+
+/* The set's functions: as geolin_contact_dynamics, geolin_contact_linearize,
+ * geolin_contact_step(_feedback)(_linearize), geolin_impulse and geolin_impulse_linearize, with
+ * the set in place of (nc, frames, types, wrench_flags, gains, refs); lambda, dlambda_dz,
+ * dlambda_dw, impulse and dimpulse_dz have m rows in the order of the set's constraints and
+ * rows. The set must be of the workspace's model (else INVALID_ARGUMENT naming 'set'); its
+ * constraints count against the workspace's max_wrenches (a loop as two) and m <= n. The
+ * workspace's contact regularization mu applies to every row: redundant sets (a loop that
+ * repeats a coupling, a hinge plus a point, two coaxial wheels on one axle, whose lateral rows
+ * are identical) are refused with mu = 0 (NUMERIC, naming the constraint and row) and solved
+ * softly with mu > 0 (e.g. 1e-12). With an empty set each equals its unconstrained counterpart
+ * exactly, and a set of contacts only the geolin_contact_* / geolin_impulse* call with the same
+ * arguments exactly. Impacts: loops and couplings are plastic (their rows' velocity stops), a
+ * wheel's contact point stops along x, y and z with restitution on z only, a contact as
+ * geolin_impulse. Needs GEOLIN_WORKSPACE_CONTACTS (with LINEARIZE for the linearizations,
+ * STEP_LINEARIZE for the step's). */
+GEOLIN_API int geolin_constrained_dynamics(geolin_workspace *ws, const geolin_constraints *set,
+                                           const double *H, const double *s, const double *v,
+                                           const double *r, const double *tau, double *nu_dot,
+                                           double *lambda);
+GEOLIN_API int geolin_constrained_linearize(geolin_workspace *ws, const geolin_constraints *set,
+                                            const double *H, const double *s, const double *v,
+                                            const double *r, const double *tau, double *A,
+                                            double *B, double *dlambda_dz, double *dlambda_dw);
+GEOLIN_API int geolin_constrained_step(geolin_workspace *ws, const geolin_constraints *set,
+                                       int method, double h, const double *H, const double *s,
+                                       const double *v, const double *r, const double *tau,
+                                       double *H_next, double *s_next, double *v_next,
+                                       double *r_next, double *lambda);
+GEOLIN_API int geolin_constrained_step_linearize(geolin_workspace *ws,
+                                                 const geolin_constraints *set, int method,
+                                                 double h, const double *H, const double *s,
+                                                 const double *v, const double *r,
+                                                 const double *tau, double *A_d, double *B_d,
+                                                 double *dlambda_dz, double *dlambda_dw);
+GEOLIN_API int geolin_constrained_step_feedback(geolin_workspace *ws,
+                                                const geolin_constraints *set, int method,
+                                                double h, const double *H, const double *s,
+                                                const double *v, const double *r,
+                                                const double *tau, const double *kp,
+                                                const double *kd, const double *s_ref,
+                                                const double *r_ref, double *H_next,
+                                                double *s_next, double *v_next, double *r_next,
+                                                double *lambda);
+GEOLIN_API int geolin_constrained_step_feedback_linearize(
+    geolin_workspace *ws, const geolin_constraints *set, int method, double h, const double *H,
+    const double *s, const double *v, const double *r, const double *tau, const double *kp,
+    const double *kd, const double *s_ref, const double *r_ref, double *A_d, double *B_d,
+    double *dlambda_dz, double *dlambda_dw);
+GEOLIN_API int geolin_constrained_impulse(geolin_workspace *ws, const geolin_constraints *set,
+                                          double restitution, const double *H, const double *s,
+                                          const double *v, const double *r, double *v_next,
+                                          double *r_next, double *impulse);
+GEOLIN_API int geolin_constrained_impulse_linearize(geolin_workspace *ws,
+                                                    const geolin_constraints *set,
+                                                    double restitution, const double *H,
+                                                    const double *s, const double *v,
+                                                    const double *r, double *A_imp,
+                                                    double *dimpulse_dz);
+
+/* ============================================================================================
  * Costs and constraints (docs/dynamics.md §11): what an MPC's cost and constraint terms need,
  * each with its derivative in the coordinates of geolin_linearize. Matrices with N columns are
  * in the order of z = [z_H; z_s; z_v; z_r] (fixed base: z = [z_s; z_r], N = 2 n_J). Fixed base:

@@ -136,6 +136,8 @@ void check_array_sizes(Model &model) {
   const size_t nb = static_cast<size_t>(model.n_B) + 1;
   if (model.damping.empty()) model.damping.assign(nb, 0.0);
   if (model.mimic_of.empty()) model.mimic_of.assign(nb, std::string());
+  if (model.mimic_multiplier.empty()) model.mimic_multiplier.assign(nb, 1.0);
+  if (model.mimic_offset.empty()) model.mimic_offset.assign(nb, 0.0);
   if (model.armature.size() == 0) model.armature.setZero(model.n_B);
   check_size(model.parent, nb, "parent");
   check_size(model.body_name, nb, "body_name");
@@ -145,6 +147,8 @@ void check_array_sizes(Model &model) {
   check_size(model.H_parent_joint, nb, "H_parent_joint");
   check_size(model.damping, nb, "damping");
   check_size(model.mimic_of, nb, "mimic_of");
+  check_size(model.mimic_multiplier, nb, "mimic_multiplier");
+  check_size(model.mimic_offset, nb, "mimic_offset");
   if (model.armature.size() != model.n_B)
     throw Error(Status::Model, fmt::format("model: 'armature' has {} entries, expected n_J = {}",
                                            model.armature.size(), model.n_B));

@@ -62,7 +62,10 @@ struct Model {
   std::vector<bool> joint_origin_turns;   // H_parent_joint[i] has a rotation (else it translates)
   std::vector<double> damping;            // URDF <dynamics damping>, 0 if absent
   std::vector<std::string> mimic_of;      // non-empty: URDF <mimic joint=...>; the joint is
-                                          // still modelled as an independent joint
+                                          // still modelled as an independent joint (a
+                                          // ConstraintSet's coupling holds it: constraints.hpp)
+  std::vector<double> mimic_multiplier;   // its <mimic multiplier> (1 if absent)
+  std::vector<double> mimic_offset;       // its <mimic offset> (0 if absent)
   // Reflected rotor inertia ("armature", I_rotor N²) of joint k = 0..n_J−1 (joint order, not body
   // order): kg m² for a revolute or continuous joint, kg for a prismatic one; finite, >= 0;
   // zeros from URDF (with_armature gives a copy with others). Every algorithm uses

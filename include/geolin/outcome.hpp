@@ -9,22 +9,27 @@ namespace geolin {
 
 struct Model;
 struct Contacts;
+struct ConstraintSet;
 
 /// The outcome of an evaluation. Anything but Kind::ok means that its results are not to be used.
 struct Outcome {
   enum class Kind : int {
-    ok,                     // the results are trusted
-    singular_joint,         // M is singular: the articulated pivot D_i of joint body `index`
-                            // vanishes (pivot, ratio to the terms it is summed from)
-    singular_base,          // M is singular: a Cholesky pivot of the base's I^A_0 vanishes
-                            // (index 0; ratio: the worst L_kk² / (I^A_0)_kk)
-    pivot_overflow,         // a pivot or its scale at body `index` is not finite: the inputs are
-                            // too large (an overflow, not a singular M)
-    dependent_contact_row,  // row `row` of contact `index` depends on the rows before it
-                            // (ratio: its pivot in Λ⁻¹ relative to its diagonal entry)
-    overflow,               // a result is not finite although every input is
-    step_overflow,          // a step's states overflowed where the dynamics at its input state
-                            // is finite and regular: the step size `h` is too large
+    ok,                        // the results are trusted
+    singular_joint,            // M is singular: the articulated pivot D_i of joint body `index`
+                               // vanishes (pivot, ratio to the terms it is summed from)
+    singular_base,             // M is singular: a Cholesky pivot of the base's I^A_0 vanishes
+                               // (index 0; ratio: the worst L_kk² / (I^A_0)_kk)
+    pivot_overflow,            // a pivot or its scale at body `index` is not finite: the inputs are
+                               // too large (an overflow, not a singular M)
+    dependent_contact_row,     // row `row` of contact `index` depends on the rows before it
+                               // (ratio: its pivot in Λ⁻¹ relative to its diagonal entry)
+    dependent_constraint_row,  // row `row` of constraint `index` of a ConstraintSet depends
+                               // on the rows before it (ratio as dependent_contact_row)
+    wheel_axis_normal,         // constraint `index`, a wheel, has its spin axis normal to the
+                               // ground plane at this state: its rim point is not defined
+    overflow,                  // a result is not finite although every input is
+    step_overflow,             // a step's states overflowed where the dynamics at its input state
+                               // is finite and regular: the step size `h` is too large
   };
   Kind kind = Kind::ok;
   int index = -1;      // the body (singular_*, pivot_overflow) or the contact
@@ -53,6 +58,17 @@ struct Outcome {
     o.ratio = ratio;
     return o;
   }
+  static Outcome dependent_constraint(int constraint, int row, double ratio) noexcept {
+    Outcome o = dependent_contact(constraint, row, ratio);
+    o.kind = Kind::dependent_constraint_row;
+    return o;
+  }
+  static Outcome wheel_normal(int constraint) noexcept {
+    Outcome o;
+    o.kind = Kind::wheel_axis_normal;
+    o.index = constraint;
+    return o;
+  }
   static Outcome overflowed() noexcept {
     Outcome o;
     o.kind = Kind::overflow;
@@ -76,6 +92,7 @@ struct FailureSubject {
   const char *function = "";
   const char *output = "";
   const Contacts *contacts = nullptr;
+  const ConstraintSet *constraints = nullptr;  // a geolin_constrained_* call's set
 };
 
 /// Writes the message of a failed outcome (GEOLIN_ERR_NUMERIC) into buffer[0, size), truncated

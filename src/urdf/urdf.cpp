@@ -895,6 +895,8 @@ struct ModelBuilder {
     model.H_parent_joint.push_back(Transform::identity());
     model.damping.push_back(0.0);
     model.mimic_of.emplace_back();
+    model.mimic_multiplier.push_back(1.0);
+    model.mimic_offset.push_back(0.0);
   }
 };
 
@@ -916,6 +918,8 @@ void add_moving_joint(ModelBuilder &b, int l, const std::string &link_name,
   model.H_parent_joint.push_back(H);
   model.damping.push_back(joint.dynamics ? joint.dynamics->damping : 0.0);
   model.mimic_of.push_back(joint.mimic ? joint.mimic->joint_name : std::string());
+  model.mimic_multiplier.push_back(joint.mimic ? joint.mimic->multiplier : 1.0);
+  model.mimic_offset.push_back(joint.mimic ? joint.mimic->offset : 0.0);
   if (!std::isfinite(model.damping.back()))
     throw Error(Status::Model, fmt::format("joint '{}': damping is not finite", joint.name));
 }
