@@ -11,7 +11,8 @@
 ! fixed-base model, H_next and v_next of geolin_step and geolin_contact_step for a fixed-base
 ! model, v and v_next of geolin_impulse for a fixed-base model, frames and wrenches when nf = 0,
 ! frames, types, gains, refs and lambda of the contact functions, dlambda_dz and dlambda_dw,
-! kp, kd, s_ref and r_ref of the *_step_feedback functions,
+! kp, kd, s_ref and r_ref of the *_step_feedback functions, ref of geolin_constraints_add_contact
+! and _set_ref, lambda, H_next, v_next (fixed base) of the geolin_constrained_* functions,
 ! impulse and dimpulse_dz, the outputs of geolin_version, H, v, H_out, v_out of the state
 ! algebra for a fixed-base model, the velocities and either Jacobian of its derivatives) are
 ! optional: leave them out. Frame,
@@ -76,6 +77,11 @@ module geolin
   ! Contact types of geolin_contact_dynamics / geolin_contact_linearize (= rows of lambda)
   integer(c_int), parameter, public :: GEOLIN_CONTACT_POINT = 3 ! the frame origin is held
   integer(c_int), parameter, public :: GEOLIN_CONTACT_RIGID = 6 ! the whole frame is held
+
+  ! Loop types of geolin_constraints_add_loop (= rows of lambda)
+  integer(c_int), parameter, public :: GEOLIN_LOOP_POINT = 3 ! the origins of frames a, b coincide
+  integer(c_int), parameter, public :: GEOLIN_LOOP_HINGE = 5 ! ... and their z axes stay parallel
+  integer(c_int), parameter, public :: GEOLIN_LOOP_RIGID = 6 ! the two frames coincide
 
   interface
     ! ---------------------------------------------------------------- errors
@@ -723,6 +729,219 @@ module geolin
       real(c_double), intent(inout) :: A_d(*), B_d(*)
       real(c_double), intent(inout), optional :: dlambda_dz(*), dlambda_dw(*)
       integer(c_int) :: geolin_contact_step_feedback_linearize
+    end function
+
+    ! ---------------------------------------------------------------- constraint sets
+    ! A set (type(c_ptr)) of one model: contacts, loops, couplings and wheels, in the order added
+    ! (their rows, m = geolin_constraints_num_rows, are those of lambda). Free it with
+    ! geolin_constraints_free before its model. Indices (frame, joint, k) are 0-based.
+    function geolin_constraints_new(model, out) bind(c, name='geolin_constraints_new')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: geolin_constraints_new
+    end function
+
+    subroutine geolin_constraints_free(set) bind(c, name='geolin_constraints_free')
+      import :: c_ptr
+      type(c_ptr), value :: set
+    end subroutine
+
+    ! contact_type GEOLIN_CONTACT_POINT or _RIGID; ref(16) (the held pose) optional
+    function geolin_constraints_add_contact(set, frame, contact_type, ref) &
+        bind(c, name='geolin_constraints_add_contact')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set
+      integer(c_int), value :: frame, contact_type
+      real(c_double), intent(in), optional :: ref(*)
+      integer(c_int) :: geolin_constraints_add_contact
+    end function
+
+    ! loop_type GEOLIN_LOOP_POINT, _HINGE or _RIGID
+    function geolin_constraints_add_loop(set, frame_a, frame_b, loop_type) &
+        bind(c, name='geolin_constraints_add_loop')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: set
+      integer(c_int), value :: frame_a, frame_b, loop_type
+      integer(c_int) :: geolin_constraints_add_loop
+    end function
+
+    ! s(joint) = ratio * s(source) + offset
+    function geolin_constraints_add_coupling(set, joint, source, ratio, offset) &
+        bind(c, name='geolin_constraints_add_coupling')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set
+      integer(c_int), value :: joint, source
+      real(c_double), value :: ratio, offset
+      integer(c_int) :: geolin_constraints_add_coupling
+    end function
+
+    ! -> the number of couplings added (>= 0), or a negative status
+    function geolin_constraints_add_mimic_joints(set) &
+        bind(c, name='geolin_constraints_add_mimic_joints')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: set
+      integer(c_int) :: geolin_constraints_add_mimic_joints
+    end function
+
+    ! axis(3): the spin axis in frame coordinates; radius > 0 (m)
+    function geolin_constraints_add_wheel(set, frame, axis, radius) &
+        bind(c, name='geolin_constraints_add_wheel')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set
+      integer(c_int), value :: frame
+      real(c_double), intent(in) :: axis(*)
+      real(c_double), value :: radius
+      integer(c_int) :: geolin_constraints_add_wheel
+    end function
+
+    function geolin_constraints_set_gains(set, kp, kd) bind(c, name='geolin_constraints_set_gains')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set
+      real(c_double), value :: kp, kd
+      integer(c_int) :: geolin_constraints_set_gains
+    end function
+
+    ! wrench_flags GEOLIN_WRENCH_LOCAL or GEOLIN_WRENCH_MIXED (C: unsigned)
+    function geolin_constraints_set_axes(set, wrench_flags) &
+        bind(c, name='geolin_constraints_set_axes')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: set
+      integer(c_int), value :: wrench_flags
+      integer(c_int) :: geolin_constraints_set_axes
+    end function
+
+    ! ref(16) of contact k; absent: cleared
+    function geolin_constraints_set_ref(set, k, ref) bind(c, name='geolin_constraints_set_ref')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set
+      integer(c_int), value :: k
+      real(c_double), intent(in), optional :: ref(*)
+      integer(c_int) :: geolin_constraints_set_ref
+    end function
+
+    function geolin_constraints_num_rows(set) bind(c, name='geolin_constraints_num_rows')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: set
+      integer(c_int) :: geolin_constraints_num_rows
+    end function
+
+    ! The geolin_constrained_* functions: as geolin_contact_dynamics, _linearize,
+    ! geolin_contact_step(_feedback)(_linearize), geolin_impulse(_linearize), with the set in
+    ! place of (nc, frames, types, wrench_flags, gains, refs); lambda(m) (and the m rows of the
+    ! derivatives) in the set's order.
+    function geolin_constrained_dynamics(ws, set, H, s, v, r, tau, nu_dot, lambda) &
+        bind(c, name='geolin_constrained_dynamics')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws, set
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(inout) :: nu_dot(*)
+      real(c_double), intent(inout), optional :: lambda(*)
+      integer(c_int) :: geolin_constrained_dynamics
+    end function
+
+    function geolin_constrained_linearize(ws, set, H, s, v, r, tau, A, B, dlambda_dz, &
+                                          dlambda_dw) &
+        bind(c, name='geolin_constrained_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws, set
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(inout) :: A(*), B(*)
+      real(c_double), intent(inout), optional :: dlambda_dz(*), dlambda_dw(*)
+      integer(c_int) :: geolin_constrained_linearize
+    end function
+
+    function geolin_constrained_step(ws, set, method, dt, H, s, v, r, tau, H_next, s_next, &
+                                     v_next, r_next, lambda) &
+        bind(c, name='geolin_constrained_step')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws, set
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(inout), optional :: H_next(*), v_next(*)
+      real(c_double), intent(inout) :: s_next(*), r_next(*)
+      real(c_double), intent(inout), optional :: lambda(*)
+      integer(c_int) :: geolin_constrained_step
+    end function
+
+    function geolin_constrained_step_linearize(ws, set, method, dt, H, s, v, r, tau, A_d, B_d, &
+                                               dlambda_dz, dlambda_dw) &
+        bind(c, name='geolin_constrained_step_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws, set
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(inout) :: A_d(*), B_d(*)
+      real(c_double), intent(inout), optional :: dlambda_dz(*), dlambda_dw(*)
+      integer(c_int) :: geolin_constrained_step_linearize
+    end function
+
+    ! kp, kd, s_ref, r_ref as geolin_step_feedback (optional; pass what follows by keyword)
+    function geolin_constrained_step_feedback(ws, set, method, dt, H, s, v, r, tau, kp, kd, &
+                                              s_ref, r_ref, H_next, s_next, v_next, r_next, &
+                                              lambda) &
+        bind(c, name='geolin_constrained_step_feedback')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws, set
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(in), optional :: kp(*), kd(*), s_ref(*), r_ref(*)
+      real(c_double), intent(inout), optional :: H_next(*), v_next(*)
+      real(c_double), intent(inout) :: s_next(*), r_next(*)
+      real(c_double), intent(inout), optional :: lambda(*)
+      integer(c_int) :: geolin_constrained_step_feedback
+    end function
+
+    function geolin_constrained_step_feedback_linearize(ws, set, method, dt, H, s, v, r, tau, &
+                                                        kp, kd, s_ref, r_ref, A_d, B_d, &
+                                                        dlambda_dz, dlambda_dw) &
+        bind(c, name='geolin_constrained_step_feedback_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws, set
+      integer(c_int), value :: method
+      real(c_double), value :: dt
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*), tau(*)
+      real(c_double), intent(in), optional :: kp(*), kd(*), s_ref(*), r_ref(*)
+      real(c_double), intent(inout) :: A_d(*), B_d(*)
+      real(c_double), intent(inout), optional :: dlambda_dz(*), dlambda_dw(*)
+      integer(c_int) :: geolin_constrained_step_feedback_linearize
+    end function
+
+    ! loops and couplings are plastic; restitution applies to contacts and wheels' normal rows
+    function geolin_constrained_impulse(ws, set, restitution, H, s, v, r, v_next, r_next, &
+                                        impulse) &
+        bind(c, name='geolin_constrained_impulse')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws, set
+      real(c_double), value :: restitution
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*)
+      real(c_double), intent(inout), optional :: v_next(*)
+      real(c_double), intent(inout) :: r_next(*)
+      real(c_double), intent(inout), optional :: impulse(*)
+      integer(c_int) :: geolin_constrained_impulse
+    end function
+
+    function geolin_constrained_impulse_linearize(ws, set, restitution, H, s, v, r, A_imp, &
+                                                  dimpulse_dz) &
+        bind(c, name='geolin_constrained_impulse_linearize')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ws, set
+      real(c_double), value :: restitution
+      real(c_double), intent(in), optional :: H(*), v(*)
+      real(c_double), intent(in) :: s(*), r(*)
+      real(c_double), intent(inout) :: A_imp(*)
+      real(c_double), intent(inout), optional :: dimpulse_dz(*)
+      integer(c_int) :: geolin_constrained_impulse_linearize
     end function
 
     ! ---------------------------------------------------------------- state algebra

@@ -43,6 +43,10 @@ arrays (1-D, or Fortran-ordered matrices: no copy) and out= (no allocation).
     A, B, dlam_dz, dlam_dw = ws.contact_linearize(H, s, v, r, tau, feet,
                                                   [geolin.CONTACT_POINT] * 4)
     small = model.workspace(geolin.WORKSPACE_CONTACTS, max_wrenches=4)  # less memory
+    cs = geolin.Constraints(model)                    # a set: contacts, loops, couplings, wheels
+    cs.add_loop(model.frame_index("a"), model.frame_index("b"), geolin.LOOP_POINT)
+    cs.add_mimic_joints()
+    nu_dot, lam = ws.constrained_dynamics(cs, H, s, v, r, tau)  # lam: cs.num_rows values
 """
 
 import array
@@ -68,7 +72,8 @@ __all__ = [
     "STEP_IMPLICIT_EULER", "HEADER_VERSION",
     "HAVE_NUMPY", "CONTACT_POINT", "CONTACT_RIGID", "WORKSPACE_DYNAMICS",
     "WORKSPACE_MASS_MATRIX", "WORKSPACE_LINEARIZE", "WORKSPACE_FINITE_DIFFERENCE",
-    "WORKSPACE_STEP_LINEARIZE", "WORKSPACE_CONTACTS", "WORKSPACE_ALL",
+    "WORKSPACE_STEP_LINEARIZE", "WORKSPACE_CONTACTS", "WORKSPACE_ALL", "Constraints",
+    "LOOP_POINT", "LOOP_HINGE", "LOOP_RIGID",
 ]
 
 # Whether numpy was importable: outputs are numpy arrays by default if so, lists if not.
@@ -102,6 +107,11 @@ STEP_IMPLICIT_EULER = 2
 # contact types of contact_dynamics / contact_linearize: how a frame is held (= its rows of lambda)
 CONTACT_POINT = 3  # the frame origin is held: lambda is a force
 CONTACT_RIGID = 6  # the whole frame is held: lambda is a wrench [force; torque]
+
+# loop types of Constraints.add_loop: what a closure between frames a and b holds (= its rows)
+LOOP_POINT = 3  # their origins coincide
+LOOP_HINGE = 5  # their origins coincide and their z axes stay parallel
+LOOP_RIGID = 6  # the two frames coincide
 
 # features of a workspace (bitwise or; Model.workspace(features=...)): what it is sized for
 WORKSPACE_DYNAMICS = 0  # forward/inverse dynamics, frames, forward_dynamics_ext, step: always
@@ -210,6 +220,35 @@ _SIGNATURES = {
     "geolin_contact_step_feedback_linearize": (
         ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 9
         + [ctypes.c_int, _c_int_p, _c_int_p, ctypes.c_uint] + [_c_double_p] * 6),
+    "geolin_constraints_new": (ctypes.c_int, [_handle, _handle_p]),
+    "geolin_constraints_free": (None, [_handle]),
+    "geolin_constraints_add_contact": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_int, _c_double_p]),
+    "geolin_constraints_add_loop": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_int, ctypes.c_int]),
+    "geolin_constraints_add_coupling": (
+        ctypes.c_int, [_handle, ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.c_double]),
+    "geolin_constraints_add_mimic_joints": (ctypes.c_int, [_handle]),
+    "geolin_constraints_add_wheel": (
+        ctypes.c_int, [_handle, ctypes.c_int, _c_double_p, ctypes.c_double]),
+    "geolin_constraints_set_gains": (ctypes.c_int, [_handle, ctypes.c_double, ctypes.c_double]),
+    "geolin_constraints_set_axes": (ctypes.c_int, [_handle, ctypes.c_uint]),
+    "geolin_constraints_set_ref": (ctypes.c_int, [_handle, ctypes.c_int, _c_double_p]),
+    "geolin_constraints_num_rows": (ctypes.c_int, [_handle]),
+    "geolin_constrained_dynamics": (ctypes.c_int, [_handle, _handle] + [_c_double_p] * 7),
+    "geolin_constrained_linearize": (ctypes.c_int, [_handle, _handle] + [_c_double_p] * 9),
+    "geolin_constrained_step": (
+        ctypes.c_int, [_handle, _handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 10),
+    "geolin_constrained_step_linearize": (
+        ctypes.c_int, [_handle, _handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 9),
+    "geolin_constrained_step_feedback": (
+        ctypes.c_int, [_handle, _handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 14),
+    "geolin_constrained_step_feedback_linearize": (
+        ctypes.c_int, [_handle, _handle, ctypes.c_int, ctypes.c_double] + [_c_double_p] * 13),
+    "geolin_constrained_impulse": (
+        ctypes.c_int, [_handle, _handle, ctypes.c_double] + [_c_double_p] * 7),
+    "geolin_constrained_impulse_linearize": (
+        ctypes.c_int, [_handle, _handle, ctypes.c_double] + [_c_double_p] * 6),
     "geolin_state_integrate": (ctypes.c_int, [_handle] + [_c_double_p] * 9),
     "geolin_state_difference": (ctypes.c_int, [_handle] + [_c_double_p] * 9),
     "geolin_state_integrate_derivatives": (ctypes.c_int, [_handle] + [_c_double_p] * 7),
@@ -220,7 +259,9 @@ _SIGNATURES = {
 # them. The bindings load without them; calling one raises VersionError.
 _OPTIONAL = frozenset(["geolin_step_feedback", "geolin_step_feedback_linearize",
                        "geolin_contact_step_feedback",
-                       "geolin_contact_step_feedback_linearize"])
+                       "geolin_contact_step_feedback_linearize"]
+                      + [name for name in _SIGNATURES  # the constraint sets (issue #39)
+                         if name.startswith(("geolin_constraints_", "geolin_constrained_"))])
 
 _lib = None
 
@@ -780,6 +821,10 @@ class Model:
         or contacts per call (default: one per frame)."""
         return Workspace(self, features, max_wrenches)
 
+    def constraints(self):
+        """A new, empty Constraints set of this model."""
+        return Constraints(self)
+
     def workspace_bytes(self, features=WORKSPACE_ALL, max_wrenches=None):
         """The bytes of memory a workspace(features, max_wrenches) would allocate."""
         features = _features(features)
@@ -789,6 +834,113 @@ class Model:
         if nbytes == 0:
             raise Error(ERR_INVALID_ARGUMENT, _decode(_L().geolin_last_error()))
         return nbytes
+
+
+class Constraints:
+    """An ordered set of constraints of one model (geolin.h "Constraint sets",
+    docs/constraints.md): contacts, closed kinematic loops, joint couplings (URDF <mimic>) and
+    rolling wheels, held by the Workspace.constrained_* functions. Its rows, and the entries of
+    lambda, come constraint after constraint in the order added (num_rows of them). Owns its C
+    handle (freed by close() or when collected) and keeps its model alive. Evaluations only read
+    it (threads may share one set); its add_* and set_* methods must not run during one.
+
+    Each add_* method returns the index of the constraint it added (the k of set_ref)."""
+
+    def __init__(self, model):
+        self.model = model  # the model must outlive the set: keep a reference
+        self._count = 0
+        out = ctypes.c_void_p()
+        _check(_optional("geolin_constraints_new")(model._h, ctypes.byref(out)))
+        self._h = out
+
+    def close(self):
+        """Free the set now (later calls with it raise Error)."""
+        if getattr(self, "_h", None) is not None and self._h.value:
+            _L().geolin_constraints_free(self._h)
+        self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _handle(self):
+        if self._h is None:
+            raise Error(ERR_INVALID_ARGUMENT, "'set': the Constraints was closed")
+        return self._h
+
+    def _added(self, status):
+        """The index of the constraint an add_* call added (raises Error if it failed)."""
+        _check(status)
+        self._count += 1
+        return self._count - 1
+
+    def add_contact(self, frame, type=CONTACT_POINT, ref=None):
+        """A frame held by the world as contact_dynamics holds it: type CONTACT_POINT (3 rows)
+        or CONTACT_RIGID (6); ref: None or the held pose H_ref (16 values column-major, or a
+        4x4 array; a point uses its translation), needed when the set's Kp != 0."""
+        return self._added(_optional("geolin_constraints_add_contact")(
+            self._handle(), _index("frame", frame), _index("type", type), _in("ref", ref, 16)))
+
+    def add_loop(self, frame_a, frame_b, type=LOOP_POINT):
+        """A loop closure between two frames of the robot: LOOP_POINT (their origins coincide,
+        3 rows), LOOP_HINGE (and their z axes stay parallel, 5) or LOOP_RIGID (the frames
+        coincide, 6). lambda: what frame_b's body applies on frame_a's at frame_a's origin."""
+        return self._added(_optional("geolin_constraints_add_loop")(
+            self._handle(), _index("frame_a", frame_a), _index("frame_b", frame_b),
+            _index("type", type)))
+
+    def add_coupling(self, joint, source, ratio=1.0, offset=0.0):
+        """s[joint] = ratio * s[source] + offset (1 row; joint indices)."""
+        return self._added(_optional("geolin_constraints_add_coupling")(
+            self._handle(), _index("joint", joint), _index("source", source), float(ratio),
+            float(offset)))
+
+    def add_mimic_joints(self):
+        """Every URDF <mimic> of the model as a coupling; returns the number added."""
+        count = _optional("geolin_constraints_add_mimic_joints")(self._handle())
+        if count < 0:
+            _check(count)
+        self._count += count
+        return count
+
+    def add_wheel(self, frame, axis, radius):
+        """A thin wheel rolling without slipping on the plane z = 0: frame's origin is its
+        centre, axis (3 values, frame coordinates) its spin axis, radius > 0 (m). 3 rows;
+        lambda: the ground's force on the wheel, world axes."""
+        return self._added(_optional("geolin_constraints_add_wheel")(
+            self._handle(), _index("frame", frame), _in("axis", axis, 3), float(radius)))
+
+    def set_gains(self, kp, kd):
+        """The Baumgarte gains of every holonomic row (default 0, 0)."""
+        _check(_optional("geolin_constraints_set_gains")(self._handle(), float(kp), float(kd)))
+
+    def set_axes(self, flags):
+        """The axes of contact and loop forces: WRENCH_LOCAL (the default) or WRENCH_MIXED."""
+        _check(_optional("geolin_constraints_set_axes")(self._handle(), _index("flags", flags)))
+
+    def set_ref(self, k, ref):
+        """Set (16 values or a 4x4 array) or clear (None) the held pose of contact k."""
+        _check(_optional("geolin_constraints_set_ref")(self._handle(), _index("k", k),
+                                                       _in("ref", ref, 16)))
+
+    @property
+    def num_rows(self):
+        """m, the number of rows (the length of lambda)."""
+        return _optional("geolin_constraints_num_rows")(self._handle())
+
+    def __len__(self):
+        """The number of constraints added through this object."""
+        return self._count
+
+
+def _constraints(cs):
+    """(handle, m) of a Constraints argument."""
+    if not isinstance(cs, Constraints):
+        raise Error(ERR_INVALID_ARGUMENT,
+                    "'set' must be a geolin.Constraints, not %s" % type(cs).__name__)
+    return cs._handle(), cs.num_rows
 
 
 class Workspace:
@@ -1250,6 +1402,129 @@ class Workspace:
             return _result(a, ra, N * N), _result(b, rb, N * nj), None, None
         return (_result(a, ra, N * N), _result(b, rb, N * nj), _result(dz, rdz, m * N),
                 _result(dw, rdw, m * nj))
+
+    # --- constraint sets (Constraints): as the contact functions, with the set in place of
+    # (frames, types, flags, gains, refs); lambda has set.num_rows entries ---------------------
+
+    def _linearization_outs(self, names, m, dlambda, out, as_numpy):
+        """The (buffer, result) pairs of (A, B, dlambda_dz, dlambda_dw) (names: A's, B's);
+        (None, None) for the last two with dlambda=False. out: 4 arrays, or 2 without dlambda."""
+        N, nj = self._N, self._nj
+        outs = _outs(out, 4) if dlambda else _outs(out, 2) + (None, None)
+        shapes = ((N, N), (N, nj), (m, N), (m, nj))
+        names = names + ("dlambda_dz", "dlambda_dw")
+        return [(_out(names[k], outs[k], shapes[k], as_numpy) if k < 2 or dlambda
+                 else (None, None)) for k in range(4)]
+
+    @staticmethod
+    def _results(pairs, sizes):
+        return tuple(_result(b, res, size) for (b, res), size in zip(pairs, sizes))
+
+    def constrained_dynamics(self, set, H, s, v, r, tau, out=None, as_numpy=None):
+        """(nu_dot, lambda) with the constraints of set held (lambda: set.num_rows values, in
+        the set's order). An empty set is forward_dynamics, a set of contacts only the
+        contact_dynamics call with the same arguments. out=(nu_dot, lambda) fills preallocated
+        arrays. Needs WORKSPACE_CONTACTS."""
+        n = self._n
+        handle, m = _constraints(set)
+        out_nu, out_lam = _outs(out, 2)
+        nu, rnu = _out("nu_dot", out_nu, (n,), as_numpy)
+        lam, rlam = _out("lambda", out_lam, (m,), as_numpy)
+        _check(_optional("geolin_constrained_dynamics")(
+            self._h, handle, *self._state(H, s, v, r), _in("tau", tau, self._nj), nu, lam))
+        return _result(nu, rnu, n), _result(lam, rlam, m)
+
+    def constrained_linearize(self, set, H, s, v, r, tau, dlambda=True, as_numpy=None,
+                              out=None):
+        """(A, B, dlambda_dz, dlambda_dw) of constrained_dynamics, as contact_linearize (the
+        last two None with dlambda=False). Needs WORKSPACE_CONTACTS and WORKSPACE_LINEARIZE."""
+        N, nj = self._N, self._nj
+        handle, m = _constraints(set)
+        pairs = self._linearization_outs(("A", "B"), m, dlambda, out, as_numpy)
+        _check(_optional("geolin_constrained_linearize")(
+            self._h, handle, *self._state(H, s, v, r), _in("tau", tau, nj),
+            *(b for b, _ in pairs)))
+        return self._results(pairs, (N * N, N * nj, m * N, m * nj))
+
+    def _constrained_step(self, set, method, h, x, tau, feedback, out, as_numpy):
+        """constrained_step, or constrained_step_feedback when feedback is (kp, kd, s_ref,
+        r_ref)."""
+        nj = self._nj
+        handle, m = _constraints(set)
+        (hb, hr), (sb, sr), (vb, vr), (rb, rr), out_l = self._step_outs(out, 5, as_numpy)
+        lb, lr = _out("lambda", out_l, (m,), as_numpy)
+        name, fb = (("geolin_constrained_step", ()) if feedback is None else
+                    ("geolin_constrained_step_feedback", self._feedback(*feedback)))
+        _check(_optional(name)(self._h, handle, _index("method", method), float(h),
+                               *self._state(*x), _in("tau", tau, nj), *fb, hb, sb, vb, rb, lb))
+        return (_result(hb, hr, 16), _result(sb, sr, nj), _result(vb, vr, 6),
+                _result(rb, rr, nj), _result(lb, lr, m))
+
+    def _constrained_step_linearize(self, set, method, h, x, tau, feedback, dlambda, as_numpy,
+                                    out):
+        N, nj = self._N, self._nj
+        handle, m = _constraints(set)
+        pairs = self._linearization_outs(("A_d", "B_d"), m, dlambda, out, as_numpy)
+        name, fb = (("geolin_constrained_step_linearize", ()) if feedback is None else
+                    ("geolin_constrained_step_feedback_linearize", self._feedback(*feedback)))
+        _check(_optional(name)(self._h, handle, _index("method", method), float(h),
+                               *self._state(*x), _in("tau", tau, nj), *fb,
+                               *(b for b, _ in pairs)))
+        return self._results(pairs, (N * N, N * nj, m * N, m * nj))
+
+    def constrained_step(self, set, method, h, H, s, v, r, tau, out=None, as_numpy=None):
+        """(H_next, s_next, v_next, r_next, lambda): one step of constrained_dynamics, as
+        contact_step (fixed base, out= and aliasing alike). Needs WORKSPACE_CONTACTS."""
+        return self._constrained_step(set, method, h, (H, s, v, r), tau, None, out, as_numpy)
+
+    def constrained_step_linearize(self, set, method, h, H, s, v, r, tau, dlambda=True,
+                                   as_numpy=None, out=None):
+        """(A_d, B_d, dlambda_dz, dlambda_dw) of constrained_step, as contact_step_linearize.
+        Needs WORKSPACE_CONTACTS and WORKSPACE_STEP_LINEARIZE."""
+        return self._constrained_step_linearize(set, method, h, (H, s, v, r), tau, None,
+                                                dlambda, as_numpy, out)
+
+    def constrained_step_feedback(self, set, method, h, H, s, v, r, tau, kp, kd, s_ref, r_ref,
+                                  out=None, as_numpy=None):
+        """constrained_step with the joint PD feedback of step_feedback (kp, kd, s_ref, r_ref:
+        n_J values each or None; all None: constrained_step exactly)."""
+        return self._constrained_step(set, method, h, (H, s, v, r), tau, (kp, kd, s_ref, r_ref),
+                                      out, as_numpy)
+
+    def constrained_step_feedback_linearize(self, set, method, h, H, s, v, r, tau, kp, kd,
+                                            s_ref, r_ref, dlambda=True, as_numpy=None,
+                                            out=None):
+        """(A_d, B_d, dlambda_dz, dlambda_dw) of constrained_step_feedback."""
+        return self._constrained_step_linearize(set, method, h, (H, s, v, r), tau,
+                                                (kp, kd, s_ref, r_ref), dlambda, as_numpy, out)
+
+    def constrained_impulse(self, set, H, s, v, r, restitution=0.0, out=None, as_numpy=None):
+        """(v_next, r_next, impulse): the impact map of the set, as impulse (loops and
+        couplings plastic; restitution on contacts and wheels' normal rows). Fixed base: v may
+        be None and v_next is None. out=(v_next, r_next, impulse). Needs WORKSPACE_CONTACTS."""
+        nj = self._nj
+        handle, m = _constraints(set)
+        out_v, out_r, out_i = _outs(out, 3)
+        vb, vr = (None, None) if self.model.is_fixed_base else _out("v_next", out_v, (6,),
+                                                                     as_numpy)
+        rb, rr = _out("r_next", out_r, (nj,), as_numpy)
+        ib, ir = _out("impulse", out_i, (m,), as_numpy)
+        _check(_optional("geolin_constrained_impulse")(
+            self._h, handle, float(restitution), *self._state(H, s, v, r), vb, rb, ib))
+        return _result(vb, vr, 6), _result(rb, rr, nj), _result(ib, ir, m)
+
+    def constrained_impulse_linearize(self, set, H, s, v, r, restitution=0.0, dimpulse=True,
+                                      as_numpy=None, out=None):
+        """(A_imp, dimpulse_dz) of constrained_impulse, as impulse_linearize (dimpulse=False:
+        None). Needs WORKSPACE_CONTACTS and WORKSPACE_LINEARIZE."""
+        N = self._N
+        handle, m = _constraints(set)
+        out_a, out_d = _outs(out, 2) if dimpulse else (_outs(out, 1)[0], None)
+        a, ra = _out("A_imp", out_a, (N, N), as_numpy)
+        d, rd = _out("dimpulse_dz", out_d, (m, N), as_numpy) if dimpulse else (None, None)
+        _check(_optional("geolin_constrained_impulse_linearize")(
+            self._h, handle, float(restitution), *self._state(H, s, v, r), a, d))
+        return _result(a, ra, N * N), _result(d, rd, m * N)
 
 
 def _identity_pose(x=0.0, y=0.0, z=0.0):

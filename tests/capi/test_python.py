@@ -836,6 +836,171 @@ class TestImpulseAndContactStep(unittest.TestCase):
         self.assertEqual(list(sentinel), [7.0] * self.model.num_joints)
 
 
+# A fixed-base arm of two revolute joints whose second mimics the first (<mimic>).
+MIMIC_URDF = """<robot name="mimic">
+  <link name="base"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0"
+    iyz="0"/></inertial></link>
+  <link name="a"><inertial><origin xyz="0.2 0 0"/><mass value="1.5"/><inertia ixx="0.01"
+    iyy="0.02" izz="0.03" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><origin xyz="0.1 0.05 0"/><mass value="0.7"/><inertia ixx="0.01"
+    iyy="0.01" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j0" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="10" velocity="10"/></joint>
+  <joint name="j1" type="revolute"><parent link="a"/><child link="b"/><origin xyz="0.4 0 0"/>
+    <axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="10" velocity="10"/>
+    <mimic joint="j0" multiplier="-0.5" offset="0.1"/></joint>
+</robot>
+"""
+
+
+class TestConstraints(unittest.TestCase):
+    """Constraints and the constrained_* functions on the quadruped state of TestContacts: a set
+    of contacts only is the contact functions, an empty set the unconstrained ones, a coupling
+    holds its accelerations in ratio, and misuse names the argument."""
+
+    setUp = TestContacts.setUp
+    state = TestContacts.state
+
+    def feet_set(self):
+        cs = self.model.constraints()
+        for k, f in enumerate(self.feet):
+            self.assertEqual(cs.add_contact(f, geolin.CONTACT_POINT), k)
+        self.assertEqual((cs.num_rows, len(cs)), (12, 4))
+        return cs
+
+    def test_a_set_of_contacts_only_is_the_contact_functions_exactly(self):
+        cs = self.feet_set()
+        x, tau = self.state()[:4], self.tau
+        feet = (self.feet, self.types)
+        self.assertEqual(self.ws.constrained_dynamics(cs, *x, tau),
+                         self.ws.contact_dynamics(*x, tau, *feet))
+        self.assertEqual(self.ws.constrained_linearize(cs, *x, tau),
+                         self.ws.contact_linearize(*x, tau, *feet))
+        self.assertEqual(self.ws.constrained_impulse(cs, *x, restitution=0.5),
+                         self.ws.impulse(*x, *feet, restitution=0.5))
+        self.assertEqual(self.ws.constrained_impulse_linearize(cs, *x, restitution=0.5),
+                         self.ws.impulse_linearize(*x, *feet, restitution=0.5))
+        # gains, references and world axes of the set are those of the contact call
+        refs = []
+        for k, f in enumerate(self.feet):
+            Hf = self.ws.frame_pose(self.H, self.s, f)
+            refs.append(Hf[:12] + [Hf[12] + 0.01, Hf[13] - 0.02, Hf[14] + 0.005, 1.0])
+            cs.set_ref(k, refs[-1])
+        cs.set_gains(40.0, 9.0)
+        cs.set_axes(geolin.WRENCH_MIXED)
+        held = feet + (geolin.WRENCH_MIXED, [40.0, 9.0], refs)
+        nu, lam = self.ws.constrained_dynamics(cs, *x, tau)
+        self.assertEqual((nu, lam), self.ws.contact_dynamics(*x, tau, *held))
+        self.assertNotEqual(nu, self.ws.contact_dynamics(*x, tau, *feet)[0])
+        nj = self.model.num_joints
+        fb = ([60.0] * nj, [3.0] * nj, [(0.0, 0.8, -1.5)[i % 3] for i in range(nj)], [0.0] * nj)
+        for method in (geolin.STEP_SEMI_IMPLICIT_EULER, geolin.STEP_RK4):
+            self.assertEqual(self.ws.constrained_step(cs, method, 1e-3, *x, tau),
+                             self.ws.contact_step(method, 1e-3, *x, tau, *held))
+            self.assertEqual(self.ws.constrained_step_feedback(cs, method, 1e-3, *x, tau, *fb),
+                             self.ws.contact_step_feedback(method, 1e-3, *x, tau, *fb, *held))
+        method = geolin.STEP_RK4
+        self.assertEqual(self.ws.constrained_step_linearize(cs, method, 1e-3, *x, tau),
+                         self.ws.contact_step_linearize(method, 1e-3, *x, tau, *held))
+        self.assertEqual(
+            self.ws.constrained_step_feedback_linearize(cs, method, 1e-3, *x, tau, *fb,
+                                                        dlambda=False),
+            self.ws.contact_step_feedback_linearize(method, 1e-3, *x, tau, *fb, *held,
+                                                    dlambda=False))
+        cs.set_ref(0, None)  # Kp != 0 and a contact without its pose: refused
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.constrained_dynamics(cs, *x, tau)
+        self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+        if np is not None:  # the default results are arrays holding the same numbers
+            nu_a, lam_a = self.ws._obj.constrained_dynamics(cs, *x, tau)
+            self.assertIsInstance(lam_a, np.ndarray)
+            self.assertEqual(lam_a.shape, (12,))
+
+    def test_an_empty_set_is_the_unconstrained_dynamics(self):
+        cs = self.model.constraints()
+        self.assertEqual(cs.num_rows, 0)
+        x, tau = self.state()[:4], self.tau
+        self.assertEqual(self.ws.constrained_dynamics(cs, *x, tau),
+                         (self.ws.forward_dynamics(*x, tau), []))
+        A, B, dz, dw = self.ws.constrained_linearize(cs, *x, tau)
+        self.assertEqual(((A, B), dz, dw), (self.ws.linearize(*x, tau), [], []))
+        for method in (geolin.STEP_SEMI_IMPLICIT_EULER, geolin.STEP_RK4):
+            got = self.ws.constrained_step(cs, method, 1e-3, *x, tau)
+            self.assertEqual(got, self.ws.step(method, 1e-3, *x, tau) + ([],))
+            A_d, B_d, _, _ = self.ws.constrained_step_linearize(cs, method, 1e-3, *x, tau)
+            self.assertEqual((A_d, B_d), self.ws.step_linearize(method, 1e-3, *x, tau))
+        v1, r1, imp = self.ws.constrained_impulse(cs, *x)
+        self.assertEqual((v1, r1, imp), (self.v, self.r, []))
+
+    def test_a_coupling_holds_the_accelerations_in_ratio(self):
+        joint, source, ratio = 4, 1, -0.7
+        cs = self.model.constraints()
+        self.assertEqual(cs.add_coupling(joint, source, ratio, 0.05), 0)
+        self.assertEqual(cs.add_mimic_joints(), 0)  # the quadruped has no <mimic>
+        self.assertEqual(cs.num_rows, 1)
+        r = list(self.r)
+        r[joint] = ratio * r[source]  # the velocity satisfies the coupling; gains are 0
+        x = (self.H, self.s, self.v, r)
+        nu, lam = self.ws.constrained_dynamics(cs, *x, self.tau)
+        scale = max(1.0, max(abs(a) for a in nu))
+        self.assertLess(abs(nu[6 + joint] - ratio * nu[6 + source]), 1e-9 * scale)
+        free = self.ws.forward_dynamics(*x, self.tau)  # not held without the set
+        self.assertGreater(abs(free[6 + joint] - ratio * free[6 + source]), 1e-3)
+        # lambda is the generalized force on joint, -ratio times it on source
+        tau = list(self.tau)
+        tau[joint] += lam[0]
+        tau[source] -= ratio * lam[0]
+        for a, b in zip(nu, self.ws.forward_dynamics(*x, tau)):
+            self.assertLess(abs(a - b), 1e-9 * scale)
+        # a URDF <mimic> is the same coupling
+        model = lists_model_from_string(MIMIC_URDF, geolin.FIXED_BASE)
+        ws = model.workspace()
+        cs = model.constraints()
+        self.assertEqual(cs.add_mimic_joints(), 1)
+        self.assertEqual((cs.num_rows, len(cs)), (1, 1))
+        s, r = [0.3, 0.1 - 0.15], [0.8, -0.4]
+        nu, lam = ws.constrained_dynamics(cs, None, s, None, r, [0.5, -0.2])
+        self.assertLess(abs(nu[1] + 0.5 * nu[0]), 1e-9 * max(1.0, abs(nu[0])))
+        self.assertGreater(abs(lam[0]), 1e-6)
+
+    def test_misuse_names_the_argument_and_adds_nothing(self):
+        cs = self.feet_set()
+        x, tau = self.state()[:4], self.tau
+        for call, name in [
+                (lambda: cs.add_loop(self.feet[0], self.feet[0], geolin.LOOP_POINT), "frame"),
+                (lambda: cs.add_loop(self.feet[0], self.feet[1], 4), "type"),
+                (lambda: cs.add_contact(10 ** 6), "frame"),
+                (lambda: cs.add_coupling(2, 2, 1.0, 0.0), "source"),
+                (lambda: cs.add_wheel(self.feet[0], [0.0, 1.0, 0.0], -0.1), "radius"),
+                (lambda: cs.add_wheel(self.feet[0], [0.0, 0.0, 0.0], 0.1), "axis"),
+                (lambda: cs.set_gains(-1.0, 0.0), "kp"),
+                (lambda: cs.set_ref(99, None), "k")]:
+            with self.assertRaises(geolin.Error) as cm:
+                call()
+            self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
+            self.assertIn(name, cm.exception.message.lower())
+            self.assertEqual((cs.num_rows, len(cs)), (12, 4))  # nothing added
+        other = lists_model(URDF).constraints()  # a set of another model
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.constrained_dynamics(other, *x, tau)
+        self.assertIn("'set'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:  # not a set
+            self.ws.constrained_dynamics([self.feet], *x, tau)
+        self.assertIn("'set'", cm.exception.message)
+        with self.assertRaises(geolin.Error) as cm:  # rows beyond the workspace's room
+            self.model.workspace(geolin.WORKSPACE_CONTACTS, 3).constrained_dynamics(cs, *x, tau)
+        self.assertIn("max_wrenches", cm.exception.message)
+        cs.close()
+        cs.close()  # twice: a no-op
+        with self.assertRaises(geolin.Error) as cm:
+            self.ws.constrained_dynamics(cs, *x, tau)
+        self.assertIn("'set'", cm.exception.message)
+
+
+def lists_model_from_string(xml, flags=0):
+    return Lists(geolin.Model.from_urdf_string(xml, flags))
+
+
 def step_jacobians_by_central_differences(model, step, x, tau, eps=1e-6):
     """(A_d, B_d, dlambda_dz, dlambda_dw), column-major lists, of a step (x, tau) -> (x+, lambda)
     by central differences in the coordinates of step_linearize: x exp(z) -> x+ exp(A_d z +

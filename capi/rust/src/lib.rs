@@ -69,6 +69,11 @@ pub mod sys {
     pub struct geolin_workspace {
         _private: [u8; 0],
     }
+    /// Opaque `geolin_constraints` (a constraint set).
+    #[repr(C)]
+    pub struct geolin_constraints {
+        _private: [u8; 0],
+    }
 
     pub const GEOLIN_OK: c_int = 0;
     pub const GEOLIN_ERR_INVALID_ARGUMENT: c_int = 1;
@@ -107,6 +112,10 @@ pub mod sys {
 
     pub const GEOLIN_CONTACT_POINT: c_int = 3;
     pub const GEOLIN_CONTACT_RIGID: c_int = 6;
+
+    pub const GEOLIN_LOOP_POINT: c_int = 3;
+    pub const GEOLIN_LOOP_HINGE: c_int = 5;
+    pub const GEOLIN_LOOP_RIGID: c_int = 6;
 
     extern "C" {
         pub fn geolin_last_error() -> *const c_char;
@@ -542,6 +551,169 @@ pub mod sys {
             dlambda_dz: *mut c_double,
             dlambda_dw: *mut c_double,
         ) -> c_int;
+        pub fn geolin_constraints_new(
+            model: *const geolin_model,
+            out: *mut *mut geolin_constraints,
+        ) -> c_int;
+        pub fn geolin_constraints_free(set: *mut geolin_constraints);
+        pub fn geolin_constraints_add_contact(
+            set: *mut geolin_constraints,
+            frame: c_int,
+            type_: c_int,
+            reference: *const c_double,
+        ) -> c_int;
+        pub fn geolin_constraints_add_loop(
+            set: *mut geolin_constraints,
+            frame_a: c_int,
+            frame_b: c_int,
+            type_: c_int,
+        ) -> c_int;
+        pub fn geolin_constraints_add_coupling(
+            set: *mut geolin_constraints,
+            joint: c_int,
+            source: c_int,
+            ratio: c_double,
+            offset: c_double,
+        ) -> c_int;
+        pub fn geolin_constraints_add_mimic_joints(set: *mut geolin_constraints) -> c_int;
+        pub fn geolin_constraints_add_wheel(
+            set: *mut geolin_constraints,
+            frame: c_int,
+            axis: *const c_double,
+            radius: c_double,
+        ) -> c_int;
+        pub fn geolin_constraints_set_gains(
+            set: *mut geolin_constraints,
+            kp: c_double,
+            kd: c_double,
+        ) -> c_int;
+        pub fn geolin_constraints_set_axes(
+            set: *mut geolin_constraints,
+            wrench_flags: c_uint,
+        ) -> c_int;
+        pub fn geolin_constraints_set_ref(
+            set: *mut geolin_constraints,
+            k: c_int,
+            reference: *const c_double,
+        ) -> c_int;
+        pub fn geolin_constraints_num_rows(set: *const geolin_constraints) -> c_int;
+        pub fn geolin_constrained_dynamics(
+            ws: *mut geolin_workspace,
+            set: *const geolin_constraints,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            nu_dot: *mut c_double,
+            lambda: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_constrained_linearize(
+            ws: *mut geolin_workspace,
+            set: *const geolin_constraints,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            a: *mut c_double,
+            b: *mut c_double,
+            dlambda_dz: *mut c_double,
+            dlambda_dw: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_constrained_step(
+            ws: *mut geolin_workspace,
+            set: *const geolin_constraints,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            h_next: *mut c_double,
+            s_next: *mut c_double,
+            v_next: *mut c_double,
+            r_next: *mut c_double,
+            lambda: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_constrained_step_linearize(
+            ws: *mut geolin_workspace,
+            set: *const geolin_constraints,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            a_d: *mut c_double,
+            b_d: *mut c_double,
+            dlambda_dz: *mut c_double,
+            dlambda_dw: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_constrained_step_feedback(
+            ws: *mut geolin_workspace,
+            set: *const geolin_constraints,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            kp: *const c_double,
+            kd: *const c_double,
+            s_ref: *const c_double,
+            r_ref: *const c_double,
+            h_next: *mut c_double,
+            s_next: *mut c_double,
+            v_next: *mut c_double,
+            r_next: *mut c_double,
+            lambda: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_constrained_step_feedback_linearize(
+            ws: *mut geolin_workspace,
+            set: *const geolin_constraints,
+            method: c_int,
+            dt: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            tau: *const c_double,
+            kp: *const c_double,
+            kd: *const c_double,
+            s_ref: *const c_double,
+            r_ref: *const c_double,
+            a_d: *mut c_double,
+            b_d: *mut c_double,
+            dlambda_dz: *mut c_double,
+            dlambda_dw: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_constrained_impulse(
+            ws: *mut geolin_workspace,
+            set: *const geolin_constraints,
+            restitution: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            v_next: *mut c_double,
+            r_next: *mut c_double,
+            impulse: *mut c_double,
+        ) -> c_int;
+        pub fn geolin_constrained_impulse_linearize(
+            ws: *mut geolin_workspace,
+            set: *const geolin_constraints,
+            restitution: c_double,
+            h: *const c_double,
+            s: *const c_double,
+            v: *const c_double,
+            r: *const c_double,
+            a_imp: *mut c_double,
+            dimpulse_dz: *mut c_double,
+        ) -> c_int;
         pub fn geolin_state_integrate(
             model: *const geolin_model,
             h: *const c_double,
@@ -635,6 +807,31 @@ impl ContactType {
     }
 
     /// The contact's rows of `lambda`: 3 for a point, 6 for a rigid contact.
+    pub fn rows(self) -> usize {
+        self as usize
+    }
+}
+
+/// What a loop closure of [`Constraints::add_loop`] holds between its frames a and b
+/// (`GEOLIN_LOOP_*`). The discriminant is the C value and the loop's number of rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum LoopType {
+    /// Their origins coincide: 3 rows (`GEOLIN_LOOP_POINT`).
+    Point = sys::GEOLIN_LOOP_POINT,
+    /// Their origins coincide and their z axes stay parallel: 5 rows (`GEOLIN_LOOP_HINGE`).
+    Hinge = sys::GEOLIN_LOOP_HINGE,
+    /// The two frames coincide: 6 rows (`GEOLIN_LOOP_RIGID`).
+    Rigid = sys::GEOLIN_LOOP_RIGID,
+}
+
+impl LoopType {
+    /// The C value (`GEOLIN_LOOP_*`).
+    pub fn raw(self) -> i32 {
+        self as i32
+    }
+
+    /// The loop's rows of `lambda`: 3, 5 or 6.
     pub fn rows(self) -> usize {
         self as usize
     }
@@ -989,6 +1186,11 @@ impl Model {
             .ok()
     }
 
+    /// A new, empty [`Constraints`] set of this model.
+    pub fn constraints(&self) -> Result<Constraints<'_>> {
+        Constraints::new(self)
+    }
+
     /// A new workspace (gravity [0, 0, -9.81]) for evaluations on one thread, with every
     /// feature and room for one wrench or contact per frame.
     pub fn workspace(&self) -> Result<Workspace<'_>> {
@@ -1218,6 +1420,173 @@ impl fmt::Debug for Model {
         f.debug_struct("Model")
             .field("num_joints", &self.num_joints())
             .field("fixed_base", &self.is_fixed_base())
+            .finish()
+    }
+}
+
+/// An ordered set of constraints of one model (geolin.h "Constraint sets",
+/// docs/constraints.md): contacts, closed kinematic loops, joint couplings (URDF `<mimic>`)
+/// and rolling wheels, held by the `Workspace::constrained_*` functions. Its rows, and the
+/// entries of `lambda`, come constraint after constraint in the order added
+/// ([`Constraints::num_rows`] of them). It borrows its model, so the model outlives it.
+/// Evaluations read it through `&self` (threads may share one set); the `add_*` and `set_*`
+/// methods take `&mut self`, so none runs during an evaluation. Each `add_*` method returns the
+/// index of the constraint it added (the `k` of [`Constraints::set_ref`]).
+pub struct Constraints<'m> {
+    ptr: NonNull<sys::geolin_constraints>,
+    model: &'m Model,
+    len: usize,
+}
+
+// SAFETY: the C API lets many threads evaluate with one set at once (it is only read there);
+// its setters need &mut self, so they cannot run concurrently with an evaluation.
+unsafe impl Send for Constraints<'_> {}
+unsafe impl Sync for Constraints<'_> {}
+
+impl<'m> Constraints<'m> {
+    /// An empty set of `model` (gains 0, 0; [`WrenchCoordinates::Local`]).
+    pub fn new(model: &'m Model) -> Result<Constraints<'m>> {
+        let mut out = ptr::null_mut();
+        // SAFETY: valid model handle and out pointer.
+        check(unsafe { sys::geolin_constraints_new(model.as_ptr(), &mut out) })?;
+        let ptr = NonNull::new(out).ok_or_else(|| Error {
+            status: sys::GEOLIN_ERR_INTERNAL,
+            message: "geolin_constraints_new returned NULL".into(),
+        })?;
+        Ok(Constraints { ptr, model, len: 0 })
+    }
+
+    /// The model of this set.
+    pub fn model(&self) -> &'m Model {
+        self.model
+    }
+
+    /// The raw handle, for calls through [`sys`].
+    pub fn as_ptr(&self) -> *const sys::geolin_constraints {
+        self.ptr.as_ptr()
+    }
+
+    /// The number of constraints added through this value.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no constraint was added.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// m, the number of rows (the length of `lambda`).
+    pub fn num_rows(&self) -> usize {
+        // SAFETY: valid handle.
+        Model::count(unsafe { sys::geolin_constraints_num_rows(self.as_ptr()) })
+    }
+
+    fn added(&mut self, status: c_int) -> Result<usize> {
+        check(status)?;
+        self.len += 1;
+        Ok(self.len - 1)
+    }
+
+    /// A frame held by the world as [`Workspace::contact_dynamics`] holds it; `reference`:
+    /// `None` or the held pose H_ref (4x4 column-major; a point uses its translation), required
+    /// when the set's Kp != 0.
+    pub fn add_contact(
+        &mut self,
+        frame: usize,
+        kind: ContactType,
+        reference: Option<&[f64; 16]>,
+    ) -> Result<usize> {
+        let frame = c_index("add_contact", "frame", frame)?;
+        // SAFETY: valid handle; reference has 16 entries or is NULL.
+        self.added(unsafe {
+            sys::geolin_constraints_add_contact(
+                self.ptr.as_ptr(),
+                frame,
+                kind.raw(),
+                opt_ptr(reference),
+            )
+        })
+    }
+
+    /// A loop closure between two frames of the robot (on distinct bodies). `lambda`: what
+    /// frame b's body applies on frame a's at frame a's origin, in the set's axes.
+    pub fn add_loop(&mut self, frame_a: usize, frame_b: usize, kind: LoopType) -> Result<usize> {
+        let a = c_index("add_loop", "frame_a", frame_a)?;
+        let b = c_index("add_loop", "frame_b", frame_b)?;
+        // SAFETY: valid handle.
+        self.added(unsafe { sys::geolin_constraints_add_loop(self.ptr.as_ptr(), a, b, kind.raw()) })
+    }
+
+    /// A joint coupling `s[joint] = ratio * s[source] + offset` (1 row; `lambda`: the
+    /// generalized force on `joint`, `-ratio` times it on `source`).
+    pub fn add_coupling(
+        &mut self,
+        joint: usize,
+        source: usize,
+        ratio: f64,
+        offset: f64,
+    ) -> Result<usize> {
+        let j = c_index("add_coupling", "joint", joint)?;
+        let i = c_index("add_coupling", "source", source)?;
+        // SAFETY: valid handle.
+        self.added(unsafe {
+            sys::geolin_constraints_add_coupling(self.ptr.as_ptr(), j, i, ratio, offset)
+        })
+    }
+
+    /// Every URDF `<mimic>` of the model as a coupling; the number added.
+    pub fn add_mimic_joints(&mut self) -> Result<usize> {
+        // SAFETY: valid handle.
+        let count = unsafe { sys::geolin_constraints_add_mimic_joints(self.ptr.as_ptr()) };
+        check(count.min(0))?;
+        self.len += Model::count(count);
+        Ok(Model::count(count))
+    }
+
+    /// A thin wheel rolling without slipping on the plane z = 0: the frame's origin is its
+    /// centre, `axis` its spin axis in frame coordinates, `radius` > 0 (m). 3 rows; `lambda`:
+    /// the ground's force on the wheel at the contact point, world axes.
+    pub fn add_wheel(&mut self, frame: usize, axis: &[f64; 3], radius: f64) -> Result<usize> {
+        let frame = c_index("add_wheel", "frame", frame)?;
+        // SAFETY: valid handle; axis has 3 entries.
+        self.added(unsafe {
+            sys::geolin_constraints_add_wheel(self.ptr.as_ptr(), frame, axis.as_ptr(), radius)
+        })
+    }
+
+    /// The Baumgarte gains of every holonomic row (default 0, 0).
+    pub fn set_gains(&mut self, kp: f64, kd: f64) -> Result<()> {
+        // SAFETY: valid handle.
+        check(unsafe { sys::geolin_constraints_set_gains(self.ptr.as_ptr(), kp, kd) })
+    }
+
+    /// The axes of contact and loop forces (default [`WrenchCoordinates::Local`]).
+    pub fn set_axes(&mut self, coords: WrenchCoordinates) -> Result<()> {
+        // SAFETY: valid handle.
+        check(unsafe { sys::geolin_constraints_set_axes(self.ptr.as_ptr(), coords.raw()) })
+    }
+
+    /// Set (`Some`) or clear (`None`) the held pose of contact `k` (its index in the set).
+    pub fn set_ref(&mut self, k: usize, reference: Option<&[f64; 16]>) -> Result<()> {
+        let k = c_index("set_ref", "k", k)?;
+        // SAFETY: valid handle; reference has 16 entries or is NULL.
+        check(unsafe { sys::geolin_constraints_set_ref(self.ptr.as_ptr(), k, opt_ptr(reference)) })
+    }
+}
+
+impl Drop for Constraints<'_> {
+    fn drop(&mut self) {
+        // SAFETY: owned handle.
+        unsafe { sys::geolin_constraints_free(self.ptr.as_ptr()) }
+    }
+}
+
+impl fmt::Debug for Constraints<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Constraints")
+            .field("len", &self.len)
+            .field("num_rows", &self.num_rows())
             .finish()
     }
 }
@@ -2551,6 +2920,452 @@ impl<'m> Workspace<'m> {
             )
         })
     }
+
+    // --- constraint sets ([`Constraints`]): as the contact functions, with the set in place of
+    // (frames, types, coords, gains, refs); `lambda` has `set.num_rows()` entries.
+
+    /// The optional derivatives of `lambda` (m x N, m x n_J) of a linearization: their
+    /// pointers, after checking `A`'s and `B`'s lengths (N x N, N x n_J) and theirs.
+    fn linearization_outs(
+        &self,
+        function: &str,
+        m: usize,
+        a: &[f64],
+        b: &[f64],
+        dlambda_dz: Option<&mut [f64]>,
+        dlambda_dw: Option<&mut [f64]>,
+    ) -> Result<(*mut f64, *mut f64)> {
+        let (nj, nn) = (self.model.num_joints(), self.model.state_dim());
+        check_len(function, "A", a.len(), nn * nn)?;
+        check_len(function, "B", b.len(), nn * nj)?;
+        Ok((
+            opt_out(function, "dlambda_dz", dlambda_dz, m * nn)?,
+            opt_out(function, "dlambda_dw", dlambda_dw, m * nj)?,
+        ))
+    }
+
+    /// Constrained forward dynamics with the constraints of `set` held: `nu_dot` (n) and
+    /// `lambda` (`set.num_rows()`, in the set's order). An empty set is
+    /// [`Workspace::forward_dynamics`], a set of contacts only the
+    /// [`Workspace::contact_dynamics`] call with the same arguments, exactly. Needs
+    /// [`WORKSPACE_CONTACTS`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn constrained_dynamics(
+        &mut self,
+        set: &Constraints,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        nu_dot: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<()> {
+        const F: &str = "constrained_dynamics";
+        self.check_state(F, s, r)?;
+        check_len(F, "tau", tau.len(), self.model.num_joints())?;
+        check_len(F, "nu_dot", nu_dot.len(), self.model.num_dofs())?;
+        check_len(F, "lambda", lambda.len(), set.num_rows())?;
+        // SAFETY: lengths checked; the library checks that set is of this workspace's model.
+        check(unsafe {
+            sys::geolin_constrained_dynamics(
+                self.ptr.as_ptr(),
+                set.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                nu_dot.as_mut_ptr(),
+                lambda.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// The exact linearization of [`Workspace::constrained_dynamics`], as
+    /// [`Workspace::contact_linearize`]: `A` (N x N), `B` (N x n_J), `dlambda_dz` (m x N),
+    /// `dlambda_dw` (m x n_J; either `None`: not computed). Needs [`WORKSPACE_CONTACTS`] and
+    /// [`WORKSPACE_LINEARIZE`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn constrained_linearize(
+        &mut self,
+        set: &Constraints,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        a: &mut [f64],
+        b: &mut [f64],
+        dlambda_dz: Option<&mut [f64]>,
+        dlambda_dw: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "constrained_linearize";
+        self.check_state(F, s, r)?;
+        check_len(F, "tau", tau.len(), self.model.num_joints())?;
+        let (dz, dw) = self.linearization_outs(F, set.num_rows(), a, b, dlambda_dz, dlambda_dw)?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_constrained_linearize(
+                self.ptr.as_ptr(),
+                set.as_ptr(),
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                tau.as_ptr(),
+                a.as_mut_ptr(),
+                b.as_mut_ptr(),
+                dz,
+                dw,
+            )
+        })
+    }
+
+    /// One step of length `dt` of [`Workspace::constrained_dynamics`], as
+    /// [`Workspace::contact_step`] (fixed base, `lambda` alike). Needs [`WORKSPACE_CONTACTS`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn constrained_step(
+        &mut self,
+        set: &Constraints,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        h_next: Option<&mut [f64; 16]>,
+        s_next: &mut [f64],
+        v_next: Option<&mut [f64; 6]>,
+        r_next: &mut [f64],
+        lambda: Option<&mut [f64]>,
+    ) -> Result<()> {
+        let x = (h, s, v, r);
+        let next = (h_next, s_next, v_next, r_next);
+        self.constrained_step_any(
+            "constrained_step",
+            set,
+            method,
+            dt,
+            x,
+            tau,
+            None,
+            next,
+            lambda,
+        )
+    }
+
+    /// [`Workspace::constrained_step`] with the joint feedback of
+    /// [`Workspace::step_feedback`] (`kp`, `kd`, `s_ref`, `r_ref`: n_J entries each or
+    /// `None`); with all four `None` it is [`Workspace::constrained_step`] exactly.
+    #[allow(clippy::too_many_arguments)]
+    pub fn constrained_step_feedback(
+        &mut self,
+        set: &Constraints,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        kp: Option<&[f64]>,
+        kd: Option<&[f64]>,
+        s_ref: Option<&[f64]>,
+        r_ref: Option<&[f64]>,
+        h_next: Option<&mut [f64; 16]>,
+        s_next: &mut [f64],
+        v_next: Option<&mut [f64; 6]>,
+        r_next: &mut [f64],
+        lambda: Option<&mut [f64]>,
+    ) -> Result<()> {
+        let (x, fb) = ((h, s, v, r), Some([kp, kd, s_ref, r_ref]));
+        let next = (h_next, s_next, v_next, r_next);
+        self.constrained_step_any(
+            "constrained_step_feedback",
+            set,
+            method,
+            dt,
+            x,
+            tau,
+            fb,
+            next,
+            lambda,
+        )
+    }
+
+    /// The exact linearization of [`Workspace::constrained_step`], as
+    /// [`Workspace::contact_step_linearize`]. Needs [`WORKSPACE_CONTACTS`] and
+    /// [`WORKSPACE_STEP_LINEARIZE`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn constrained_step_linearize(
+        &mut self,
+        set: &Constraints,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        a_d: &mut [f64],
+        b_d: &mut [f64],
+        dlambda_dz: Option<&mut [f64]>,
+        dlambda_dw: Option<&mut [f64]>,
+    ) -> Result<()> {
+        let (x, outs) = ((h, s, v, r), (a_d, b_d, dlambda_dz, dlambda_dw));
+        self.constrained_step_linearize_any(
+            "constrained_step_linearize",
+            set,
+            method,
+            dt,
+            x,
+            tau,
+            None,
+            outs,
+        )
+    }
+
+    /// The exact linearization of [`Workspace::constrained_step_feedback`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn constrained_step_feedback_linearize(
+        &mut self,
+        set: &Constraints,
+        method: StepMethod,
+        dt: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        tau: &[f64],
+        kp: Option<&[f64]>,
+        kd: Option<&[f64]>,
+        s_ref: Option<&[f64]>,
+        r_ref: Option<&[f64]>,
+        a_d: &mut [f64],
+        b_d: &mut [f64],
+        dlambda_dz: Option<&mut [f64]>,
+        dlambda_dw: Option<&mut [f64]>,
+    ) -> Result<()> {
+        let (x, fb) = ((h, s, v, r), Some([kp, kd, s_ref, r_ref]));
+        let outs = (a_d, b_d, dlambda_dz, dlambda_dw);
+        self.constrained_step_linearize_any(
+            "constrained_step_feedback_linearize",
+            set,
+            method,
+            dt,
+            x,
+            tau,
+            fb,
+            outs,
+        )
+    }
+
+    /// The body of the constrained steps: `geolin_constrained_step`, or
+    /// `geolin_constrained_step_feedback` when `feedback` is given.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn constrained_step_any(
+        &mut self,
+        function: &str,
+        set: &Constraints,
+        method: StepMethod,
+        dt: f64,
+        (h, s, v, r): (Option<&[f64; 16]>, &[f64], Option<&[f64; 6]>, &[f64]),
+        tau: &[f64],
+        feedback: Option<[Option<&[f64]>; 4]>,
+        (h_next, s_next, v_next, r_next): (
+            Option<&mut [f64; 16]>,
+            &mut [f64],
+            Option<&mut [f64; 6]>,
+            &mut [f64],
+        ),
+        lambda: Option<&mut [f64]>,
+    ) -> Result<()> {
+        let nj = self.model.num_joints();
+        self.check_state(function, s, r)?;
+        check_len(function, "tau", tau.len(), nj)?;
+        if let Some(fb) = feedback {
+            check_feedback(function, nj, fb)?;
+        }
+        check_len(function, "s_next", s_next.len(), nj)?;
+        check_len(function, "r_next", r_next.len(), nj)?;
+        let lambda = opt_out(function, "lambda", lambda, set.num_rows())?;
+        let (ws, cs, method) = (self.ptr.as_ptr(), set.as_ptr(), method.raw());
+        let (h, v, h_next, v_next) = (
+            opt_ptr(h),
+            opt_ptr(v),
+            opt_mut_ptr(h_next),
+            opt_mut_ptr(v_next),
+        );
+        let (s, r, tau, s_next, r_next) = (
+            s.as_ptr(),
+            r.as_ptr(),
+            tau.as_ptr(),
+            s_next.as_mut_ptr(),
+            r_next.as_mut_ptr(),
+        );
+        // SAFETY: lengths checked.
+        check(unsafe {
+            match feedback {
+                None => sys::geolin_constrained_step(
+                    ws, cs, method, dt, h, s, v, r, tau, h_next, s_next, v_next, r_next, lambda,
+                ),
+                Some([kp, kd, s_ref, r_ref]) => sys::geolin_constrained_step_feedback(
+                    ws,
+                    cs,
+                    method,
+                    dt,
+                    h,
+                    s,
+                    v,
+                    r,
+                    tau,
+                    opt_slice_ptr(kp),
+                    opt_slice_ptr(kd),
+                    opt_slice_ptr(s_ref),
+                    opt_slice_ptr(r_ref),
+                    h_next,
+                    s_next,
+                    v_next,
+                    r_next,
+                    lambda,
+                ),
+            }
+        })
+    }
+
+    /// The body of the constrained step linearizations, as `constrained_step_any`.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn constrained_step_linearize_any(
+        &mut self,
+        function: &str,
+        set: &Constraints,
+        method: StepMethod,
+        dt: f64,
+        (h, s, v, r): (Option<&[f64; 16]>, &[f64], Option<&[f64; 6]>, &[f64]),
+        tau: &[f64],
+        feedback: Option<[Option<&[f64]>; 4]>,
+        (a_d, b_d, dlambda_dz, dlambda_dw): (
+            &mut [f64],
+            &mut [f64],
+            Option<&mut [f64]>,
+            Option<&mut [f64]>,
+        ),
+    ) -> Result<()> {
+        let nj = self.model.num_joints();
+        self.check_state(function, s, r)?;
+        check_len(function, "tau", tau.len(), nj)?;
+        if let Some(fb) = feedback {
+            check_feedback(function, nj, fb)?;
+        }
+        let m = set.num_rows();
+        let (dz, dw) = self.linearization_outs(function, m, a_d, b_d, dlambda_dz, dlambda_dw)?;
+        let (ws, cs, method) = (self.ptr.as_ptr(), set.as_ptr(), method.raw());
+        let (h, v, s, r, tau) = (opt_ptr(h), opt_ptr(v), s.as_ptr(), r.as_ptr(), tau.as_ptr());
+        let (a_d, b_d) = (a_d.as_mut_ptr(), b_d.as_mut_ptr());
+        // SAFETY: lengths checked.
+        check(unsafe {
+            match feedback {
+                None => sys::geolin_constrained_step_linearize(
+                    ws, cs, method, dt, h, s, v, r, tau, a_d, b_d, dz, dw,
+                ),
+                Some([kp, kd, s_ref, r_ref]) => sys::geolin_constrained_step_feedback_linearize(
+                    ws,
+                    cs,
+                    method,
+                    dt,
+                    h,
+                    s,
+                    v,
+                    r,
+                    tau,
+                    opt_slice_ptr(kp),
+                    opt_slice_ptr(kd),
+                    opt_slice_ptr(s_ref),
+                    opt_slice_ptr(r_ref),
+                    a_d,
+                    b_d,
+                    dz,
+                    dw,
+                ),
+            }
+        })
+    }
+
+    /// The impact map of the set, as [`Workspace::impulse`]: loops and couplings are plastic,
+    /// the `restitution` applies to contacts and to a wheel's normal row. Writes `nu+` into
+    /// `v_next` (`None` for a fixed base) and `r_next`, the impulse (m) into `impulse` if
+    /// given. Needs [`WORKSPACE_CONTACTS`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn constrained_impulse(
+        &mut self,
+        set: &Constraints,
+        restitution: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        v_next: Option<&mut [f64; 6]>,
+        r_next: &mut [f64],
+        impulse: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "constrained_impulse";
+        self.check_state(F, s, r)?;
+        check_len(F, "r_next", r_next.len(), self.model.num_joints())?;
+        let impulse = opt_out(F, "impulse", impulse, set.num_rows())?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_constrained_impulse(
+                self.ptr.as_ptr(),
+                set.as_ptr(),
+                restitution,
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                opt_mut_ptr(v_next),
+                r_next.as_mut_ptr(),
+                impulse,
+            )
+        })
+    }
+
+    /// The exact Jacobian of [`Workspace::constrained_impulse`], as
+    /// [`Workspace::impulse_linearize`]: `a_imp` (N x N), `dimpulse_dz` (m x N; `None`: not
+    /// computed). Needs [`WORKSPACE_CONTACTS`] and [`WORKSPACE_LINEARIZE`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn constrained_impulse_linearize(
+        &mut self,
+        set: &Constraints,
+        restitution: f64,
+        h: Option<&[f64; 16]>,
+        s: &[f64],
+        v: Option<&[f64; 6]>,
+        r: &[f64],
+        a_imp: &mut [f64],
+        dimpulse_dz: Option<&mut [f64]>,
+    ) -> Result<()> {
+        const F: &str = "constrained_impulse_linearize";
+        self.check_state(F, s, r)?;
+        let nn = self.model.state_dim();
+        check_len(F, "A_imp", a_imp.len(), nn * nn)?;
+        let dimpulse_dz = opt_out(F, "dimpulse_dz", dimpulse_dz, set.num_rows() * nn)?;
+        // SAFETY: lengths checked.
+        check(unsafe {
+            sys::geolin_constrained_impulse_linearize(
+                self.ptr.as_ptr(),
+                set.as_ptr(),
+                restitution,
+                opt_ptr(h),
+                s.as_ptr(),
+                opt_ptr(v),
+                r.as_ptr(),
+                a_imp.as_mut_ptr(),
+                dimpulse_dz,
+            )
+        })
+    }
 }
 
 impl Drop for Workspace<'_> {
@@ -2566,6 +3381,7 @@ fn _assert_types() {
     fn send<T: Send>() {}
     send_sync::<Model>();
     send::<Workspace<'static>>();
+    send_sync::<Constraints<'static>>();
     let _: *const c_char = ptr::null();
     let _: c_int = 0;
 }

@@ -2,8 +2,8 @@
 // capi_rust_cargo_test, with GEOLIN_LIB_DIR and GEOLIN_TEST_URDF set; the contact tests load
 // models/quadruped.urdf from $GEOLIN_MODELS_DIR or the source tree).
 use geolin::{
-    status, ContactType, Model, StepMethod, WrenchCoordinates, FIXED_BASE, MOVING_BASE,
-    WORKSPACE_ALL, WORKSPACE_CONTACTS, WORKSPACE_DYNAMICS, WORKSPACE_LINEARIZE,
+    status, Constraints, ContactType, LoopType, Model, StepMethod, WrenchCoordinates, FIXED_BASE,
+    MOVING_BASE, WORKSPACE_ALL, WORKSPACE_CONTACTS, WORKSPACE_DYNAMICS, WORKSPACE_LINEARIZE,
 };
 
 fn urdf_path() -> String {
@@ -2482,4 +2482,532 @@ fn implicit_euler_without_damping_is_semi_implicit_euler_and_fixed_base_needs_no
     )
     .unwrap();
     assert!(a.iter().chain(&b).all(|x| x.is_finite()) && max_abs(&b) > 0.0);
+}
+
+// --- constraint sets ---------------------------------------------------------------------------
+
+/// The quadruped's four feet as point contacts of a set.
+fn feet_set<'m>(model: &'m Model, feet: &[i32]) -> Constraints<'m> {
+    let mut set = model.constraints().unwrap();
+    for (k, &f) in feet.iter().enumerate() {
+        assert_eq!(
+            set.add_contact(f as usize, ContactType::Point, None)
+                .unwrap(),
+            k
+        );
+    }
+    assert_eq!((set.len(), set.num_rows()), (4, 12));
+    set
+}
+
+#[test]
+fn a_set_of_contacts_only_is_the_contact_functions_exactly() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (feet, h, s, v, r, tau) = quadruped_state(&model);
+    let (n, nn, nj) = (model.num_dofs(), model.state_dim(), model.num_joints());
+    let mut set = feet_set(&model, &feet);
+    // the set's gains, references and world axes are those of the contact call
+    let mut refs = vec![0.0; 16 * 4];
+    for (k, &f) in feet.iter().enumerate() {
+        let mut hf = [0.0; 16];
+        ws.frame_pose(Some(&h), &s, f as usize, &mut hf).unwrap();
+        hf[12] += 0.01;
+        hf[14] -= 0.02;
+        set.set_ref(k, Some(&hf)).unwrap();
+        refs[16 * k..16 * k + 16].copy_from_slice(&hf);
+    }
+    set.set_gains(40.0, 9.0).unwrap();
+    set.set_axes(WrenchCoordinates::Mixed).unwrap();
+    let (types, mixed, gains) = (
+        [ContactType::Point; 4],
+        WrenchCoordinates::Mixed,
+        Some(&[40.0, 9.0]),
+    );
+    let refs = Some(&refs[..]);
+
+    let (mut nu, mut lambda) = (vec![0.0; n], vec![0.0; 12]);
+    ws.constrained_dynamics(&set, Some(&h), &s, Some(&v), &r, &tau, &mut nu, &mut lambda)
+        .unwrap();
+    let (mut nu2, mut lambda2) = (vec![0.0; n], vec![0.0; 12]);
+    ws.contact_dynamics(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &feet,
+        &types,
+        mixed,
+        gains,
+        refs,
+        &mut nu2,
+        &mut lambda2,
+    )
+    .unwrap();
+    assert_eq!((&nu, &lambda), (&nu2, &lambda2));
+    assert!(lambda.iter().any(|&l| l != 0.0));
+
+    let lin = || {
+        [
+            vec![0.0; nn * nn],
+            vec![0.0; nn * nj],
+            vec![0.0; 12 * nn],
+            vec![0.0; 12 * nj],
+        ]
+    };
+    let ([mut a, mut b, mut dz, mut dw], [mut a2, mut b2, mut dz2, mut dw2]) = (lin(), lin());
+    ws.constrained_linearize(
+        &set,
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &mut a,
+        &mut b,
+        Some(&mut dz),
+        Some(&mut dw),
+    )
+    .unwrap();
+    ws.contact_linearize(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &feet,
+        &types,
+        mixed,
+        gains,
+        refs,
+        &mut a2,
+        &mut b2,
+        Some(&mut dz2),
+        Some(&mut dw2),
+    )
+    .unwrap();
+    assert_eq!([&a, &b, &dz, &dw], [&a2, &b2, &dz2, &dw2]);
+
+    let fb = feedback_gains(nj);
+    let [kp, kd, s_ref, r_ref] = fb_refs(&fb);
+    for method in [StepMethod::SemiImplicitEuler, StepMethod::Rk4] {
+        let next = || {
+            (
+                [0.0; 16],
+                vec![0.0; nj],
+                [0.0; 6],
+                vec![0.0; nj],
+                vec![0.0; 12],
+            )
+        };
+        let (mut y, mut y2, mut yf, mut yf2) = (next(), next(), next(), next());
+        ws.constrained_step(
+            &set,
+            method,
+            1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            Some(&mut y.0),
+            &mut y.1,
+            Some(&mut y.2),
+            &mut y.3,
+            Some(&mut y.4),
+        )
+        .unwrap();
+        ws.contact_step(
+            method,
+            1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &feet,
+            &types,
+            mixed,
+            gains,
+            refs,
+            Some(&mut y2.0),
+            &mut y2.1,
+            Some(&mut y2.2),
+            &mut y2.3,
+            Some(&mut y2.4),
+        )
+        .unwrap();
+        assert_eq!(y, y2, "{method:?}: constrained_step");
+        ws.constrained_step_feedback(
+            &set,
+            method,
+            1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            kp,
+            kd,
+            s_ref,
+            r_ref,
+            Some(&mut yf.0),
+            &mut yf.1,
+            Some(&mut yf.2),
+            &mut yf.3,
+            Some(&mut yf.4),
+        )
+        .unwrap();
+        ws.contact_step_feedback(
+            method,
+            1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            kp,
+            kd,
+            s_ref,
+            r_ref,
+            &feet,
+            &types,
+            mixed,
+            gains,
+            refs,
+            Some(&mut yf2.0),
+            &mut yf2.1,
+            Some(&mut yf2.2),
+            &mut yf2.3,
+            Some(&mut yf2.4),
+        )
+        .unwrap();
+        assert_eq!(yf, yf2, "{method:?}: constrained_step_feedback");
+        assert_ne!(yf.3, y.3, "{method:?}: the feedback acts");
+    }
+    let method = StepMethod::Rk4;
+    let ([mut a, mut b, mut dz, mut dw], [mut a2, mut b2, mut dz2, mut dw2]) = (lin(), lin());
+    ws.constrained_step_linearize(
+        &set,
+        method,
+        1e-3,
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &mut a,
+        &mut b,
+        Some(&mut dz),
+        Some(&mut dw),
+    )
+    .unwrap();
+    ws.contact_step_linearize(
+        method,
+        1e-3,
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &feet,
+        &types,
+        mixed,
+        gains,
+        refs,
+        &mut a2,
+        &mut b2,
+        Some(&mut dz2),
+        Some(&mut dw2),
+    )
+    .unwrap();
+    assert_eq!([&a, &b, &dz, &dw], [&a2, &b2, &dz2, &dw2]);
+    ws.constrained_step_feedback_linearize(
+        &set,
+        method,
+        1e-3,
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        kp,
+        kd,
+        s_ref,
+        r_ref,
+        &mut a,
+        &mut b,
+        None,
+        None,
+    )
+    .unwrap();
+    ws.contact_step_feedback_linearize(
+        method,
+        1e-3,
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        kp,
+        kd,
+        s_ref,
+        r_ref,
+        &feet,
+        &types,
+        mixed,
+        gains,
+        refs,
+        &mut a2,
+        &mut b2,
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!([&a, &b], [&a2, &b2]);
+
+    // impacts (no gains) in the set's axes
+    let (mut v1, mut r1, mut i1) = ([0.0; 6], vec![0.0; nj], vec![0.0; 12]);
+    let (mut v2, mut r2, mut i2) = ([0.0; 6], vec![0.0; nj], vec![0.0; 12]);
+    ws.constrained_impulse(
+        &set,
+        0.5,
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        Some(&mut v1),
+        &mut r1,
+        Some(&mut i1),
+    )
+    .unwrap();
+    ws.impulse(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &feet,
+        &types,
+        mixed,
+        0.5,
+        Some(&mut v2),
+        &mut r2,
+        Some(&mut i2),
+    )
+    .unwrap();
+    assert_eq!((v1, &r1, &i1), (v2, &r2, &i2));
+    let ([mut a, _, mut dz, _], [mut a2, _, mut dz2, _]) = (lin(), lin());
+    ws.constrained_impulse_linearize(&set, 0.5, Some(&h), &s, Some(&v), &r, &mut a, Some(&mut dz))
+        .unwrap();
+    ws.impulse_linearize(
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &feet,
+        &types,
+        mixed,
+        0.5,
+        &mut a2,
+        Some(&mut dz2),
+    )
+    .unwrap();
+    assert_eq!((&a, &dz), (&a2, &dz2));
+
+    // Kp != 0 and a contact whose reference was cleared: refused
+    set.set_ref(0, None).unwrap();
+    let err = ws
+        .constrained_dynamics(&set, Some(&h), &s, Some(&v), &r, &tau, &mut nu, &mut lambda)
+        .unwrap_err();
+    assert_eq!(err.status(), status::INVALID_ARGUMENT, "{err}");
+}
+
+#[test]
+fn an_empty_set_is_the_unconstrained_dynamics() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (_, h, s, v, r, tau) = quadruped_state(&model);
+    let (n, nn, nj) = (model.num_dofs(), model.state_dim(), model.num_joints());
+    let set = model.constraints().unwrap();
+    assert!(set.is_empty());
+    assert_eq!(set.num_rows(), 0);
+    let (mut nu, mut nu2) = (vec![0.0; n], vec![0.0; n]);
+    ws.constrained_dynamics(&set, Some(&h), &s, Some(&v), &r, &tau, &mut nu, &mut [])
+        .unwrap();
+    ws.forward_dynamics(Some(&h), &s, Some(&v), &r, &tau, &mut nu2)
+        .unwrap();
+    assert_eq!(nu, nu2);
+    let (mut a, mut b, mut a2, mut b2) = (
+        vec![0.0; nn * nn],
+        vec![0.0; nn * nj],
+        vec![0.0; nn * nn],
+        vec![0.0; nn * nj],
+    );
+    ws.constrained_linearize(
+        &set,
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        &tau,
+        &mut a,
+        &mut b,
+        Some(&mut []),
+        Some(&mut []),
+    )
+    .unwrap();
+    ws.linearize(Some(&h), &s, Some(&v), &r, &tau, &mut a2, &mut b2)
+        .unwrap();
+    assert_eq!((&a, &b), (&a2, &b2));
+    for method in [StepMethod::SemiImplicitEuler, StepMethod::Rk4] {
+        let next = || ([0.0; 16], vec![0.0; nj], [0.0; 6], vec![0.0; nj]);
+        let (mut y, mut y2) = (next(), next());
+        ws.constrained_step(
+            &set,
+            method,
+            1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            Some(&mut y.0),
+            &mut y.1,
+            Some(&mut y.2),
+            &mut y.3,
+            None,
+        )
+        .unwrap();
+        ws.step(
+            method,
+            1e-3,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            Some(&mut y2.0),
+            &mut y2.1,
+            Some(&mut y2.2),
+            &mut y2.3,
+        )
+        .unwrap();
+        assert_eq!(y, y2, "{method:?}");
+    }
+    let (mut v1, mut r1) = ([0.0; 6], vec![0.0; nj]);
+    ws.constrained_impulse(
+        &set,
+        0.0,
+        Some(&h),
+        &s,
+        Some(&v),
+        &r,
+        Some(&mut v1),
+        &mut r1,
+        None,
+    )
+    .unwrap();
+    assert_eq!((v1, &r1), (v, &r));
+}
+
+#[test]
+fn a_coupling_holds_the_accelerations_in_ratio() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let mut ws = model.workspace().unwrap();
+    let (_, h, s, v, mut r, tau) = quadruped_state(&model);
+    let n = model.num_dofs();
+    let (joint, source, ratio) = (4, 1, -0.7);
+    let mut set = model.constraints().unwrap();
+    assert_eq!(set.add_coupling(joint, source, ratio, 0.05).unwrap(), 0);
+    assert_eq!(set.add_mimic_joints().unwrap(), 0); // the quadruped has no <mimic>
+    assert_eq!((set.len(), set.num_rows()), (1, 1));
+    r[joint] = ratio * r[source]; // the velocity satisfies the coupling; gains are 0
+    let (mut nu, mut lambda, mut free) = (vec![0.0; n], [0.0; 1], vec![0.0; n]);
+    ws.constrained_dynamics(&set, Some(&h), &s, Some(&v), &r, &tau, &mut nu, &mut lambda)
+        .unwrap();
+    let scale = max_abs(&nu).max(1.0);
+    assert!(
+        (nu[6 + joint] - ratio * nu[6 + source]).abs() < 1e-9 * scale,
+        "{nu:?}"
+    );
+    ws.forward_dynamics(Some(&h), &s, Some(&v), &r, &tau, &mut free)
+        .unwrap();
+    assert!(
+        (free[6 + joint] - ratio * free[6 + source]).abs() > 1e-3,
+        "held without the set"
+    );
+    // lambda is the generalized force on joint, -ratio times it on source
+    let mut tau2 = tau.clone();
+    tau2[joint] += lambda[0];
+    tau2[source] -= ratio * lambda[0];
+    ws.forward_dynamics(Some(&h), &s, Some(&v), &r, &tau2, &mut free)
+        .unwrap();
+    assert!(max_abs_diff(&nu, &free) < 1e-9 * scale);
+}
+
+#[test]
+fn constraint_misuse_names_the_argument_and_adds_nothing() {
+    let model = Model::from_urdf_file(quadruped_path(), MOVING_BASE).unwrap();
+    let (feet, h, s, v, r, tau) = quadruped_state(&model);
+    let f0 = feet[0] as usize;
+    let mut set = feet_set(&model, &feet);
+    type Add = Box<dyn Fn(&mut Constraints) -> geolin::Result<usize>>;
+    let cases: Vec<(Add, &str)> = vec![
+        (
+            Box::new(move |c| c.add_loop(f0, f0, LoopType::Point)),
+            "frame",
+        ),
+        (
+            Box::new(|c| c.add_contact(1_000_000, ContactType::Rigid, None)),
+            "frame",
+        ),
+        (Box::new(|c| c.add_coupling(2, 2, 1.0, 0.0)), "source"),
+        (
+            Box::new(move |c| c.add_wheel(f0, &[0.0, 1.0, 0.0], -0.1)),
+            "radius",
+        ),
+        (Box::new(move |c| c.add_wheel(f0, &[0.0; 3], 0.1)), "axis"),
+        (
+            Box::new(|c| c.add_contact(usize::MAX, ContactType::Point, None)),
+            "frame",
+        ),
+    ];
+    for (call, name) in cases {
+        let err = call(&mut set).unwrap_err();
+        assert_eq!(err.status(), status::INVALID_ARGUMENT, "{err}");
+        assert!(err.message().to_lowercase().contains(name), "{name}: {err}");
+        assert_eq!((set.len(), set.num_rows()), (4, 12), "nothing added: {err}");
+    }
+    let err = set.set_gains(-1.0, 0.0).unwrap_err();
+    assert!(err.message().to_lowercase().contains("kp"), "{err}");
+    assert_eq!(LoopType::Hinge.rows(), 5);
+    assert_eq!(LoopType::Rigid.raw(), geolin::sys::GEOLIN_LOOP_RIGID);
+
+    let mut ws = model.workspace().unwrap();
+    let (mut nu, mut lambda) = (vec![0.0; model.num_dofs()], vec![0.0; 12]);
+    let other = Model::from_urdf_file(urdf_path(), MOVING_BASE).unwrap();
+    let foreign = other.constraints().unwrap(); // a set of another model
+    let err = ws
+        .constrained_dynamics(&foreign, Some(&h), &s, Some(&v), &r, &tau, &mut nu, &mut [])
+        .unwrap_err();
+    assert!(err.message().contains("'set'"), "{err}");
+    let err = ws // lambda of the wrong length: refused before the call
+        .constrained_dynamics(
+            &set,
+            Some(&h),
+            &s,
+            Some(&v),
+            &r,
+            &tau,
+            &mut nu,
+            &mut lambda[..3],
+        )
+        .unwrap_err();
+    assert!(err.message().contains("'lambda'"), "{err}");
+    let mut small = model.workspace_with(WORKSPACE_CONTACTS, 3).unwrap();
+    let err = small // rows beyond the workspace's room
+        .constrained_dynamics(&set, Some(&h), &s, Some(&v), &r, &tau, &mut nu, &mut lambda)
+        .unwrap_err();
+    assert!(err.message().contains("max_wrenches"), "{err}");
 }
