@@ -892,6 +892,10 @@ class TestConstraints(unittest.TestCase):
         nu, lam = self.ws.constrained_dynamics(cs, *x, tau)
         self.assertEqual((nu, lam), self.ws.contact_dynamics(*x, tau, *held))
         self.assertNotEqual(nu, self.ws.contact_dynamics(*x, tau, *feet)[0])
+        if np is not None:  # the default results are arrays holding the same numbers
+            nu_a, lam_a = self.ws._obj.constrained_dynamics(cs, *x, tau)
+            self.assertIsInstance(lam_a, np.ndarray)
+            self.assertEqual((nu_a.tolist(), lam_a.tolist()), (nu, lam))
         nj = self.model.num_joints
         fb = ([60.0] * nj, [3.0] * nj, [(0.0, 0.8, -1.5)[i % 3] for i in range(nj)], [0.0] * nj)
         for method in (geolin.STEP_SEMI_IMPLICIT_EULER, geolin.STEP_RK4):
@@ -911,10 +915,6 @@ class TestConstraints(unittest.TestCase):
         with self.assertRaises(geolin.Error) as cm:
             self.ws.constrained_dynamics(cs, *x, tau)
         self.assertEqual(cm.exception.status, geolin.ERR_INVALID_ARGUMENT)
-        if np is not None:  # the default results are arrays holding the same numbers
-            nu_a, lam_a = self.ws._obj.constrained_dynamics(cs, *x, tau)
-            self.assertIsInstance(lam_a, np.ndarray)
-            self.assertEqual(lam_a.shape, (12,))
 
     def test_an_empty_set_is_the_unconstrained_dynamics(self):
         cs = self.model.constraints()
