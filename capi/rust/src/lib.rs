@@ -17,7 +17,9 @@
 //! [`ContactType`]), [`Model::workspace_with`] and [`Model::workspace_bytes`] (with the
 //! `WORKSPACE_*` feature bits), and the steps with joint PD feedback inside the step
 //! ([`Workspace::step_feedback`], [`Workspace::contact_step_feedback`] and their linearizations,
-//! with [`StepMethod::ImplicitEuler`]).
+//! with [`StepMethod::ImplicitEuler`]), and the constraint sets of issue #39: [`Constraints`]
+//! (contacts, closed loops with [`LoopType`], joint couplings, rolling wheels) held by
+//! [`Workspace::constrained_dynamics`] and the other `Workspace::constrained_*` methods.
 //!
 //! Linking: the build script finds `libgeolin.so` through `GEOLIN_LIB_DIR` or `pkg-config` and
 //! passes its directory to dependent build scripts as `DEP_GEOLIN_LIBDIR`; a binary crate puts
