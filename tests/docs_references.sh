@@ -52,14 +52,15 @@ done < <(sources 'docs/c-api\.md rule [0-9]+')
 # Equation labels: every "(Dk)" or "(Ck)" cited in the sources is a label of docs/dynamics.md or
 # docs/contacts.md, and every
 # row of its §10 table names a file that exists, defines the function and cites the label.
-labels=$( (grep -oE '\(D[0-9]+\)' "$dyn"; grep -oE '\(C[0-9]+\)' "$root/docs/contacts.md") | sort -u)
+labels=$( (grep -oE '\(D[0-9]+\)' "$dyn"; grep -oE '\(C[0-9]+\)' "$root/docs/contacts.md"
+  grep -oE '\(K[0-9]+\)' "$root/docs/constraints.md") | sort -u)
 while IFS= read -r hit; do
   [[ -n "$hit" ]] || continue
   where=${hit%:*}
   label=${hit##*:}
   checked=$((checked + 1))
-  grep -qxF -- "$label" <<<"$labels" || fail "$where: $label is not a label of docs/dynamics.md or docs/contacts.md"
-done < <(grep -rnoE '\((D|C)[0-9]+\)' "$root"/src "$root"/include "$root"/capi 2>/dev/null || true)
+  grep -qxF -- "$label" <<<"$labels" || fail "$where: $label is not a label of docs/dynamics.md, docs/contacts.md or docs/constraints.md"
+done < <(grep -rnoE '\((D|C|K)[0-9]+\)' "$root"/src "$root"/include "$root"/capi 2>/dev/null || true)
 rows=0
 while IFS='|' read -r _ label _ file fn _; do
   label=$(tr -d ' ' <<<"$label")
@@ -73,7 +74,7 @@ while IFS='|' read -r _ label _ file fn _; do
   fi
   grep -qE "(^|[^A-Za-z0-9_])$fn\(" "$root/$file" || fail "docs/dynamics.md §10: $label: $file has no function $fn"
   grep -qF -- "$label" "$root/$file" || fail "docs/dynamics.md §10: $label: $file does not cite it"
-done < <(awk '/^## 10\./ {in10 = 1; next} /^## / {in10 = 0} in10 && /^\| \((D|C)[0-9]+\)/' "$dyn")
+done < <(awk '/^## 10\./ {in10 = 1; next} /^## / {in10 = 0} in10 && /^\| \((D|C|K)[0-9]+\)/' "$dyn")
 ((rows >= 20)) || fail "docs/dynamics.md §10 has only $rows equation rows"
 
 ((checked > 20)) || fail "only $checked references found: is '$root' the source tree?"

@@ -219,6 +219,96 @@ TEST_P(ConstraintScenario, ImpulseLinearizationMatchesFiniteDifferences) {
   EXPECT_TRUE(A.topRows(n).isApprox(MatX::Identity(N, N).topRows(n)));
 }
 
+// The step's A_d, B_d and ∂λ/∂(z, w) against central differences of constrained_step through
+// x exp(z) and log(x₀⁻¹ x₁), for the three methods, with joint feedback on the implicit one.
+TEST_P(ConstraintScenario, StepLinearizationMatchesFiniteDifferences) {
+  Workspace ws(sc.m);
+  const int N = sc.m.state_dim(), nj = sc.m.num_joints(), m = sc.set.rows();
+  const State x = some_state(sc.m, 9);
+  const VecX kp = VecX::Constant(nj, 3.0), kd = VecX::Constant(nj, 0.5), sref = x.s * 0.5;
+  for (StepMethod method :
+       {StepMethod::SemiImplicitEuler, StepMethod::Rk4, StepMethod::ImplicitEuler}) {
+    JointFeedback fb;
+    if (method == StepMethod::ImplicitEuler) fb = {kp.data(), kd.data(), sref.data(), nullptr};
+    const double h = 2e-3;
+    const auto step_at = [&](const State &y, State &next, VecX &lambda) {
+      next = y;
+      lambda.resize(m);
+      const Outcome o = constrained_step(sc.m, ws, method, h, y.H, y.s, y.v, y.r, y.tau, sc.set,
+                                         sc.mu, next.H, next.s, next.v, next.r, lambda, fb);
+      ASSERT_TRUE(o.ok()) << sc.name;
+    };
+    MatX Ad(N, N), Bd(N, nj), dlz(m, N), dlw(m, nj);
+    ASSERT_TRUE(constrained_step_linearize(sc.m, ws, method, h, x.H, x.s, x.v, x.r, x.tau, sc.set,
+                                           sc.mu, Ad, Bd, dlz, dlw, fb)
+                    .ok());
+    State x1;
+    VecX l1;
+    step_at(x, x1, l1);
+    MatX Fd(N, N + nj), Ld(m, N + nj);
+    for (int k = 0; k < N + nj; ++k) {
+      State p, q;
+      VecX lp, lq, zp(N), zq(N);
+      step_at(perturbed(sc.m, x, k, kFdEps), p, lp);
+      step_at(perturbed(sc.m, x, k, -kFdEps), q, lq);
+      state_difference(sc.m, x1.H, x1.s, x1.v, x1.r, p.H, p.s, p.v, p.r, zp);
+      state_difference(sc.m, x1.H, x1.s, x1.v, x1.r, q.H, q.s, q.v, q.r, zq);
+      Fd.col(k) = (zp - zq) / (2 * kFdEps);
+      Ld.col(k) = (lp - lq) / (2 * kFdEps);
+    }
+    const int mi = static_cast<int>(method);
+    EXPECT_LT(rel_err(Ad, Fd.leftCols(N)), 1e-6) << sc.name << " method " << mi;
+    EXPECT_LT(rel_err(Bd, Fd.rightCols(nj)), 1e-6) << sc.name << " method " << mi;
+    EXPECT_LT(rel_err(dlz, Ld.leftCols(N)), 1e-6) << sc.name << " method " << mi;
+    EXPECT_LT(rel_err(dlw, Ld.rightCols(nj)), 1e-6) << sc.name << " method " << mi;
+  }
+}
+
+// A set of contacts only is the contact functions' own: the same numbers, bit for bit.
+TEST(ConstraintSets, ContactsOnlyEqualTheContactFunctions) {
+  std::mt19937 rng(4);
+  State x0;
+  Model probe = load_urdf_file(model_path("quadruped.urdf"));
+  static_cast<geolin::State &>(x0) = random_state(probe, rng, 0.5);
+  x0.tau = random_state(probe, rng, 1.0).tau;
+  const Held h = held("quadruped.urdf", 0u, kQuadrupedFeet, x0);
+  ConstraintSet set;
+  for (size_t k = 0; k < h.frames.size(); ++k) {
+    Constraint c;
+    c.kind = Constraint::Kind::contact;
+    c.frame = h.frames[k];
+    c.type = h.types[k];
+    c.has_ref = true;
+    Mat4 T;
+    for (int e = 0; e < 16; ++e) T(e % 4, e / 4) = h.refs[16 * k + e];
+    c.ref = Transform{T.topLeftCorner<3, 3>(), T.topRightCorner<3, 1>()};
+    set.items.push_back(c);
+  }
+  set.Kp = 10.0;
+  set.Kd = 3.0;
+  set.flags = kWrenchMixed;
+  set.update();
+  Contacts k = h.view(kWrenchMixed, 10.0, 3.0);
+  k.mu = 1e-6;
+  Workspace ws(h.m);
+  const int n = h.m.num_dofs(), N = h.m.state_dim(), nj = h.m.num_joints(), m = h.rows;
+  VecX a1(n), a2(n), l1(m), l2(m);
+  ASSERT_TRUE(contact_dynamics(h.m, ws, x0.H, x0.s, x0.v, x0.r, x0.tau, k, a1, l1).ok());
+  ASSERT_TRUE(
+      constrained_dynamics(h.m, ws, x0.H, x0.s, x0.v, x0.r, x0.tau, set, 1e-6, a2, l2).ok());
+  EXPECT_EQ(a1, a2);
+  EXPECT_EQ(l1, l2);
+  MatX A1(N, N), B1(N, nj), A2(N, N), B2(N, nj), z1(m, N), z2(m, N), w1(m, nj), w2(m, nj);
+  ASSERT_TRUE(contact_linearize(h.m, ws, x0.H, x0.s, x0.v, x0.r, x0.tau, k, A1, B1, z1, w1).ok());
+  ASSERT_TRUE(
+      constrained_linearize(h.m, ws, x0.H, x0.s, x0.v, x0.r, x0.tau, set, 1e-6, A2, B2, z2, w2)
+          .ok());
+  EXPECT_EQ(A1, A2);
+  EXPECT_EQ(B1, B2);
+  EXPECT_EQ(z1, z2);
+  EXPECT_EQ(w1, w2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sets, ConstraintScenario, testing::Range(0, 6), scenario_name);
 
 }  // namespace

@@ -150,7 +150,7 @@ bool rim_of(const Motion &m, const Constraint &c, Rim &g) {
   g.rhodot = g.radius * g.udot;
   return true;
 }
-// δρ and δρ̇ for the frame's change (the derivatives of (K9) in a and ω).
+// δρ and δρ̇ for the frame's change: (K12), the derivatives of (K9) in a and ω.
 void rim_change(const Motion &m, const Rim &g, const Delta &d, Vec3 &drho, Vec3 &drhodot) {
   const Vec3 da = d.th.cross(g.a);
   const double daz = da.z();
