@@ -230,12 +230,19 @@ std::string ContactSet::describe() const {
     if (!l.empty()) parts.push_back(fmt::format("loops {}", fmt::join(l, ", ")));
     if (!c.empty()) parts.push_back(fmt::format("couplings {}", fmt::join(c, ", ")));
     if (!w.empty()) parts.push_back(fmt::format("wheels {}", fmt::join(w, ", ")));
-    return fmt::format(
-        "{}\n  lambda axes: {} ({}; wheels: world axes, couplings: the joint's generalized "
-        "force); m = {} constraint rows; gains Kp = {:g}, Kd = {:g}{}",
-        fmt::join(parts, "; "), axes_name(),
-        mixed ? "world-aligned at the frame origin" : "the frame's own", rows(), Kp, Kd,
-        mu > 0.0 ? fmt::format("; regularization mu = {:g}", mu) : std::string());
+    std::vector<std::string> axes;  // of each kind present
+    if (count() > 0 || !loops.empty())
+      axes.push_back(fmt::format("{}: {} axes ({})",
+                                 count() == 0     ? "loops"
+                                 : !loops.empty() ? "contacts and loops"
+                                                  : "contacts",
+                                 axes_name(),
+                                 mixed ? "world-aligned at the frame origin" : "the frame's own"));
+    if (!couplings.empty()) axes.push_back("couplings: the generalized force on the joint");
+    if (!wheels.empty()) axes.push_back("wheels: the ground's force, world axes");
+    return fmt::format("{}\n  lambda: {}; m = {} constraint rows; gains Kp = {:g}, Kd = {:g}{}",
+                       fmt::join(parts, "; "), fmt::join(axes, "; "), rows(), Kp, Kd,
+                       mu > 0.0 ? fmt::format("; regularization mu = {:g}", mu) : std::string());
   }
   return fmt::format(
       "{}\n  lambda axes: {} ({}); m = {} constraint rows; gains Kp = {:g}, Kd = {:g}{}",
