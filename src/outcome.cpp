@@ -150,6 +150,18 @@ std::size_t describe(const Outcome &outcome, const Model &model, const FailureSu
       else
         add_overflow(w, subject, reader);
       break;
+    case Outcome::Kind::dependent_constraint_row:
+      w.add(
+          "%s: row %d of constraint %d depends on the rows before it (pivot %.1e); '%s' was "
+          "not computed",
+          subject.function, outcome.row, outcome.index, outcome.ratio, subject.output);
+      break;
+    case Outcome::Kind::wheel_axis_normal:
+      w.add(
+          "%s: constraint %d, a wheel, has its spin axis normal to the ground plane at this "
+          "state; '%s' was not computed",
+          subject.function, outcome.index, subject.output);
+      break;
     case Outcome::Kind::overflow:
       add_overflow(w, subject, reader);
       break;
