@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes arm7.urdf, quadruped.urdf and humanoid.urdf (see README.md).
+"""Writes arm7.urdf, quadruped.urdf, humanoid.urdf, quadruped_wheels.urdf, four_bar.urdf,
+gripper.urdf and cart.urdf (see README.md).
 
 Every link's inertia comes from a solid primitive (box, cylinder, sphere) of the stated mass and
 dimensions, with the standard formulas:
@@ -25,8 +26,11 @@ def sphere(m, r):
     return (i, i, i)
 
 
+DIGITS = 10  # significant digits written; None: the shortest exact (four_bar: its loop closes)
+
+
 def f(x):
-    return f"{x:.10g}"
+    return repr(float(x)) if DIGITS is None else f"{x:.{DIGITS}g}"
 
 
 class Urdf:
@@ -60,7 +64,8 @@ class Urdf:
         if damping is not None:
             s += f'\n    <dynamics damping="{f(damping)}" friction="0"/>'
         if mimic is not None:
-            s += f'\n    <mimic joint="{mimic[0]}" multiplier="{f(mimic[1])}" offset="0"/>'
+            off = mimic[2] if len(mimic) > 2 else 0
+            s += f'\n    <mimic joint="{mimic[0]}" multiplier="{f(mimic[1])}" offset="{f(off)}"/>'
         s += "\n  </joint>"
         self.out.append(s)
 
@@ -94,9 +99,15 @@ def arm7():
     u.write("arm7.urdf")
 
 
-def quadruped():
-    u = Urdf("quadruped", "A 12-DoF quadruped: trunk 10 kg, legs of hip abduction/adduction (HAA, axis x),"
-             "\n     hip flexion/extension (HFE, axis y) and knee (KFE, axis y); feet are fixed links.")
+def quadruped(wheels=False):
+    if wheels:
+        u = Urdf("quadruped_wheels", "quadruped.urdf with a wheel at each foot (16 DoF): the legs of quadruped.urdf,"
+                 "\n     and at each foot a continuous joint *_wheel_joint (axis y, the body's lateral axis at"
+                 "\n     zero joint angles) carrying a wheel of radius 0.05 m, 0.3 kg, whose frame *_wheel has its"
+                 "\n     origin at the wheel centre; the wheels touch z = 0 when the trunk is at z = 0.55 m.")
+    else:
+        u = Urdf("quadruped", "A 12-DoF quadruped: trunk 10 kg, legs of hip abduction/adduction (HAA, axis x),"
+                 "\n     hip flexion/extension (HFE, axis y) and knee (KFE, axis y); feet are fixed links.")
     u.link("trunk", 10.0, (0, 0, 0), box(10.0, 0.6, 0.3, 0.15), note="box 0.6 x 0.3 x 0.15 m, 10 kg")
     u.link("imu_link", 0.02, (0, 0, 0), box(0.02, 0.03, 0.03, 0.01), note="IMU: box 3 x 3 x 1 cm, 20 g")
     u.joint("imu_joint", "fixed", "trunk", "imu_link", xyz=(0, 0, 0.05))
@@ -115,7 +126,11 @@ def quadruped():
         u.joint(f"{leg}_KFE", "revolute", f"{leg}_thigh", f"{leg}_shank", xyz=(0, 0, -0.25), axis=Y,
                 limit=(-2.7, 0.0, 40, 20))
         u.joint(f"{leg}_foot_fixed", "fixed", f"{leg}_shank", f"{leg}_foot", xyz=(0, 0, -0.25))
-    u.write("quadruped.urdf")
+        if wheels:
+            u.link(f"{leg}_wheel", 0.3, (0, 0, 0), cyl(0.3, 0.05, 0.03, "y"),
+                   note="wheel: cylinder r 0.05 m, width 0.03 m along y, 0.3 kg; frame origin at its centre")
+            u.joint(f"{leg}_wheel_joint", "continuous", f"{leg}_foot", f"{leg}_wheel", axis=Y)
+    u.write("quadruped_wheels.urdf" if wheels else "quadruped.urdf")
 
 
 def humanoid():
@@ -206,7 +221,95 @@ def humanoid():
     u.write("humanoid.urdf")
 
 
+def four_bar():
+    # Ground pivots A = (0, 0, 0) and B = (0.4, 0, 0); crank A 0.12 m (standing up along z at
+    # s = 0), coupler 0.42 m, rocker 0.25 m: a Grashof crank-rocker (0.12 + 0.42 <= 0.4 + 0.25),
+    # crank A turns fully. The coupler's far end P is where the circles |P - A_tip| = 0.42 and
+    # |P - B| = 0.25 meet (the upper solution), so loop_a and loop_b coincide at s = 0.
+    import math
+    global DIGITS
+    DIGITS = None
+    g, a, c, b = 0.4, 0.12, 0.42, 0.25
+    tip = (0.0, a)  # (x, z) of crank A's tip
+    dx, dz = g - tip[0], 0.0 - tip[1]
+    d = math.hypot(dx, dz)
+    t = (c * c - b * b + d * d) / (2 * d)
+    h = math.sqrt(c * c - t * t)
+    ex, ez = dx / d, dz / d
+    px, pz = tip[0] + t * ex - h * ez, tip[1] + t * ez + h * ex  # the upper intersection
+    if pz < tip[1] + t * ez - h * ex:
+        px, pz = tip[0] + t * ex + h * ez, tip[1] + t * ez - h * ex
+    pitch_c = math.atan2(-(pz - tip[1]), px - tip[0])  # R_y(p) x points from the tip to P
+    pitch_r = math.atan2(px - g, pz)                     # R_y(p) z points from B to P
+    hinge = -math.pi / 2  # the loop frames' z axis along the joint axes (world y)
+    u = Urdf("four_bar", "A fixed-base four-bar linkage (load with the fixed-base flag) as a tree with two"
+             "\n     branches: ground -> crank_a -> coupler (on a universal joint: pitch y, then yaw about"
+             "\n     the coupler's normal) and ground -> rocker. Ground pivots 0.4 m apart, crank 0.12 m,"
+             "\n     coupler 0.42 m, rocker 0.25 m (Grashof crank-rocker). The frames loop_a (coupler end)"
+             "\n     and loop_b (rocker end) coincide at s = 0 (position and axes; their z axes are the"
+             f"\n     joint axis y): close the loop with a POINT loop between them (3 independent rows; the"
+             "\n     yaw joint stays at 0). The linkage moves in the x-z plane.")
+    u.link("ground", 5.0, (0.2, 0, 0), box(5.0, 0.5, 0.1, 0.05), note="ground bar: box 0.5 x 0.1 x 0.05 m, 5 kg")
+    u.link("crank_a", 0.3, (0, 0, a / 2), cyl(0.3, 0.01, a), note=f"crank: rod r 0.01 m, L {a} m along z, 0.3 kg")
+    u.link("coupler_cross", 0.02, (0, 0, 0), box(0.02, 0.02, 0.02, 0.02),
+           note="universal-joint cross: cube 2 cm, 20 g")
+    u.link("coupler", 0.5, (c / 2, 0, 0), cyl(0.5, 0.01, c, "x"), note=f"coupler: rod r 0.01 m, L {c} m along x, 0.5 kg")
+    u.link("rocker", 0.4, (0, 0, b / 2), cyl(0.4, 0.01, b), note=f"rocker: rod r 0.01 m, L {b} m along z, 0.4 kg")
+    u.link("loop_a", note="the coupler's far end (no inertia)")
+    u.link("loop_b", note="the rocker's end (no inertia); coincides with loop_a at s = 0")
+    u.joint("crank_a_joint", "continuous", "ground", "crank_a", axis=Y, damping=0.01)
+    u.joint("coupler_pitch", "revolute", "crank_a", "coupler_cross", xyz=(0, 0, a), rpy=(0, pitch_c, 0), axis=Y,
+            limit=(-3.1, 3.1, 0, 10))
+    u.joint("coupler_yaw", "revolute", "coupler_cross", "coupler", axis=Z, limit=(-0.5, 0.5, 0, 10))
+    u.joint("loop_a_joint", "fixed", "coupler", "loop_a", xyz=(c, 0, 0), rpy=(hinge, 0, 0))
+    u.joint("rocker_joint", "revolute", "ground", "rocker", xyz=(g, 0, 0), rpy=(0, pitch_r, 0), axis=Y,
+            limit=(-3.1, 3.1, 20, 10), damping=0.01)
+    u.joint("loop_b_joint", "fixed", "rocker", "loop_b", xyz=(0, 0, b), rpy=(hinge, pitch_c - pitch_r, 0))
+    u.write("four_bar.urdf")
+    DIGITS = 10
+
+
+def gripper():
+    u = Urdf("gripper", "A fixed-base parallel gripper like the Franka hand (load with the fixed-base flag): a"
+             "\n     flange, a wrist (revolute z), the hand 0.73 kg and two prismatic fingers opening along"
+             "\n     +y and -y; finger_joint2 mimics finger_joint1 (multiplier 1, offset 0).")
+    u.link("flange", 0.3, (0, 0, 0.01), cyl(0.3, 0.04, 0.02), note="flange: cylinder r 0.04 m, L 0.02 m, 0.3 kg")
+    u.link("hand", 0.73, (0, 0, 0.04), box(0.73, 0.06, 0.2, 0.08), note="hand: box 0.06 x 0.2 x 0.08 m, 0.73 kg")
+    u.link("finger_left", 0.015, (0, 0, 0.025), box(0.015, 0.02, 0.01, 0.05), note="finger: box 2 x 1 x 5 cm, 15 g")
+    u.link("finger_right", 0.015, (0, 0, 0.025), box(0.015, 0.02, 0.01, 0.05), note="finger: box 2 x 1 x 5 cm, 15 g")
+    u.link("tcp", note="tool centre point between the fingertips (no inertia)")
+    u.joint("wrist", "revolute", "flange", "hand", xyz=(0, 0, 0.02), axis=Z, limit=(-2.9, 2.9, 12, 2.6),
+            damping=0.05)
+    u.joint("finger_joint1", "prismatic", "hand", "finger_left", xyz=(0, 0, 0.0584), axis=Y,
+            limit=(0.0, 0.04, 20, 0.2), damping=0.5)
+    u.joint("finger_joint2", "prismatic", "hand", "finger_right", xyz=(0, 0, 0.0584), axis=(0, -1, 0),
+            limit=(0.0, 0.04, 20, 0.2), damping=0.5, mimic=("finger_joint1", 1.0, 0.0))
+    u.joint("tcp_joint", "fixed", "hand", "tcp", xyz=(0, 0, 0.1034))
+    u.write("gripper.urdf")
+
+
+def cart():
+    R, w = 0.1, 0.2  # wheel radius, half the track
+    u = Urdf("cart", "A two-wheeled differential-drive cart (moving base): chassis 5 kg with its centre of"
+             "\n     mass on the axle (so it is balanced in pitch: no caster or third wheel is needed), two"
+             "\n     wheels of radius 0.1 m, 0.5 kg on continuous joints about the chassis y axis, 0.4 m"
+             "\n     apart. The chassis frame is on the ground below the axle's midpoint (like ROS's"
+             "\n     base_footprint): at the identity base pose the wheel centres are at z = 0.1 m = the"
+             "\n     radius, the wheels touching z = 0. The frames left_wheel, right_wheel have their"
+             "\n     origins at the wheel centres and spin about their y axis.")
+    u.link("chassis", 5.0, (0, 0, R), box(5.0, 0.4, 0.3, 0.1), note="chassis: box 0.4 x 0.3 x 0.1 m, 5 kg, centred on the axle")
+    u.link("left_wheel", 0.5, (0, 0, 0), cyl(0.5, R, 0.03, "y"), note="wheel: cylinder r 0.1 m, width 0.03 m along y, 0.5 kg")
+    u.link("right_wheel", 0.5, (0, 0, 0), cyl(0.5, R, 0.03, "y"), note="wheel: cylinder r 0.1 m, width 0.03 m along y, 0.5 kg")
+    u.joint("left_wheel_joint", "continuous", "chassis", "left_wheel", xyz=(0, w, R), axis=Y)
+    u.joint("right_wheel_joint", "continuous", "chassis", "right_wheel", xyz=(0, -w, R), axis=Y)
+    u.write("cart.urdf")
+
+
 if __name__ == "__main__":
     arm7()
     quadruped()
     humanoid()
+    quadruped(wheels=True)
+    four_bar()
+    gripper()
+    cart()

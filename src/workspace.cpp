@@ -144,10 +144,14 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     bytes = add(bytes, mul(D, nj));                     // impulse_rest_rates
     if (d.features & kWorkspaceStepLinearize)           // step_dlambda_dz, step_dlambda_dw
       bytes = add(bytes, mul(D, mul(m, N + nj)));
-    // The dense constraint solve (Workspace::cs_*): two frames' J, J_c, M, Y, Λ⁻¹, vectors.
-    bytes = add(bytes, mul(D, 12 * n + m * n + n * n + n * m + m * m + 3 * m + 3 * n));
-    if (d.features & kWorkspaceLinearize)  // frames' derivatives, ∂c/∂z, ∂Q/∂z, X, K, M⁻¹ S
-      bytes = add(bytes, mul(D, 24 * N + m * N + 2 * n * N + m * (N + nj) + n * nj));
+    // The dense constraint solve (Workspace::cs_*): two frames' J, J_c, M, Y, Λ⁻¹, vectors, and
+    // the wrenches of λ.
+    const std::size_t W = static_cast<std::size_t>(d.max_wrenches);
+    bytes = add(bytes, mul(D, 12 * n + m * n + n * n + n * m + m * m + 3 * m + 3 * n + nj));
+    bytes = add(bytes, mul(W, sizeof(int) + 6 * D));
+    if (d.features & kWorkspaceLinearize)  // frames' derivatives, ∂c/∂z, Dw, A, B, X, K, M⁻¹ S
+      bytes = add(bytes, mul(D, add(24 * N + m * N + N * N + n * N + m * (N + nj) + n * nj,
+                                    add(mul(6 * W, 2 * N), N * nj))));
   }
   return bytes;
 }
@@ -266,9 +270,15 @@ void size_contacts(Workspace &ws, const Model &model) {
   ws.cs_dinv.setZero(rows);
   for (VecX *x : {&ws.cs_nu, &ws.cs_nu2, &ws.cs_tau}) x->setZero(n);
   ws.cs_lambda.setZero(rows);
+  const Eigen::Index W = ws.dims.max_wrenches;
+  ws.cs_wrench_frames.assign(static_cast<std::size_t>(W), 0);
+  ws.cs_wrenches.setZero(6 * W);
+  ws.cs_tau_ext.setZero(nj);
   if (lin) {
     ws.cs_Dc.setZero(rows, N);
-    ws.cs_dQ.setZero(n, N);
+    ws.cs_Dw.setZero(6 * W, N);
+    ws.cs_A.setZero(N, N);
+    ws.cs_B.setZero(N, nj + 6 * W);
     ws.cs_X.setZero(n, N);
     ws.cs_K.setZero(rows, N + nj);
     ws.cs_Bu.setZero(n, nj);

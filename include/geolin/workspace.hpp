@@ -254,12 +254,19 @@ struct Workspace {
   MatX cs_Y;                   // n x max_rows: M⁻¹ J_cᵀ
   MatX cs_L;                   // max_rows x max_rows: Λ⁻¹ + mu 1 and its factor (row-major)
   VecX cs_dinv;                // max_rows: 1 / L_kk
-  VecX cs_nu, cs_nu2, cs_tau;  // n: ν̇_free (or ν⁻), scratch, inverse dynamics' τ
+  VecX cs_nu, cs_nu2, cs_tau;  // n: ν̇_free (or ν⁻), ν̇ (or Δν), ν⁺
   VecX cs_lambda;              // max_rows: λ
   MatX cs_Dc;                  // max_rows x N: ∂c/∂z (kWorkspaceLinearize)
-  MatX cs_dQ, cs_X;  // n x N: ∂(J_cᵀ λ)/∂z; M⁻¹ (∂Q/∂z − ∂ID/∂z) (kWorkspaceLinearize)
-  MatX cs_K;         // max_rows x (N + n_J) (kWorkspaceLinearize)
-  MatX cs_Bu;  // n x n_J: M⁻¹ S (kWorkspaceLinearize)
+  // λ as linearize's external wrenches (max_wrenches): frames, [f; τ] world values, and their
+  // change along z at fixed λ (6 rows each, N columns; kWorkspaceLinearize).
+  int cs_wrench_count = 0;
+  std::vector<int> cs_wrench_frames;
+  VecX cs_wrenches, cs_tau_ext;  // 6 max_wrenches; n_J: τ plus the couplings' forces
+  MatX cs_Dw;
+  MatX cs_A, cs_B;  // N x N, N x (n_J + 6 max_wrenches): linearize's at fixed λ
+  MatX cs_X;        // n x N: ∂ν̇/∂z at fixed λ (kWorkspaceLinearize)
+  MatX cs_K;        // max_rows x (N + n_J) (kWorkspaceLinearize)
+  MatX cs_Bu;       // n x n_J: M⁻¹ S (kWorkspaceLinearize)
 };
 
 }  // namespace geolin

@@ -47,6 +47,25 @@ struct Command {
   "  --mixed         lambda (or the wrenches) in axes aligned with the inertial frame, at the\n" \
   "                  frame origin (default LOCAL: the frame's own axes)\n"
 
+// The help of the other constraints (docs/constraints.md), shared by dynamics, linearize, check,
+// simulate and bench.
+#define CONSTRAINT_OPTIONS_HELP                                                                   \
+  "  --loops A:B[:point|hinge|rigid],...\n"                                                       \
+  "                  loop closures between frames A and B of the robot (point, the default:\n"    \
+  "                  their origins meet, 3 rows; hinge: and their z axes stay parallel, 5;\n"     \
+  "                  rigid: the frames coincide, 6); lambda: the force (torque) of B's body on\n" \
+  "                  A's body at A's origin\n"                                                    \
+  "  --couplings mimic|J=RATIO*S+OFFSET,...\n"                                                    \
+  "                  joint couplings s[J] = RATIO s[S] + OFFSET (joint names; RATIO* and\n"       \
+  "                  +OFFSET optional); mimic: every URDF <mimic> of the model\n"                 \
+  "  --wheels FRAME:RADIUS[:AXIS],...\n"                                                          \
+  "                  wheels rolling without slipping on the ground z = 0: the frame's origin\n"   \
+  "                  is the wheel centre, AXIS its spin axis in the frame's axes: x, y (the\n"    \
+  "                  default), z, -x, -y, -z or AX/AY/AZ; lambda: the ground's force, world\n"    \
+  "                  axes. Two wheels on one axle are redundant: --regularization 1e-12\n"        \
+  "                  With any of these the set (with --contacts, --gains, --regularization,\n"    \
+  "                  --mixed) is evaluated by geolin::constrained_dynamics and its kin\n"
+
 const Command kCommands[] = {
     {"info", geolin::cli::cmd_info, "print the tree, joints, masses and frames of a model",
      "usage: geolin info [URDF|-] [--fixed-base] [--joint-damping] [--armature A] [--dot]\n"
@@ -73,7 +92,7 @@ const Command kCommands[] = {
      "  --random SEED   a reproducible random state\n"
      "                  default: base at z = 1 m pitched 90 deg, s_k = 0.5 sin(k+1),\n"
      "                  v = [0.3 0 0 0 0.5 0.2], r_k = 0.4 cos(k+1), tau_k = 2 "
-     "sin(2k+1)\n" CONTACT_OPTIONS_HELP "  --wrenches FRAME,FRAME,...\n"
+     "sin(2k+1)\n" CONTACT_OPTIONS_HELP CONSTRAINT_OPTIONS_HELP "  --wrenches FRAME,FRAME,...\n"
      "                  given external wrenches [fx fy fz tx ty tz] at these frames, taken from\n"
      "                  the state file's \"wrenches\" (zero for frames it omits); not with\n"
      "                  --contacts\n"
@@ -101,7 +120,7 @@ const Command kCommands[] = {
      "dlambda_dw (m x n_J), m = 3 per point and 6 per rigid contact; text: their norms, the\n"
      "largest entry per contact and block, the largest entries; --only A,B,dlambda_dz,dlambda_dw.\n"
      "  --state FILE    the state as a JSON file (docs/state-file.md)\n"
-     "  --random SEED   a reproducible random state\n" CONTACT_OPTIONS_HELP
+     "  --random SEED   a reproducible random state\n" CONTACT_OPTIONS_HELP CONSTRAINT_OPTIONS_HELP
      "  --wrenches FRAME,FRAME,...\n"
      "                  given external wrenches [fx fy fz tx ty tz] at these frames, taken from\n"
      "                  the state file's \"wrenches\" (zero for frames it omits); not with\n"
@@ -139,6 +158,9 @@ const Command kCommands[] = {
      "                  dlambda/dz and dlambda/dw, with the same tolerances; the references\n"
      "                  are the frames' poses at each state; --contact-type, --gains, --mixed\n"
      "                  as for dynamics. Redundant contacts at a state: GEOLIN_ERR_NUMERIC\n"
+     "  --loops, --couplings, --wheels  (as for dynamics) check constrained_linearize against\n"
+     "                  central differences of constrained_dynamics (with --step: of\n"
+     "                  constrained_step; --impulse: of constrained_impulse)\n"
      "  --step H        check the discrete step with the contacts held instead\n"
      "                  (contact_step_linearize: A_d, B_d, dlambda/dz, dlambda/dw against\n"
      "                  central differences of contact_step through x exp(z)); --method euler\n"
@@ -165,6 +187,8 @@ const Command kCommands[] = {
      "                       [--output FILE.csv] [--plot FILE.svg]\n"
      "                       [--contacts FRAME,... [--contact-type point|rigid[,...]]\n"
      "                        [--gains KP,KD] [--regularization MU] [--mixed]]\n"
+     "                       [--loops A:B[:TYPE],...] [--couplings mimic|J=R*S+O,...]\n"
+     "                       [--wheels FRAME:RADIUS[:AXIS],... [--path-plot FILE.svg]]\n"
      "       geolin simulate [URDF|-] --drop HEIGHT [--contacts FEET] [--gains KP,KD]\n"
      "                       [--joint-gains KP,KD] [--steps K] [--dt H]\n"
      "                       [--method implicit|euler|rk4]\n"
@@ -186,6 +210,9 @@ const Command kCommands[] = {
      "  --contacts FRAME,...  step with the contacts held (geolin::contact_step; references:\n"
      "                  the frames' initial poses; --contact-type, --gains, --mixed as for\n"
      "                  dynamics); the CSV gains the step's lambda[frame][fx..] columns\n"
+     "  --loops, --couplings, --wheels  (as for dynamics) step with those constraints held\n"
+     "                  (geolin::constrained_step); the CSV gains their lambda columns\n"
+     "  --path-plot FILE.svg  with --wheels: the wheels' contact paths on the ground (x-y)\n"
      "  --drop HEIGHT   the drop test: the robot at rest, upright, s = 0 (or --state), its\n"
      "                  lowest foot HEIGHT m above the ground z = 0; flight (geolin::step),\n"
      "                  an impact (geolin::impulse, e = 0) on the feet that reach the ground,\n"
@@ -222,6 +249,9 @@ const Command kCommands[] = {
      "RF_foot LH_foot RH_foot, as on ANYmal and HyQ: points; L_sole R_sole, as on the bundled\n"
      "humanoid, or left_sole_link right_sole_link, as on TALOS: rigid), or those of\n"
      "  --contacts FRAME,...  (and --contact-type, --mixed) for every model given\n"
+     "  --loops, --couplings, --wheels  (as for dynamics; with --gains, --regularization)\n"
+     "                  also constrained_dynamics and constrained_linearize of the whole set\n"
+     "                  and their ratios to forward dynamics\n"
      "  --isa NAME      run the solver's loops with this instruction set: baseline (SSE2),\n"
      "                  avx2+fma or avx512 (default: the widest this processor has; printed)\n"
      "  --json          a machine-readable result\n"

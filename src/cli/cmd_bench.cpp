@@ -153,6 +153,9 @@ const Kernel kKernels[] = {
     {"contact_step_linearize", "contact_step_linearize (Euler, h 1 ms)"},
     {"contact_step_linearize_rk4", "contact_step_linearize (RK4, h 1 ms)"},
     {"contact_step_implicit", "contact_step (implicit, h 1 ms)"},  // kd = 1 on every joint
+    // with --loops, --couplings or --wheels: the whole set (contacts included)
+    {"constrained_dynamics", "constrained_dynamics"},
+    {"constrained_linearize", "constrained_linearize"},
 };
 constexpr int kNumKernels = sizeof(kKernels) / sizeof(kKernels[0]);
 enum KernelId {
@@ -177,7 +180,9 @@ enum KernelId {
   kContactStep,
   kContactStepLinearize,
   kContactStepLinearizeRk4,
-  kContactStepImplicit
+  kContactStepImplicit,
+  kConstrainedDynamics,
+  kConstrainedLinearize
 };
 // --scaling times the dynamics kernels (before the costs and the contacts: generated models
 // have no feet).
@@ -218,6 +223,8 @@ int frame_ignoring_case(const Model &model, const std::string &name) {
 // first set of known feet it has with no more rows than degrees of freedom, else none.
 ContactSet bench_contacts(const Model &model, const Args &args) {
   if (args.has("--contacts")) return contacts_from_args(model, args);
+  for (const auto &option : kConstraintOptions)  // the set given, without the known feet
+    if (args.has(option)) return contacts_from_args(model, args);
   ContactSet c;
   for (const auto &feet : kKnownFeet) {
     std::vector<int> found;
@@ -261,37 +268,80 @@ class Bench {
     J_com_ = MatX::Zero(3, n);
     J6_ = MatX::Zero(6, n);
     D6_ = MatX::Zero(6, N);
-    frame_ = contacts_.empty() ? static_cast<int>(model.frames.size()) - 1 : contacts_.frames[0];
+    frame_ =
+        contacts_.count() == 0 ? static_cast<int>(model.frames.size()) - 1 : contacts_.frames[0];
     H_ref_ = frame_pose(model_, ws_, H_, st_.s, frame_) *
              exp_se3((Vec6() << 0.05, -0.02, 0.03, 0.1, -0.2, 0.15).finished());
-    if (!contacts_.empty()) {
+    if (contacts_.general()) {
+      // The whole set, evaluated once (a redundant set fails here, with the library's message).
+      const int m = contacts_.rows();
+      set_lambda_ = VecX::Zero(m);
+      set_dlambda_dz_ = MatX::Zero(m, N);
+      set_dlambda_dw_ = MatX::Zero(m, nj);
+      set_contact_refs(model_, ws_, H_, st_.s, contacts_);
+      check_outcome(model_,
+                    constrained_dynamics(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau,
+                                         contacts_.set, contacts_.mu, contact_nu_dot_, set_lambda_),
+                    "constrained_dynamics", "nu_dot", &contacts_);
+      check_outcome(
+          model_,
+          constrained_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, contacts_.set,
+                                contacts_.mu, A_, B_, set_dlambda_dz_, set_dlambda_dw_),
+          "constrained_linearize", "A", &contacts_);
+      contacts_only_ = contacts_;  // the contact functions' part: the contacts alone
+      contacts_only_.loops.clear();
+      contacts_only_.couplings.clear();
+      contacts_only_.wheels.clear();
+    } else {
+      contacts_only_ = contacts_;
+    }
+    if (contacts_only_.count() > 0) {
       // One evaluation of each, so that a state where the contacts are redundant fails here
       // with the library's message rather than being timed.
-      const int m = contacts_.rows();
+      const int m = contacts_only_.rows();
       lambda_ = VecX::Zero(m);
       dlambda_dz_ = MatX::Zero(m, N);
       dlambda_dw_ = MatX::Zero(m, nj);
-      set_contact_refs(model_, ws_, H_, st_.s, contacts_);
-      c_ = contacts_.library();
+      set_contact_refs(model_, ws_, H_, st_.s, contacts_only_);
+      c_ = contacts_only_.library();
       check_outcome(model_,
                     contact_dynamics(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_,
                                      contact_nu_dot_, lambda_),
-                    "contact_dynamics", "nu_dot", &contacts_);
+                    "contact_dynamics", "nu_dot", &contacts_only_);
       check_outcome(model_,
                     contact_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, c_, A_, B_,
                                       dlambda_dz_, dlambda_dw_),
-                    "contact_linearize", "A", &contacts_);
+                    "contact_linearize", "A", &contacts_only_);
     }
   }
 
-  bool has_contacts() const { return !contacts_.empty(); }
+  // Whether there are contacts (the contact functions are timed), and loops, couplings or wheels
+  // (constrained_dynamics and constrained_linearize are timed, with the contacts).
+  bool has_contacts() const { return contacts_.count() > 0; }
+  bool has_constraints() const { return contacts_.general(); }
   const ContactSet &contacts() const { return contacts_; }
 
   // The function timed as kernel k (a KernelId), by group.
   std::function<void()> kernel(int k) {
     if (k < kCenterOfMass) return dynamics_kernel(k);
     if (k < kContactDynamics) return cost_kernel(k);
+    if (k >= kConstrainedDynamics) return constrained_kernel(k);
     return contact_kernel(k);
+  }
+
+  // The whole set of --loops, --couplings, --wheels (and --contacts).
+  std::function<void()> constrained_kernel(int k) {
+    if (k == kConstrainedDynamics)
+      return [this] {
+        constrained_dynamics(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, contacts_.set,
+                             contacts_.mu, contact_nu_dot_, set_lambda_);
+        g_sink = set_lambda_[0];
+      };
+    return [this] {
+      constrained_linearize(model_, ws_, H_, st_.s, st_.v, st_.r, st_.tau, contacts_.set,
+                            contacts_.mu, A_, B_, set_dlambda_dz_, set_dlambda_dw_);
+      g_sink = set_dlambda_dz_(0, 0);
+    };
   }
 
   // Dynamics, the mass matrix and its inverse, and the linearizations.
@@ -439,8 +489,10 @@ class Bench {
   Transform H_;
   VecX nu_dot_, accel_, tau_;
   MatX M_, A_, B_, dtau_dz_;
-  ContactSet contacts_;
+  ContactSet contacts_, contacts_only_;  // the set; its contacts alone
   Contacts c_;
+  VecX set_lambda_;  // the whole set's outputs
+  MatX set_dlambda_dz_, set_dlambda_dw_;
   VecX contact_nu_dot_ = VecX::Zero(model_.num_dofs()), lambda_;
   MatX dlambda_dz_, dlambda_dw_;
   // The cost kernels' outputs and arguments.
@@ -501,7 +553,9 @@ std::vector<Timing> time_model(Bench &bench, const std::string &name, std::size_
   std::vector<int> turns;
   std::vector<std::function<void()>> fs;
   for (int k = 0; k < kNumKernels; ++k) {
-    if (k == kLinearizeFd || (k >= kContactDynamics && !bench.has_contacts())) continue;
+    if (k == kLinearizeFd) continue;
+    if (k >= kContactDynamics && k < kConstrainedDynamics && !bench.has_contacts()) continue;
+    if (k >= kConstrainedDynamics && !bench.has_constraints()) continue;
     turns.push_back(k);
     fs.push_back(bench.kernel(k));
   }
@@ -518,7 +572,11 @@ struct Ratio {
   const char *key;   // JSON
   const char *text;  // text output
   KernelId num, den;
-  bool contacts;  // only with contacts
+  bool contacts;             // only with contacts
+  bool constraints = false;  // only with loops, couplings or wheels
+  bool shown(const Bench &bench) const {
+    return (!contacts || bench.has_contacts()) && (!constraints || bench.has_constraints());
+  }
 };
 const Ratio kRatios[] = {
     {"linearize/forward_dynamics", "linearize / forward dynamics", kLinearize, kAba, false},
@@ -559,6 +617,10 @@ const Ratio kRatios[] = {
     {"contact_step_linearize_rk4/contact_linearize",
      "contact_step_linearize (RK4) / contact_linearize", kContactStepLinearizeRk4,
      kContactLinearize, true},
+    {"constrained_dynamics/forward_dynamics", "constrained_dynamics / forward dynamics",
+     kConstrainedDynamics, kAba, false, true},
+    {"constrained_linearize/forward_dynamics", "constrained_linearize / forward dynamics",
+     kConstrainedLinearize, kAba, false, true},
 };
 
 Json model_timings_json(const LoadedModel &lm, const Bench &bench, const std::vector<Timing> &t) {
@@ -571,11 +633,11 @@ Json model_timings_json(const LoadedModel &lm, const Bench &bench, const std::ve
   }
   Json ratios = Json::object();
   for (const Ratio &r : kRatios) {
-    if (!r.contacts || bench.has_contacts()) ratios[r.key] = ratio(t[r.num], t[r.den]);
+    if (r.shown(bench)) ratios[r.key] = ratio(t[r.num], t[r.den]);
   }
   return {{"model", model_json(lm)},
           {"state", bench.state().description},
-          {"contacts", bench.has_contacts() ? bench.contacts().json() : Json()},
+          {"contacts", !bench.contacts().empty() ? bench.contacts().json() : Json()},
           {"functions", functions},
           {"ratios", ratios}};
 }
@@ -586,7 +648,9 @@ void print_model_timings(const Args &args, const LoadedModel &lm, const Bench &b
   fmt::print("state: the default state; {:g} s per function in batches of ~{:g} ms\n", seconds,
              kBatchSeconds * 1e3);
   fmt::print("instruction set of the solver: {}\n", isa_description(args));
-  if (bench.has_contacts()) {
+  if (bench.has_constraints()) {
+    fmt::print("constraints: {}\n\n", bench.contacts().describe());
+  } else if (bench.has_contacts()) {
     fmt::print("contacts{}: {}\n\n", args.has("--contacts") ? "" : " (the model's known feet)",
                bench.contacts().describe());
   } else {
@@ -604,7 +668,7 @@ void print_model_timings(const Args &args, const LoadedModel &lm, const Bench &b
               rows, {1, 2, 3, 4});
   fmt::print("\nratios (of the medians):\n");
   for (const Ratio &r : kRatios) {
-    if (!r.contacts || bench.has_contacts()) {
+    if (r.shown(bench)) {
       fmt::print("  {:<38}{:8.2f}\n", r.text, ratio(t[r.num], t[r.den]));
     }
   }
@@ -615,7 +679,9 @@ int bench_models(const Args &args, double seconds, bool json) {
   if (paths.empty()) paths.push_back("");  // the bundled model
   const unsigned flags = load_flags(args);
   Progress progress(seconds * kNumKernels * static_cast<double>(paths.size()) > 1.0);
-  if (args.has("--contacts") || args.has("--contact-type") || args.has("--gains")) {
+  bool others = false;
+  for (const auto &option : kConstraintOptions) others = others || args.has(option);
+  if (args.has("--contacts") || args.has("--contact-type") || args.has("--gains") || others) {
     (void)constrained_mode(args);  // --contact-type / --gains need --contacts
   }
   Json models = Json::array();
@@ -808,6 +874,7 @@ int cmd_bench(const std::vector<std::string> &argv) {
   spec.flags.insert(kMixedFlags.begin(), kMixedFlags.end());
   spec.options = {"--seconds", "--plot", "--isa"};
   spec.options.insert(kContactOptions.begin(), kContactOptions.end());
+  spec.options.insert(kConstraintOptions.begin(), kConstraintOptions.end());
   spec.options.insert(kModelOptions.begin(), kModelOptions.end());
   spec.max_positional = 1000;
   const Args args = parse_args(argv, spec);
@@ -820,6 +887,9 @@ int cmd_bench(const std::vector<std::string> &argv) {
       throw UsageError("--scaling uses generated models: no URDF arguments");
     }
     if (args.has("--contacts")) throw UsageError("--scaling uses generated models: no --contacts");
+    for (const auto &option : kConstraintOptions)
+      if (args.has(option))
+        throw UsageError(fmt::format("--scaling uses generated models: no {}", option));
     if (args.has("--armature")) throw UsageError("--scaling uses generated models: no --armature");
     return bench_scaling(args, seconds, json);
   }

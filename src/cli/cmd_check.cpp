@@ -198,13 +198,17 @@ CheckOptions parse_check_options(const std::vector<std::string> &argv) {
   spec.add_flags(kModelFlags).add_flags(kMixedFlags).add_flags({"--impulse", "--costs"});
   spec.options = {"--samples", "--tol",  "--eps",    "--seed",       "--format",
                   "--fd",      "--step", "--method", "--restitution"};
-  spec.add_options(kContactOptions).add_options(kModelOptions);
+  spec.add_options(kContactOptions).add_options(kModelOptions).add_options(kConstraintOptions);
   CheckOptions o;
   o.args = parse_args(argv, spec);
   const Args &args = o.args;
-  if (args.flag("--mixed") && !args.has("--contacts")) throw UsageError("--mixed needs --contacts");
+  bool others = false;  // --loops, --couplings, --wheels
+  for (const auto &option : kConstraintOptions) others = others || args.has(option);
+  if (args.flag("--mixed") && !args.has("--contacts") && !others)
+    throw UsageError("--mixed needs --contacts");
   o.costs = args.flag("--costs");
   if (o.costs && args.has("--contacts")) throw UsageError("--costs does not take --contacts");
+  if (o.costs && others) throw UsageError("--costs does not take --loops, --couplings or --wheels");
   if (o.costs && (args.has("--step") || args.flag("--impulse")))
     throw UsageError("--costs does not take --step or --impulse");
   o.constrained = constrained_mode(args);
@@ -266,18 +270,17 @@ void linearize_both(const Model &model, Workspace &ws, const Transform &H, const
 // contact_linearize and contact_linearize_finite_difference (at eps, and eps/2 for Richardson).
 void contact_linearize_both(const Model &model, Workspace &ws, const Transform &H, const State &st,
                             const CheckOptions &o, const ContactSet &contacts, Comparison &c) {
-  const Contacts lib = contacts.library();
   check_outcome(model,
-                contact_linearize(model, ws, H, st.s, st.v, st.r, st.tau, lib, c.an[kA], c.an[kB],
-                                  c.an[kDz], c.an[kDw]),
-                "contact_linearize", "A", &contacts);
+                held_linearize(model, ws, H, st.s, st.v, st.r, st.tau, contacts, c.an[kA], c.an[kB],
+                               c.an[kDz], c.an[kDw]),
+                held_function(contacts, "contact_linearize"), "A", &contacts);
   const double steps[2] = {o.eps, o.eps / 2.0};
   for (int h = 0; h < (o.method == FdMethod::Richardson ? 2 : 1); ++h) {
     MatX *X = h == 0 ? c.fd : c.half;
     check_outcome(model,
-                  contact_linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, lib,
-                                                      steps[h], X[kA], X[kB], X[kDz], X[kDw]),
-                  "contact_linearize_finite_difference", "A", &contacts);
+                  held_linearize_finite_difference(model, ws, H, st.s, st.v, st.r, st.tau, contacts,
+                                                   steps[h], X[kA], X[kB], X[kDz], X[kDw]),
+                  held_function(contacts, "contact_linearize_finite_difference"), "A", &contacts);
   }
 }
 
@@ -285,23 +288,22 @@ void contact_linearize_both(const Model &model, Workspace &ws, const Transform &
 // impulse (discrete_fd.cpp; at eps, and eps/2 for Richardson).
 void discrete_both(const Model &model, Workspace &ws, const Transform &H, const State &st,
                    const CheckOptions &o, const ContactSet &contacts, Comparison &c) {
-  const Contacts lib = contacts.library();
   const bool step = o.checked == Checked::Step;
-  const std::string name = step ? "contact_step" : "impulse";
+  const std::string name = held_function(contacts, step ? "contact_step" : "impulse");
   const Outcome linearized =
-      step ? contact_step_linearize(model, ws, o.step_method, o.h, H, st.s, st.v, st.r, st.tau, lib,
-                                    c.an[kA], c.an[kB], c.an[kDz], c.an[kDw])
-           : impulse_linearize(model, ws, H, st.s, st.v, st.r, lib, o.restitution, c.an[kA],
-                               c.an[kDz]);
+      step ? held_step_linearize(model, ws, o.step_method, o.h, H, st.s, st.v, st.r, st.tau,
+                                 contacts, c.an[kA], c.an[kB], c.an[kDz], c.an[kDw])
+           : held_impulse_linearize(model, ws, H, st.s, st.v, st.r, contacts, o.restitution,
+                                    c.an[kA], c.an[kDz]);
   check_outcome(model, linearized, name + "_linearize", "A", &contacts);
   VecX nu_next(model.num_dofs());
   Outcome evaluations;  // the first failure of the finite differences' evaluations
   const DiscreteMap map = [&](const geolin::State &x, const VecX &tau, geolin::State &out,
                               VecX &lam) {
     const Outcome done =
-        step ? contact_step(model, ws, o.step_method, o.h, x.H, x.s, x.v, x.r, tau, lib, out.H,
-                            out.s, out.v, out.r, lam)
-             : impulse(model, ws, x.H, x.s, x.v, x.r, lib, o.restitution, nu_next, lam);
+        step ? held_step(model, ws, o.step_method, o.h, x.H, x.s, x.v, x.r, tau, contacts, out.H,
+                         out.s, out.v, out.r, lam)
+             : held_impulse(model, ws, x.H, x.s, x.v, x.r, contacts, o.restitution, nu_next, lam);
     evaluations.keep_first(done);
     if (!step) {
       out = x;
@@ -451,7 +453,8 @@ void print_check_header(const LoadedModel &lm, const ContactSet &contacts, const
                 o.eps)
           : fmt::format("central differences, eps = {:g}", o.eps);
   fmt::print("model: {}\n", model_summary(lm));
-  if (o.constrained) fmt::print("contacts: {}\n", contacts.describe());
+  if (o.constrained)
+    fmt::print("{}: {}\n", contacts.general() ? "constraints" : "contacts", contacts.describe());
   fmt::print("checking {} state{}: analytical {} against {}\n\n", o.count, o.count == 1 ? "" : "s",
              checked_text(o), fd_text);
 }

@@ -77,14 +77,13 @@ void run_centroidal(const DynamicsOptions &o, const Evaluation &ev, Workspace &w
 // The forces of lambda summed in world axes (the sum a robot standing still carries).
 Vec3 contact_force_sum(const Model &model, Workspace &ws, const Evaluation &ev,
                        const VecX &lambda) {
-  const ContactSet &contacts = ev.contacts;
   Vec3 total = Vec3::Zero();
   int row0 = 0;
-  for (int k = 0; k < contacts.count(); ++k) {
+  for (const ConstraintEntry &e : constraint_entries(ev.contacts)) {  // contacts and wheels
     const Vec3 f = lambda.segment<3>(row0);
-    total +=
-        contacts.mixed ? f : Vec3(frame_pose(model, ws, ev.H, ev.st.s, contacts.frames[k]).R * f);
-    row0 += contacts.types[k];
+    if (e.ground_force)
+      total += e.world_axes ? f : Vec3(frame_pose(model, ws, ev.H, ev.st.s, e.frame).R * f);
+    row0 += e.rows;
   }
   return total;
 }
@@ -94,12 +93,13 @@ void run_contact_dynamics(Workspace &ws, Evaluation &ev, DynamicsResult &r) {
   const Model &model = ev.lm.model;
   const State &st = ev.st;
   set_contact_refs(model, ws, ev.H, st.s, ev.contacts);
-  check_outcome(model,
-                contact_dynamics(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.contacts.library(),
-                                 r.nu_dot, r.lambda),
-                "contact_dynamics", "nu_dot", &ev.contacts);
-  check_finite(r.nu_dot, "contact_dynamics", "nu_dot");
-  check_finite(r.lambda, "contact_dynamics", "lambda");
+  const std::string function = held_function(ev.contacts, "contact_dynamics");
+  check_outcome(
+      model,
+      held_dynamics(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.contacts, r.nu_dot, r.lambda),
+      function, "nu_dot", &ev.contacts);
+  check_finite(r.nu_dot, function, "nu_dot");
+  check_finite(r.lambda, function, "lambda");
 }
 
 // M (CRBA) and M^-1 (direct recursion).
@@ -140,7 +140,8 @@ std::vector<NamedMatrix> dynamics_matrices(const DynamicsOptions &o, const Evalu
                                            const DynamicsResult &r) {
   const Model &model = ev.lm.model;
   const std::string parts = model.fixed_base ? "r_dot" : "[v_dot; r_dot]";
-  const std::string title = o.constrained ? "contact-constrained forward dynamics: "
+  const std::string title = ev.contacts.general() ? "constrained forward dynamics: "
+                            : o.constrained       ? "contact-constrained forward dynamics: "
                             : ev.wrenches.count() > 0
                                 ? "forward dynamics (ABA) with external wrenches: "
                                 : "forward dynamics (ABA): ";
@@ -150,8 +151,12 @@ std::vector<NamedMatrix> dynamics_matrices(const DynamicsOptions &o, const Evalu
   if (o.constrained) {
     out.push_back(
         {"lambda",
-         fmt::format("contact forces on the robot at the frame origins ({} axes)",
-                     ev.contacts.mixed ? "MIXED: world-aligned" : "LOCAL: the frame's own"),
+         ev.contacts.general()
+             ? fmt::format("constraint forces (contacts, loops: at the frame origins, {} axes; "
+                           "couplings: on the joint; wheels: the ground's force, world axes)",
+                           ev.contacts.mixed ? "MIXED: world-aligned" : "LOCAL: the frame's own")
+             : fmt::format("contact forces on the robot at the frame origins ({} axes)",
+                           ev.contacts.mixed ? "MIXED: world-aligned" : "LOCAL: the frame's own"),
          r.lambda,
          lambda_labels(ev.contacts),
          {"lambda"},
@@ -209,26 +214,41 @@ void print_dynamics_header(const Evaluation &ev) {
 // weight (a robot standing still carries its weight on its contacts).
 void print_lambda_text(const Evaluation &ev, const DynamicsResult &r) {
   const ContactSet &contacts = ev.contacts;
-  fmt::print(
-      "lambda: the contact forces [N] (and torques [N m]) on the robot at each frame "
-      "origin, {} axes\n",
-      contacts.mixed ? "world-aligned (MIXED)" : "the frame's own (LOCAL)");
+  if (contacts.general()) {
+    fmt::print(
+        "lambda: the constraint forces [N] (and torques [N m]): on the robot at each contact "
+        "frame's origin and, for a loop, on frame a's body from frame b's at frame a's origin "
+        "({} axes); a coupling's generalized force on its joint (in column fx); a wheel's ground "
+        "force at its contact point (world axes)\n",
+        contacts.mixed ? "world-aligned (MIXED)" : "the frame's own (LOCAL)");
+  } else {
+    fmt::print(
+        "lambda: the contact forces [N] (and torques [N m]) on the robot at each frame "
+        "origin, {} axes\n",
+        contacts.mixed ? "world-aligned (MIXED)" : "the frame's own (LOCAL)");
+  }
   std::vector<std::string> header = {"#", "frame", "type", "axes"};
   header.insert(header.end(), std::begin(kWrenchComponents), std::end(kWrenchComponents));
   std::vector<std::vector<std::string>> rows;
-  int row0 = 0;
-  for (int k = 0; k < contacts.count(); ++k) {
-    const int t = contacts.types[k];
-    std::vector<std::string> row = {std::to_string(k), contacts.names[k], ContactSet::type_name(t),
-                                    contacts.mixed ? "MIXED" : "LOCAL"};
+  int row0 = 0, k = 0;
+  for (const ConstraintEntry &e : constraint_entries(contacts)) {
+    const int t = e.rows;
+    std::vector<std::string> row = {std::to_string(k++), e.name, e.kind, e.axes};
     for (int i = 0; i < 6; ++i) row.push_back(i < t ? format_number(r.lambda[row0 + i], 6) : "");
     rows.push_back(std::move(row));
     row0 += t;
   }
   print_table(header, rows, {0, 4, 5, 6, 7, 8, 9});
+  bool ground = false;  // contacts or wheels: forces from the world to sum
+  for (const ConstraintEntry &e : constraint_entries(contacts)) ground = ground || e.ground_force;
+  if (!ground) {
+    fmt::print("\n");
+    return;
+  }
   const Vec3 &total = r.lambda_sum;
-  fmt::print("sum of the contact forces, world axes: [{}, {}, {}] N; weight m |g| = {} N\n\n",
-             format_number(total[0], 6), format_number(total[1], 6), format_number(total[2], 6),
+  fmt::print("sum of the {} forces, world axes: [{}, {}, {}] N; weight m |g| = {} N\n\n",
+             contacts.general() ? "contact and wheel" : "contact", format_number(total[0], 6),
+             format_number(total[1], 6), format_number(total[2], 6),
              format_number(ev.lm.model.total_mass() * ev.st.gravity.norm(), 6));
 }
 

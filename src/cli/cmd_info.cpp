@@ -1,4 +1,5 @@
-// geolin info: the tree, the totals and the frames of a model; --dot for a Graphviz graph.
+// geolin info: the tree, the totals, the couplings of the URDF's <mimic> joints and the frames of a
+// model; --dot for a Graphviz graph.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -38,7 +39,14 @@ Vec3 rpy(const Mat3 &R) {
 
 std::string joint_note(const Model &m, int i) {
   if (m.mimic_of[i].empty()) return "";
-  return fmt::format("mimic of {} (independent, not modelled)", m.mimic_of[i]);
+  return fmt::format("mimic of {} (a coupling: --couplings mimic)", m.mimic_of[i]);
+}
+
+// "finger_joint2 = 1 * finger_joint1 + 0": the coupling s_j = ratio s_i + offset of a <mimic>.
+std::string coupling_text(const Model &m, int i) {
+  return fmt::format("{} = {:g} * {} {} {:g}", m.joint_name[i], m.mimic_multiplier[i],
+                     m.mimic_of[i], m.mimic_offset[i] < 0.0 ? "-" : "+",
+                     std::abs(m.mimic_offset[i]));
 }
 
 std::string dot_escape(const std::string &s) {
@@ -114,8 +122,13 @@ void print_totals(const Model &m) {
       "\ntotals: n_B = {} moving bodies (+ base), n_J = {}, n = {}, N = {}, "
       "total mass = {:.4f} kg\n",
       m.n_B, m.num_joints(), m.num_dofs(), m.state_dim(), m.total_mass());
-  if (mimics > 0) {
-    fmt::print("        {} mimic joint(s), modelled as independent joints\n", mimics);
+  if (mimics == 0) return;
+  fmt::print(
+      "        {} mimic joint(s): each loads as a joint of its own; the couplings below hold "
+      "them\n        (dynamics, linearize, check, simulate, bench: --couplings mimic)\n",
+      mimics);
+  for (int i = 1; i <= m.n_B; ++i) {
+    if (!m.mimic_of[i].empty()) fmt::print("coupling: {} (URDF mimic)\n", coupling_text(m, i));
   }
 }
 
@@ -159,6 +172,16 @@ void print_json_info(const LoadedModel &lm) {
     bodies.push_back(std::move(b));
   }
   doc["bodies"] = bodies;
+  Json couplings = Json::array();  // the URDF's <mimic>s: s[joint] = ratio s[source] + offset
+  for (int i = 1; i <= m.n_B; ++i) {
+    if (m.mimic_of[i].empty()) continue;
+    couplings.push_back({{"joint", m.joint_name[i]},
+                         {"source", m.mimic_of[i]},
+                         {"ratio", m.mimic_multiplier[i]},
+                         {"offset", m.mimic_offset[i]},
+                         {"from", "URDF mimic"}});
+  }
+  doc["couplings"] = couplings;
   Json frames = Json::array();
   for (const auto &f : m.frames) {
     frames.push_back({{"name", f.name}, {"body", f.body}, {"H", matrix_json(f.H.matrix())}});

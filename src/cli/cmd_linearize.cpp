@@ -58,7 +58,7 @@ struct Linearization {
   // --frame: the frame's twist and classical acceleration at ν̇ and their derivatives
   int frame = -1;
   MatX twist, dtwist_dz, acc, dacc_dz, dacc_dnudot;
-  const char *function = "";
+  std::string function;
   double ms = 0.0;
 };
 
@@ -73,10 +73,10 @@ void run_frame_derivatives(const LinearizeOptions &o, Evaluation &ev, Workspace 
   const unsigned flags = o.args.flag("--mixed") ? kWrenchMixed : kWrenchLocal;
   VecX nu_dot = VecX::Zero(n), lambda = VecX::Zero(ev.contacts.rows());
   if (o.constrained)
-    check_outcome(model,
-                  contact_dynamics(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.contacts.library(),
-                                   nu_dot, lambda),
-                  "contact_dynamics", "nu_dot", &ev.contacts);
+    check_outcome(
+        model,
+        held_dynamics(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.contacts, nu_dot, lambda),
+        held_function(ev.contacts, "contact_dynamics"), "nu_dot", &ev.contacts);
   else
     check_outcome(model,
                   aba(model, ws, ev.H, st.s, st.v, st.r, st.tau, ev.wrenches.external(), nu_dot),
@@ -134,18 +134,19 @@ Linearization run_linearize(const LinearizeOptions &o, Evaluation &ev) {
   l.dz = MatX::Zero(m, N);
   l.dw = MatX::Zero(m, nj);
   l.function = o.constrained
-                   ? (o.use_fd ? "contact_linearize_finite_difference" : "contact_linearize")
+                   ? held_function(ev.contacts, o.use_fd ? "contact_linearize_finite_difference"
+                                                         : "contact_linearize")
                    : (o.use_fd ? "linearize_finite_difference" : "linearize");
   const ExternalWrenches ext = ev.wrenches.external();
   const auto t0 = std::chrono::steady_clock::now();
   Outcome outcome;
   if (o.constrained) {
     set_contact_refs(model, ws, ev.H, st.s, ev.contacts);
-    const Contacts c = ev.contacts.library();
-    outcome = o.use_fd ? contact_linearize_finite_difference(model, ws, ev.H, st.s, st.v, st.r,
-                                                             st.tau, c, o.eps, l.A, l.B, l.dz, l.dw)
-                       : contact_linearize(model, ws, ev.H, st.s, st.v, st.r, st.tau, c, l.A, l.B,
-                                           l.dz, l.dw);
+    const ContactSet &c = ev.contacts;
+    outcome = o.use_fd ? held_linearize_finite_difference(model, ws, ev.H, st.s, st.v, st.r, st.tau,
+                                                          c, o.eps, l.A, l.B, l.dz, l.dw)
+                       : held_linearize(model, ws, ev.H, st.s, st.v, st.r, st.tau, c, l.A, l.B,
+                                        l.dz, l.dw);
   } else if (o.use_fd) {
     outcome = linearize_finite_difference(model, ws, ev.H, st.s, st.v, st.r, st.tau, ext, o.eps,
                                           l.A, l.B);
@@ -277,17 +278,17 @@ void print_block_maxima(const Model &model, const Wrenches &wrenches, const MatX
 // The largest entry of dlambda/dz and dlambda/dw per contact (rows) and block of z or tau.
 void print_lambda_maxima(const Model &model, const ContactSet &contacts, const MatX &dz,
                          const MatX &dw) {
-  fmt::print("max |entry| per contact (rows) and block of z or tau (columns):\n");
+  fmt::print("max |entry| per {} (rows) and block of z or tau (columns):\n",
+             contacts.general() ? "constraint" : "contact");
   const std::vector<Block> blocks = nonempty_z_blocks(model);
-  std::vector<std::string> header = {"contact"};
+  std::vector<std::string> header = {contacts.general() ? "constraint" : "contact"};
   for (const auto &b : blocks) header.push_back(b.name);
   header.push_back("tau");
   std::vector<std::vector<std::string>> rows;
   int row0 = 0;
-  for (int k = 0; k < contacts.count(); ++k) {
-    const int t = contacts.types[k];
-    std::vector<std::string> row = {
-        fmt::format("{} ({})", contacts.names[k], ContactSet::type_name(contacts.types[k]))};
+  for (const ConstraintEntry &e : constraint_entries(contacts)) {
+    const int t = e.rows;
+    std::vector<std::string> row = {fmt::format("{} ({})", e.name, e.kind)};
     for (const auto &b : blocks) {
       row.push_back(format_number(max_abs(dz.block(row0, b.offset, t, b.size)), 3));
     }
@@ -322,11 +323,11 @@ void print_largest_entries(const std::string &name, const MatX &X,
 void print_lambda_summary(const Model &model, const ContactSet &contacts, const MatX &dz,
                           const MatX &dw) {
   fmt::print(
-      "how the contact forces change with z and with tau: dlambda/dz ({} x {}, Frobenius norm "
+      "how the {} forces change with z and with tau: dlambda/dz ({} x {}, Frobenius norm "
       "{}),\n"
       "dlambda/dw ({} x {}, Frobenius norm {})\n",
-      dz.rows(), dz.cols(), format_number(dz.norm(), 3), dw.rows(), dw.cols(),
-      format_number(dw.norm(), 3));
+      contacts.general() ? "constraint" : "contact", dz.rows(), dz.cols(),
+      format_number(dz.norm(), 3), dw.rows(), dw.cols(), format_number(dw.norm(), 3));
   print_lambda_maxima(model, contacts, dz, dw);
   const auto ll = lambda_labels(contacts);
   print_largest_entries("dlambda/dz", dz, ll, z_labels(model));

@@ -2,7 +2,9 @@
 // writes the trajectory as CSV, with energies and the inertial spatial momentum; --plot writes an
 // SVG of the energy error for steps h and h/2. With --contacts it steps with the contacts held
 // (geolin::contact_step, references at the initial poses) and writes the step's lambda per
-// contact; --drop HEIGHT runs the drop test of simulate_drop.cpp.
+// contact; with --loops, --couplings, --wheels it steps with geolin::constrained_step, and
+// --path-plot writes an SVG of the wheels' contact paths on the ground plane (x-y); --drop HEIGHT
+// runs the drop test of simulate_drop.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -116,8 +118,8 @@ void integrate(const Model &model, Workspace &ws, StepMethod method, double h, l
     try {
       // A singular mass matrix at a stage: the step is not to be used (the C API's message).
       check_outcome(model, simulation_step(model, ws, method, h, x, st.tau, contacts, next, lambda),
-                    contacts.empty() ? "step" : "contact_step", "the next state",
-                    contacts.empty() ? nullptr : &contacts);
+                    contacts.empty() ? "step" : held_function(contacts, "contact_step"),
+                    "the next state", contacts.empty() ? nullptr : &contacts);
     } catch (const Error &e) {
       // A step that fails once the motion grows: the divergence, not its last symptom.
       if (const Divergence d = divergence.growth_before_failure(x, e))
@@ -139,8 +141,8 @@ Outcome simulation_step(const Model &model, Workspace &ws, StepMethod method, do
   if (contacts.empty())
     return step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, next.H, next.s, next.v, next.r,
                 feedback);
-  return contact_step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, contacts.library(), next.H,
-                      next.s, next.v, next.r, lambda, feedback);
+  return held_step(model, ws, method, h, x.H, x.s, x.v, x.r, tau, contacts, next.H, next.s, next.v,
+                   next.r, lambda, feedback);
 }
 
 StepMethod parse_step_method(const Args &args, const std::string &fallback, std::string &name) {
@@ -232,6 +234,7 @@ struct SimulateOptions {
   double h = 1e-3;    // --dt
   Method method;
   std::string output, plot;  // --output, --plot ("": none)
+  std::string path_plot;     // --path-plot: the wheels' contact paths ("": none)
   bool passive = false;      // --passive: tau = 0
   bool constrained = false;  // --contacts: steps with the contacts held
 };
@@ -239,8 +242,10 @@ struct SimulateOptions {
 SimulateOptions parse_simulate_options(const std::vector<std::string> &argv) {
   ArgSpec spec;
   spec.add_flags(kModelFlags).add_flags(kMixedFlags).add_flags({"--passive"});
-  spec.options = {"--steps", "--dt", "--method", "--plot", "--output", "--drop", "--joint-gains"};
+  spec.options = {"--steps",  "--dt",        "--method",      "--plot",
+                  "--output", "--path-plot", "--joint-gains", "--drop"};
   spec.add_options(kStateOptions).add_options(kContactOptions).add_options(kModelOptions);
+  spec.add_options(kConstraintOptions);
   SimulateOptions o;
   o.args = parse_args(argv, spec);
   const Args &args = o.args;
@@ -254,12 +259,22 @@ SimulateOptions parse_simulate_options(const std::vector<std::string> &argv) {
   }
   o.output = args.get("--output");
   o.plot = args.get("--plot");
+  o.path_plot = args.get("--path-plot");
+  if (args.has("--path-plot") && !args.has("--wheels"))
+    throw UsageError("--path-plot needs --wheels FRAME:RADIUS,... (it draws their contact paths)");
+  for (const char *other : {"--output", "--plot"}) {
+    if (args.has("--path-plot") && args.has(other) && args.get(other) == o.path_plot)
+      throw UsageError(fmt::format("{} and --path-plot name the same file", other));
+  }
   o.passive = args.flag("--passive");
   if (args.has("--joint-gains") && !args.has("--drop"))
     throw UsageError("--joint-gains needs --drop HEIGHT");
   if (!args.has("--drop")) {
     o.constrained = constrained_mode(args);
     if (args.flag("--mixed") && !o.constrained) throw UsageError("--mixed needs --contacts");
+  } else {
+    for (const auto &option : kConstraintOptions)
+      if (args.has(option)) throw UsageError(fmt::format("--drop does not take {}", option));
   }
   return o;
 }
@@ -267,13 +282,15 @@ SimulateOptions parse_simulate_options(const std::vector<std::string> &argv) {
 // The output files, opened before the run (which may take minutes), so that a path that cannot
 // be written fails at once, naming it and the reason.
 struct SimulateFiles {
-  std::unique_ptr<OutputFile> csv, plot;
+  std::unique_ptr<OutputFile> csv, plot, path_plot;
 };
 
 SimulateFiles open_simulate_files(const SimulateOptions &o) {
   SimulateFiles f;
   if (o.args.has("--output")) f.csv = std::make_unique<OutputFile>("--output", o.output);
   if (o.args.has("--plot")) f.plot = std::make_unique<OutputFile>("--plot", o.plot);
+  if (o.args.has("--path-plot"))
+    f.path_plot = std::make_unique<OutputFile>("--path-plot", o.path_plot);
   return f;
 }
 
@@ -315,11 +332,61 @@ class TrajectorySink {
   OutputFile *file_;
 };
 
+// The wheels' contact points on the ground plane along the run (--path-plot): x, y per wheel.
+struct WheelPaths {
+  std::vector<std::vector<double>> x, y;  // one per wheel of the set
+
+  // The contact point of each wheel at x: the rim point nearest the plane z = 0, the centre minus
+  // radius times the unit vector of the wheel plane nearest to +z (docs/constraints.md).
+  void record(const Model &model, Workspace &ws, const ContactSet &set, const Point &p) {
+    x.resize(set.wheels.size());
+    y.resize(set.wheels.size());
+    for (std::size_t k = 0; k < set.wheels.size(); ++k) {
+      const WheelItem &w = set.wheels[k];
+      const Transform F = frame_pose(model, ws, p.H, p.s, w.frame);
+      const Vec3 a = F.R * w.axis;
+      Vec3 up = Vec3::UnitZ() - a[2] * a;
+      if (!(up.norm() > 0.0)) continue;  // the axis normal to the plane: no contact point
+      up.normalize();
+      const Vec3 c = F.o - w.radius * up;
+      x[k].push_back(c[0]);
+      y[k].push_back(c[1]);
+    }
+  }
+};
+
+// The plot of the wheels' contact paths on the ground plane.
+Plot wheel_path_plot(const LoadedModel &lm, const SimulateOptions &o, const ContactSet &set,
+                     const WheelPaths &paths) {
+  Plot plot;
+  plot.title = fmt::format("Wheel contact paths: {}, {}, h = {:g} s, t = 0 .. {:g} s",
+                           lm.model.name, o.method.name, o.h, static_cast<double>(o.steps) * o.h);
+  plot.subtitle =
+      fmt::format("{}: the rim point of each wheel nearest the ground plane z = 0", lm.source);
+  plot.x_label = "x [m]";
+  plot.y_label = "y [m]";
+  for (std::size_t k = 0; k < set.wheels.size() && k < paths.x.size(); ++k) {
+    PlotSeries series{set.wheels[k].name, plot_color(static_cast<int>(k)), false, {}, {}};
+    const std::size_t n = paths.x[k].size(), stride = n > 2000 ? (n + 1999) / 2000 : 1;
+    for (std::size_t i = 0; i < n; i += stride) {
+      series.x.push_back(paths.x[k][i]);
+      series.y.push_back(paths.y[k][i]);
+    }
+    if (n > 0 && (n - 1) % stride != 0) {  // always the end point
+      series.x.push_back(paths.x[k][n - 1]);
+      series.y.push_back(paths.y[k][n - 1]);
+    }
+    plot.series.push_back(std::move(series));
+  }
+  return plot;
+}
+
 // The run with step h: writes the trajectory (header, then one row per step) and returns the
-// energy error |E(t) - E(0)| at every step; E0 is set to E(0).
+// energy error |E(t) - E(0)| at every step; E0 is set to E(0). With `paths`, records the wheels'
+// contact points at every step.
 EnergyError run_trajectory(const Model &model, Workspace &ws, const SimulateOptions &o,
                            const State &st, const ContactSet &contacts, bool two_runs,
-                           TrajectorySink &sink, double &E0) {
+                           TrajectorySink &sink, double &E0, WheelPaths *paths = nullptr) {
   std::vector<std::string> header = trajectory_header(model);
   for (const auto &l : lambda_labels(contacts)) header.push_back(l);
   sink.write(csv_line(header) + "\n");
@@ -340,6 +407,7 @@ EnergyError run_trajectory(const Model &model, Workspace &ws, const SimulateOpti
     run.t.push_back(t);
     run.err.push_back(std::abs(E - E0));
     sink.write(line);
+    if (paths != nullptr) paths->record(model, ws, contacts, x);
     progress.percent(label, k, o.steps);
   };
   integrate(model, ws, o.method.method, o.h, o.steps, st, contacts, row);
@@ -442,13 +510,21 @@ int cmd_simulate(const std::vector<std::string> &argv) {
   std::FILE *msg = files.csv ? stdout : stderr;
   TrajectorySink sink(files.csv.get());
   double E0 = 0.0;
-  const EnergyError run_h =
-      run_trajectory(model, ws, o, st, contacts, files.plot != nullptr, sink, E0);
+  WheelPaths paths;
+  const EnergyError run_h = run_trajectory(model, ws, o, st, contacts, files.plot != nullptr, sink,
+                                           E0, files.path_plot ? &paths : nullptr);
   print_run_summary(msg, model, o, st, run_h, E0);
   if (!contacts.empty()) {
-    fmt::print(msg, "  contacts held: {}\n", contacts.describe());
+    fmt::print(msg, "  {} held: {}\n", contacts.general() ? "constraints" : "contacts",
+               contacts.describe());
     if (contacts.Kp != 0.0 || contacts.Kd != 0.0)
-      fmt::print(msg, "  note: the Baumgarte gains of the contacts do work too\n");
+      fmt::print(msg, "  note: the Baumgarte gains of the {} do work too\n",
+                 contacts.general() ? "constraints" : "contacts");
+  }
+  if (files.path_plot) {
+    files.path_plot->write(render_svg(wheel_path_plot(lm, o, contacts, paths)));
+    files.path_plot->close();
+    fmt::print(msg, "  wheel contact paths: {}\n", o.path_plot);
   }
   if (files.plot) {
     const EnergyError run_h2 = run_half_step(model, ws, o, st, contacts, E0);

@@ -8,6 +8,7 @@
 
 #include "args.hpp"
 #include "geolin/algorithms.hpp"
+#include "geolin/constraints.hpp"
 #include "geolin/model.hpp"
 #include "geolin/outcome.hpp"
 #include "geolin/spatial.hpp"
@@ -59,6 +60,38 @@ std::vector<std::string> wrench_labels(const Wrenches &wrenches);
 inline const std::set<std::string> kContactOptions = {"--contacts", "--contact-type", "--gains",
                                                       "--regularization"};
 
+/// --loops A:B[:point|hinge|rigid],... --couplings mimic|J=RATIO*S+OFFSET,...
+/// --wheels FRAME:RADIUS[:AXIS],... (dynamics, linearize, check, bench, simulate): the other
+/// constraints of a geolin::ConstraintSet (docs/constraints.md), held with the contacts.
+inline const std::set<std::string> kConstraintOptions = {"--loops", "--couplings", "--wheels"};
+
+/// A loop closure of --loops: frames a and b meet (point: 3 rows, hinge: 5, rigid: 6).
+struct LoopItem {
+  std::string name_a, name_b;
+  int frame_a = -1, frame_b = -1;
+  int type = kLoopPoint;
+  static const char *type_name(int type) {
+    return type == kLoopHinge ? "hinge" : type == kLoopRigid ? "rigid" : "point";
+  }
+};
+
+/// A joint coupling of --couplings: s[joint] = ratio s[source] + offset (1 row).
+struct CouplingItem {
+  std::string joint_name, source_name;
+  int joint = -1, source = -1;  // joint indices k (0-based)
+  double ratio = 1.0, offset = 0.0;
+  bool mimic = false;  // from the URDF's <mimic>
+};
+
+/// A rolling wheel of --wheels: the frame's origin is the wheel centre, axis its spin axis in the
+/// frame's axes (3 rows: the ground's force on the wheel, world axes).
+struct WheelItem {
+  std::string name;
+  int frame = -1;
+  Vec3 axis = Vec3::UnitY();
+  double radius = 0.0;
+};
+
 /// The contacts of a constrained evaluation (geolin::contact_dynamics): frames held as a point
 /// (3 rows of lambda: a force) or rigidly (6 rows: force then torque), lambda in the frame's own
 /// axes or world-aligned ones (--mixed), Baumgarte gains, and references (the frames' poses at
@@ -71,10 +104,22 @@ struct ContactSet {
   double Kp = 0.0, Kd = 0.0;
   double mu = 0.0;           // --regularization MU (docs/contacts.md §4); 0: redundant refused
   std::vector<double> refs;  // 16 per contact: ^A H_ref, column-major
+  // --loops, --couplings, --wheels: with any of them the set is evaluated by the
+  // geolin::constrained_* functions (set, in the order contacts, loops, couplings, wheels),
+  // without them by the contact_* functions exactly as before.
+  std::vector<LoopItem> loops;
+  std::vector<CouplingItem> couplings;
+  std::vector<WheelItem> wheels;
+  ConstraintSet set;  // the library's set (build_set; the refs are copied by set_contact_refs)
 
   int count() const { return static_cast<int>(frames.size()); }
   int rows() const;
-  bool empty() const { return frames.empty(); }
+  /// No constraint at all (neither contacts nor loops, couplings or wheels).
+  bool empty() const { return frames.empty() && !general(); }
+  /// Whether the set has loops, couplings or wheels (the constrained_* functions).
+  bool general() const { return !loops.empty() || !couplings.empty() || !wheels.empty(); }
+  /// Rebuilds `set` from the items, gains, axes and refs.
+  void build_set();
   /// The library's view (points into this object: keep it alive).
   Contacts library() const;
   std::string axes_name() const { return mixed ? "mixed" : "local"; }
@@ -84,8 +129,24 @@ struct ContactSet {
   Json json() const;
 };
 
-/// Whether the command line asks for constrained contacts (--contacts); --contact-type and
-/// --gains without --contacts, or --contacts with --wrenches, are usage errors.
+/// One constraint of a set as the tables show it: its name, kind, rows, the axes of its lambda and
+/// the names of its components (lambda's rows).
+struct ConstraintEntry {
+  std::string name, kind, axes;
+  int rows = 0;
+  std::vector<std::string> components;
+  bool ground_force = false;  // a contact or a wheel: lambda's first 3 rows are a force on the
+                              // robot from the world (summed by dynamics)
+  bool world_axes = false;    // ... in world axes (a wheel, or MIXED)
+  int frame = -1;             // ... at this frame (LOCAL: the frame's axes)
+};
+
+/// The constraints in the order of lambda's rows.
+std::vector<ConstraintEntry> constraint_entries(const ContactSet &set);
+
+/// Whether the command line asks for constraints (--contacts, --loops, --couplings, --wheels);
+/// --contact-type without --contacts, --gains or --regularization without constraints, or
+/// constraints with --wrenches, are usage errors.
 bool constrained_mode(const Args &args);
 
 /// The contacts of --contacts / --contact-type / --gains / --mixed. A frame the model does not
@@ -119,7 +180,8 @@ Evaluation evaluation_from_args(const Args &args, bool constrained);
 /// contacts.
 void print_contacts_text(const ContactSet &contacts);
 
-/// JSON: the members "wrenches" (if any) and "contacts" (if any).
+/// JSON: the members "wrenches" (if any) and "contacts" (if any; with loops, couplings or wheels
+/// also their lists).
 void add_forces_json(Json &doc, const Wrenches &wrenches, const ContactSet &contacts);
 
 /// The references: every contact frame's pose at the state (H, s), so that the constraint error
@@ -127,10 +189,47 @@ void add_forces_json(Json &doc, const Wrenches &wrenches, const ContactSet &cont
 void set_contact_refs(const Model &model, Workspace &ws, const Transform &H, const VecX &s,
                       ContactSet &contacts);
 
-/// lambda[frame][fx]..[fz] (point) or ..[tz] (rigid), per contact: the rows of lambda.
+// --- evaluations with a set: contact_* without loops, couplings and wheels (exactly as before),
+// --- the geolin::constrained_* functions with them (mu: --regularization)
+// -------------------------
+
+/// "contact_dynamics" or "constrained_dynamics" (and so on for `contact_name`).
+std::string held_function(const ContactSet &set, const std::string &contact_name);
+
+Outcome held_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                      const Vec6 &v, CRefVec r, CRefVec tau, const ContactSet &set, RefVec nu_dot,
+                      RefVec lambda);
+Outcome held_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                       const Vec6 &v, CRefVec r, CRefVec tau, const ContactSet &set, RefMat A,
+                       RefMat B, RefMat dlambda_dz, RefMat dlambda_dw);
+Outcome held_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                  const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                  const ContactSet &set, Transform &H_next, RefVec s_next, Vec6 &v_next,
+                  RefVec r_next, RefVec lambda, const JointFeedback &feedback = JointFeedback{});
+Outcome held_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                            const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                            const ContactSet &set, RefMat A_d, RefMat B_d, RefMat dlambda_dz,
+                            RefMat dlambda_dw);
+Outcome held_impulse(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                     const Vec6 &v, CRefVec r, const ContactSet &set, double restitution,
+                     RefVec nu_next, RefVec impulse);
+Outcome held_impulse_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                               const Vec6 &v, CRefVec r, const ContactSet &set, double restitution,
+                               RefMat A_imp, RefMat dimpulse_dz);
+
+/// The geometric central finite differences of held_dynamics (docs/dynamics.md §5, as
+/// contact_linearize_finite_difference; for a set with loops, couplings or wheels, which the
+/// library has no finite-difference function for): the reference of `check` and `linearize --fd`.
+Outcome held_linearize_finite_difference(const Model &model, Workspace &ws, const Transform &H,
+                                         CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                                         const ContactSet &set, double eps, RefMat A, RefMat B,
+                                         RefMat dlambda_dz, RefMat dlambda_dw);
+
+/// lambda[frame][fx]..[fz] (point) or ..[tz] (rigid), per contact: the rows of lambda; then
+/// lambda[A:B][fx].. per loop, lambda[J][tau] per coupling, lambda[FRAME][fx]..[fz] per wheel.
 std::vector<std::string> lambda_labels(const ContactSet &contacts);
 
-/// A workspace for a model with room for the contacts (all features).
+/// A workspace for a model with room for the contacts (all features; a loop takes two slots).
 int workspace_capacity(const Model &model, const ContactSet &contacts);
 
 // --- numeric failures (the GEOLIN_ERR_NUMERIC messages of the C API) --------------------------

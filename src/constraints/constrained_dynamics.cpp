@@ -119,6 +119,29 @@ void correct_by_constraints(const Model &model, Workspace &ws, int m) {
   ws.cs_Bu.noalias() -= ws.cs_Y.leftCols(m) * K.rightCols(nj);
 }
 
+// (K4) at fixed λ: linearize with λ's wrenches (ws.cs_wrenches, world axes) and τ plus the
+// couplings' forces: ws.cs_A, ws.cs_B; then X = ∂ν̇/∂z = F + Σ_w B_w Dw_w (the wrenches' values
+// turning with the state) and Bu = M⁻¹ S.
+// (the rows' wrenches, λ) => (ws.cs_A, ws.cs_B, ws.cs_X, ws.cs_Bu)
+Outcome linearize_at_fixed_lambda(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                                  const Vec6 &v0, CRefVec r, CRefVec tau,
+                                  const ConstraintSet &set) {
+  const int n = model.num_dofs(), nj = model.n_B, W = ws.cs_wrench_count;
+  ws.cs_tau_ext = tau;
+  add_coupling_forces(set, ws.cs_lambda.data(), ws.cs_tau_ext);
+  const ExternalWrenches ext{W, ws.cs_wrench_frames.data(), ws.cs_wrenches.data(), kWrenchMixed};
+  auto B = ws.cs_B.leftCols(nj + 6 * W);
+  if (Outcome o = linearize(model, ws, H, s, v0, r, ws.cs_tau_ext, ext, ws.cs_A, B); !o) return o;
+  ws.cs_X = ws.cs_A.bottomRows(n);
+  for (int w = 0; w < W; ++w) {  // only pose columns move the values; many never turn (Mixed)
+    const auto Dw = ws.cs_Dw.block(6 * w, 0, 6, n);
+    if (Dw.isZero(0.0)) continue;
+    ws.cs_X.leftCols(n).noalias() += B.bottomRows(n).middleCols(nj + 6 * w, 6) * Dw;
+  }
+  ws.cs_Bu = B.bottomRows(n).leftCols(nj);
+  return Outcome();
+}
+
 }  // namespace detail
 
 namespace {
@@ -126,18 +149,6 @@ namespace {
 // A contacts-only set (the empty one included) is the contact functions' own.
 bool routed_to_contacts(const ConstraintSet &set) {
   return set.contacts_only();
-}
-
-// A = [kinematic rows; ∂ν̇/∂z], B = [0; ∂ν̇/∂w] (docs/dynamics.md (D16), (D17)).
-void write_linearization(const Model &model, const Workspace &ws, const Vec6 &v, RefMat A,
-                         RefMat B) {
-  const int n = model.num_dofs();
-  A.topRows(n).setZero();
-  if (!model.fixed_base) A.topLeftCorner<6, 6>() = -cross_motion(v);
-  for (int k = 0; k < n; ++k) A(k, n + k) = 1.0;
-  A.bottomRows(n) = ws.cs_X;
-  B.topRows(n).setZero();
-  B.bottomRows(n) = ws.cs_Bu;
 }
 
 }  // namespace
@@ -156,7 +167,9 @@ Outcome constrained_dynamics(const Model &model, Workspace &ws, const Transform 
   return o;
 }
 
-// §4 (docs/constraints.md): the dense linearization (K4).
+// §4 (docs/constraints.md): the linearization (K4) at fixed λ is linearize's with λ as external
+// wrenches (their world values held; (K13)) and the couplings' joint forces, plus the change of
+// the wrenches' world values with the state; then the correction by the constraints.
 // (H, s, v, r, τ, set) => (A, B, ∂λ/∂z, ∂λ/∂w), or a failed outcome with nothing written
 Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                               const Vec6 &v, CRefVec r, CRefVec tau, const ConstraintSet &set,
@@ -164,22 +177,15 @@ Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform
   if (routed_to_contacts(set))
     return contact_linearize(model, ws, H, s, v, r, tau, set.contacts(mu), A, B, dlambda_dz,
                              dlambda_dw);
-  const int m = set.rows(), N = model.state_dim(), nj = model.n_B;
+  const int m = set.rows(), n = model.num_dofs(), N = model.state_dim(), nj = model.n_B;
   const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
-  // 1. ν̇, λ, Y and the factor of Λ⁻¹.
+  // 1. ν̇, λ, Y = M⁻¹ J_cᵀ and the factor of Λ⁻¹.
   if (Outcome o = detail::dense_dynamics(model, ws, H, s, v0, r, tau, set, mu); !o) return o;
-  // 2. The rows at the solution with ∂c/∂z and ∂(J_cᵀ λ)/∂z (ws.cs_J is unchanged: it does not
-  // depend on ν̇).
+  // 2. The rows at the solution with ∂c/∂z, and λ as wrenches (ws.cs_J does not depend on ν̇).
   const detail::RowPoint at{H, s, v0, r, ws.cs_nu2, set.Kp, set.Kd, true, ws.cs_lambda.data()};
   if (Outcome o = detail::constraint_rows(model, ws, set, at); !o) return o;
-  // 3. ∂ID/∂z at the solution ν̇ (with M), X = M⁻¹ (∂(J_cᵀ λ)/∂z − ∂ID/∂z), Bu = M⁻¹ S.
-  inverse_dynamics_linearize(model, ws, H, s, v0, r, ws.cs_nu2, ws.cs_tau, ws.cs_X, ws.cs_M);
-  if (!detail::factor_mass_matrix(ws)) return Outcome::overflowed();
-  ws.cs_X = ws.cs_dQ - ws.cs_X;
-  detail::mass_matrix_solve(ws, ws.cs_X);
-  ws.cs_Bu.setZero();
-  for (int j = 0; j < nj; ++j) ws.cs_Bu(model.joint_offset() + j, j) = 1.0;
-  detail::mass_matrix_solve(ws, ws.cs_Bu);
+  // 3. ∂ν̇/∂z at fixed λ (X) and M⁻¹ S (Bu) from linearize with the wrenches.
+  if (Outcome o = detail::linearize_at_fixed_lambda(model, ws, H, s, v0, r, tau, set); !o) return o;
   // 4. The correction by the constraints.
   detail::correct_by_constraints(model, ws, m);
   const auto K = ws.cs_K.topLeftCorner(m, N + nj);
@@ -188,7 +194,10 @@ Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform
     return Outcome::overflowed();
   if (dlambda_dz.size() > 0) dlambda_dz = -K.leftCols(N);
   if (dlambda_dw.size() > 0) dlambda_dw = -K.rightCols(nj);
-  write_linearization(model, ws, v0, A, B);
+  A.topRows(n) = ws.cs_A.topRows(n);  // the kinematic rows (D16), (D17)
+  A.bottomRows(n) = ws.cs_X;
+  B.topRows(n).setZero();
+  B.bottomRows(n) = ws.cs_Bu;
   ws.nu_dot = ws.cs_nu2;  // left where contact_linearize leaves it (the steps read it)
   return Outcome();
 }

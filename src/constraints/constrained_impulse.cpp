@@ -50,8 +50,8 @@ Outcome impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRe
   return Outcome();
 }
 
-// (K15)'s ∂c/∂z into ws.cs_Dc and ∂(J_cᵀ Λ)/∂q into ws.cs_dQ; ν⁺ in ws.cs_tau.
-// (ν⁻, Δν, Λ of impulse_solve) => (ws.cs_Dc, ws.cs_dQ)
+// (K15)'s ∂c/∂z into ws.cs_Dc and Λ as wrenches (constraint_rows); ν⁺ in ws.cs_tau.
+// (ν⁻, Δν, Λ of impulse_solve) => (ws.cs_Dc, ws.cs_wrench_*, ws.cs_Dw)
 Outcome impact_constraint_derivatives(const Model &model, Workspace &ws, const Transform &H,
                                       CRefVec s, const ConstraintSet &set, double e) {
   const int m = set.rows(), n = model.num_dofs(), N = model.state_dim();
@@ -102,16 +102,16 @@ Outcome constrained_impulse_linearize(const Model &model, Workspace &ws, const T
   const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
   if (Outcome o = impulse_solve(model, ws, H, s, v0, r, set, mu, restitution); !o) return o;
   if (Outcome o = impact_constraint_derivatives(model, ws, H, s, set, restitution); !o) return o;
-  {  // ∂(M Δν)/∂q: the inverse dynamics at rest, without gravity, at ν̇ = Δν
+  {  // ∂Δν/∂q at fixed Λ: forward dynamics at rest without gravity, Λ as wrenches (K15)
     NoGravity no_gravity(ws);
     const Vec6 zero = Vec6::Zero();
-    inverse_dynamics_linearize(model, ws, H, s, zero, ws.impulse_rest_rates, ws.cs_nu2, ws.cs_tau,
-                               ws.cs_X, ws.cs_M);
+    const VecX &no_torque = ws.impulse_rest_rates;  // n_J zeros
+    if (Outcome o = detail::linearize_at_fixed_lambda(model, ws, H, s, zero, ws.impulse_rest_rates,
+                                                      no_torque, set);
+        !o)
+      return o;
   }
-  if (!detail::factor_mass_matrix(ws)) return Outcome::overflowed();
-  ws.cs_X.leftCols(n) = ws.cs_dQ.leftCols(n) - ws.cs_X.leftCols(n);
-  ws.cs_X.rightCols(N - n).setZero();
-  detail::mass_matrix_solve(ws, ws.cs_X);
+  ws.cs_X.rightCols(N - n).setZero();  // ν⁻ enters through C_z only
   ws.cs_Bu.setZero();
   detail::correct_by_constraints(model, ws, m);
   const auto K = ws.cs_K.topLeftCorner(m, N);

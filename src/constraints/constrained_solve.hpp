@@ -25,6 +25,11 @@ void constraint_solve(const Workspace &ws, int m, double *x);
 Outcome dense_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                        const Vec6 &v0, CRefVec r, CRefVec tau, const ConstraintSet &set, double mu);
 
+/// (K4) at fixed λ after the rows with λ (constraint_rows): ws.cs_A, ws.cs_B from linearize with
+/// λ's wrenches and τ plus the couplings' forces; ws.cs_X = ∂ν̇/∂z at fixed λ, ws.cs_Bu = M⁻¹ S.
+Outcome linearize_at_fixed_lambda(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                                  const Vec6 &v0, CRefVec r, CRefVec tau, const ConstraintSet &set);
+
 /// §4: K = Λ [ws.cs_Dc + J_c ws.cs_X, J_c ws.cs_Bu] into ws.cs_K (m x (N + n_J)), then
 /// ws.cs_X −= Y K_z and ws.cs_Bu −= Y K_w: the constrained derivatives, with ∂λ/∂(z, w) = −K.
 void correct_by_constraints(const Model &model, Workspace &ws, int m);

@@ -6,13 +6,17 @@
 // once, as a map from the frames' motion changes δ = (δp, δθ, δṗ, δω, δp̈, δω̇) to the change of
 // its rows, linear in δ at the current motion: applied to the columns of z it gives ∂c/∂z, and
 // applied to δp̈ = J_l e_k, δω̇ = J_a e_k (nothing else moves) the columns of J_c = ∂c/∂ν̇.
-// The generalized force of λ, J_cᵀ λ, is a sum of world wrenches at the frames (K13); its
-// derivative at fixed λ is that of each wrench at fixed world values (world_wrench_derivative)
-// plus the change of the world values with the state.
+// The generalized force of λ, J_cᵀ λ, is a sum of world wrenches at the frames (K13), handed to
+// linearize's external wrenches (Mixed: their derivative at fixed world values is linearize's),
+// with the change of their world values with the state (a Local λ turned by R_a, a loop's lever,
+// a wheel's ρ) beside them in ws.cs_Dw.
 #include "constraint_rows.hpp"
+
+#include <fmt/format.h>
 
 #include <cmath>
 
+#include "geolin/status.hpp"
 #include "geometry.hpp"
 #include "passes.hpp"
 
@@ -184,57 +188,21 @@ Vec3 wheel_change(const Motion &m, const Rim &g, double Kp, double Kd, const Del
   return dc;
 }
 
-// ---- the generalized force of world wrenches ------------------------------------------------
+// ---- the generalized force of λ as external wrenches --------------------------------------------
 
-// ∂(J_Fᵀ [f; τ])/∂z at fixed world f, τ applied at frame F's origin (K13), added to the pose
-// columns of dQ (n x N). In frame 0 the wrench is F₀ = [f₀; R₀ᵀ τ + p₀ × f₀] (f₀ = R₀ᵀ f, p₀
-// the origin in frame 0) and J_Fᵀ F = [F₀; S_jᵀ F₀ (j on the path)]. Moving joint k (on the
-// path) moves the origin by δp₀ = S_k,l + S_k,a × p₀ (F₀ += [0; δp₀ × f₀]) and turns the S_j
-// below it (δS_j = S_k × S_j); turning the base by θ turns f₀ and R₀ᵀ τ (δx = x × θ).
-// (ws.S0, ws.H0 of this s) => (dQ += the derivative)
-void world_wrench_derivative(const Model &model, const Workspace &ws, const Transform &H, int frame,
-                             const Vec3 &f, const Vec3 &tau, RefMat dQ) {
-  const bool moving = !model.fixed_base;
-  const Mat3 R0 = moving ? H.R : model.H_A_0.R;
-  const Vec3 p0 = frame_pose0(model, ws, frame).o;
-  const Vec3 f0 = R0.transpose() * f, t0 = R0.transpose() * tau;
-  Vec6 F0;
-  F0 << f0, t0 + p0.cross(f0);
-  const int b = model.frames[frame].body;
-  for (int k = b; k >= 1; k = model.parent[k]) {
-    const Vec6 &Sk = ws.S0[k];
-    const Vec3 dp = Sk.head<3>() + Sk.tail<3>().cross(p0);
-    Vec6 dF;
-    dF << Vec3::Zero(), dp.cross(f0);
-    const int ck = model.dof(k);
-    if (moving) dQ.col(ck).head<6>() += dF;
-    for (int j = b; j >= 1; j = model.parent[j]) {
-      double val = ws.S0[j].dot(dF);
-      if (model.depth[j] > model.depth[k]) val += cross_motion(Sk, ws.S0[j]).dot(F0);
-      dQ(model.dof(j), ck) += val;
-    }
-  }
-  if (!moving) return;
-  for (int e = 0; e < 3; ++e) {
-    const Vec3 th = Vec3::Unit(e);
-    const Vec3 df = f0.cross(th);
-    Vec6 dF;
-    dF << df, t0.cross(th) + p0.cross(df);
-    dQ.col(3 + e).head<6>() += dF;
-    for (int j = b; j >= 1; j = model.parent[j]) dQ(model.dof(j), 3 + e) += ws.S0[j].dot(dF);
-  }
-}
-
-// dQ += J_Fᵀ [δf; δτ] over the columns of z, δf = Df(c), δτ = Dt(c) given per column.
-template <class ForceChange>
-void add_jacobian_transpose(const Workspace::FrameMotion &F, int N, RefMat dQ,
-                            ForceChange &&change) {
-  for (int c = 0; c < N; ++c) {
-    Vec6 g;
-    change(c, g);
-    if (g.isZero(0.0)) continue;
-    dQ.col(c).noalias() += F.J.transpose() * g;
-  }
+// Appends a world wrench (f, τ) at frame's origin to the pass's external wrenches (K13), with a
+// zero change along z (ws.cs_Dw's rows 6w..6w+5); returns w.
+int add_wrench(Workspace &ws, int frame, const Vec3 &f, const Vec3 &tau) {
+  const int w = ws.cs_wrench_count++;
+  if (w >= static_cast<int>(ws.cs_wrench_frames.size()))
+    throw Error(Status::InvalidArgument,
+                fmt::format("constraints: more than the workspace's {} wrenches (a loop counts 2)",
+                            ws.cs_wrench_frames.size()));
+  ws.cs_wrench_frames[w] = frame;
+  ws.cs_wrenches.segment<3>(6 * w) = f;
+  ws.cs_wrenches.segment<3>(6 * w + 3) = tau;
+  ws.cs_Dw.middleRows<6>(6 * w).setZero();
+  return w;
 }
 
 // ---- one constraint ---------------------------------------------------------------------------
@@ -288,9 +256,14 @@ Pair pair_of(const Target &t, const Constraint &c, bool has_b) {
   return q;
 }
 
+// The wrench records of a pair's frames (a, and b unless static).
+struct PairWrenches {
+  int a = -1, b = -1;
+};
+
 // A point contact or POINT loop (and a HINGE's first rows): (K5), force (K13) f on a at p_a, −f
 // on b at p_b, f = R_a λ (Local) or λ (Mixed).
-void point_rows(const Target &t, const Constraint &c, bool has_b) {
+void point_rows(const Target &t, const Constraint &c, bool has_b, PairWrenches &w) {
   const Pair q = pair_of(t, c, has_b);
   const Vec3 cw = point_world(q);
   write_rows<3>(t, has_b, point_value(q),
@@ -298,21 +271,15 @@ void point_rows(const Target &t, const Constraint &c, bool has_b) {
   if (!t.at.derivatives || t.at.lambda == nullptr) return;
   const Vec3 l = Eigen::Map<const Vec3>(t.at.lambda + t.row0);
   const Vec3 f = q.local ? Vec3(q.a.R * l) : l;
-  const int fa = c.frame, fb = c.frame_b;
-  world_wrench_derivative(t.model, t.ws, t.at.H, fa, f, Vec3::Zero(), t.ws.cs_dQ);
-  if (has_b) world_wrench_derivative(t.model, t.ws, t.at.H, fb, -f, Vec3::Zero(), t.ws.cs_dQ);
+  w.a = add_wrench(t.ws, c.frame, f, Vec3::Zero());
+  if (has_b) w.b = add_wrench(t.ws, c.frame_b, -f, Vec3::Zero());
   if (!q.local) return;
   const Workspace::FrameMotion &A = t.ws.cs_frame[0];
-  const auto df = [&](int col, Vec6 &g) {
-    g.setZero();
-    if (col < t.n) g.head<3>() = Vec3(A.J.col(col).tail<3>()).cross(f);
-  };
-  add_jacobian_transpose(A, t.N, t.ws.cs_dQ, df);
-  if (has_b)
-    add_jacobian_transpose(t.ws.cs_frame[1], t.N, t.ws.cs_dQ, [&](int col, Vec6 &g) {
-      df(col, g);
-      g = -g;
-    });
+  for (int col = 0; col < t.n; ++col) {  // f = R_a λ turns with frame a
+    const Vec3 df = Vec3(A.J.col(col).tail<3>()).cross(f);
+    t.ws.cs_Dw.block<3, 1>(6 * w.a, col) = df;
+    if (has_b) t.ws.cs_Dw.block<3, 1>(6 * w.b, col) = -df;
+  }
 }
 
 // A rigid contact or RIGID loop (K7), (K8): c = blockdiag(R_aᵀ) [c_l; c_a] + Kp log(H_b⁻¹ H_a)
@@ -353,34 +320,27 @@ void rigid_rows(const Target &t, const Constraint &c, bool has_b) {
   const Eigen::Map<const Vec6> l(t.at.lambda + t.row0);
   const Vec3 f = q.local ? Vec3(q.a.R * l.head<3>()) : Vec3(l.head<3>());
   const Vec3 tau = q.local ? Vec3(q.a.R * l.tail<3>()) : Vec3(l.tail<3>());
-  world_wrench_derivative(t.model, t.ws, t.at.H, c.frame, f, tau, t.ws.cs_dQ);
-  if (has_b)
-    world_wrench_derivative(t.model, t.ws, t.at.H, c.frame_b, -f, -tau - x.d.cross(f), t.ws.cs_dQ);
+  const int wa = add_wrench(t.ws, c.frame, f, tau);
+  const int wb = has_b ? add_wrench(t.ws, c.frame_b, -f, -tau - x.d.cross(f)) : -1;
   const Workspace::FrameMotion &A = t.ws.cs_frame[0], &B = t.ws.cs_frame[1];
-  const auto dft = [&](int col, Vec3 &df, Vec3 &dt) {
-    const Vec3 th = col < t.n ? Vec3(A.J.col(col).tail<3>()) : Vec3::Zero();
-    df = q.local ? Vec3(th.cross(f)) : Vec3::Zero();
-    dt = q.local ? Vec3(th.cross(tau)) : Vec3::Zero();
-  };
-  add_jacobian_transpose(A, t.N, t.ws.cs_dQ, [&](int col, Vec6 &g) {
-    Vec3 df, dt;
-    dft(col, df, dt);
-    g << df, dt;
-  });
-  if (!has_b) return;
-  add_jacobian_transpose(B, t.N, t.ws.cs_dQ, [&](int col, Vec6 &g) {
-    Vec3 df, dt;
-    dft(col, df, dt);
-    const Vec3 dd =
-        col < t.n ? Vec3(A.J.col(col).head<3>() - B.J.col(col).head<3>()) : Vec3::Zero();
-    g << -df, -dt - dd.cross(f) - x.d.cross(df);
-  });
+  for (int col = 0; col < t.n; ++col) {  // Local: f, τ turn with a; b's lever d moves
+    const Vec3 th = A.J.col(col).tail<3>();
+    const Vec3 df = q.local ? Vec3(th.cross(f)) : Vec3::Zero();
+    const Vec3 dt = q.local ? Vec3(th.cross(tau)) : Vec3::Zero();
+    t.ws.cs_Dw.block<3, 1>(6 * wa, col) = df;
+    t.ws.cs_Dw.block<3, 1>(6 * wa + 3, col) = dt;
+    if (!has_b) continue;
+    const Vec3 dd = A.J.col(col).head<3>() - B.J.col(col).head<3>();
+    t.ws.cs_Dw.block<3, 1>(6 * wb, col) = -df;
+    t.ws.cs_Dw.block<3, 1>(6 * wb + 3, col) = -dt - dd.cross(f) - x.d.cross(df);
+  }
 }
 
 // A HINGE loop (K6): the POINT rows, then rows e_x, e_y of R_aᵀ c_a + Kp [n_y, −n_x],
 // n = R_aᵀ R_b e_z; torque τ = R_a [λ₃, λ₄, 0] on a, −τ on b.
 void hinge_rows(const Target &t, const Constraint &c) {
-  point_rows(t, c, true);
+  PairWrenches w;
+  point_rows(t, c, true, w);
   const Target t2{t.model, t.ws, t.set, t.at, t.row0 + 3, t.n, t.N};
   const Pair q = pair_of(t, c, true);
   const Relative x = relative(q);
@@ -398,18 +358,14 @@ void hinge_rows(const Target &t, const Constraint &c) {
   write_rows<2>(t2, true, value, change);
   if (!t.at.derivatives || t.at.lambda == nullptr) return;
   const Vec3 tau = q.a.R * Vec3(t.at.lambda[t2.row0], t.at.lambda[t2.row0 + 1], 0.0);
-  world_wrench_derivative(t.model, t.ws, t.at.H, c.frame, Vec3::Zero(), tau, t.ws.cs_dQ);
-  world_wrench_derivative(t.model, t.ws, t.at.H, c.frame_b, Vec3::Zero(), -tau, t.ws.cs_dQ);
+  t.ws.cs_wrenches.segment<3>(6 * w.a + 3) += tau;
+  t.ws.cs_wrenches.segment<3>(6 * w.b + 3) -= tau;
   const Workspace::FrameMotion &A = t.ws.cs_frame[0];
-  const auto dt = [&](int col, Vec6 &g) {
-    g.setZero();
-    if (col < t.n) g.tail<3>() = Vec3(A.J.col(col).tail<3>()).cross(tau);
-  };
-  add_jacobian_transpose(A, t.N, t.ws.cs_dQ, dt);
-  add_jacobian_transpose(t.ws.cs_frame[1], t.N, t.ws.cs_dQ, [&](int col, Vec6 &g) {
-    dt(col, g);
-    g = -g;
-  });
+  for (int col = 0; col < t.n; ++col) {  // τ = R_a [λ₃, λ₄, 0] turns with a
+    const Vec3 dt = Vec3(A.J.col(col).tail<3>()).cross(tau);
+    t.ws.cs_Dw.block<3, 1>(6 * w.a + 3, col) += dt;
+    t.ws.cs_Dw.block<3, 1>(6 * w.b + 3, col) -= dt;
+  }
 }
 
 // A coupling (K11): c = ν̇_j − ρ ν̇_i + Kd (r_j − ρ r_i) + Kp (s_j − ρ s_i − offset); constant
@@ -441,19 +397,28 @@ Outcome wheel_rows(const Target &t, const Constraint &c, int k) {
                 [&](const Delta &d, const Delta &) { return wheel_change(m, g, Kp, Kd, d); });
   if (!t.at.derivatives || t.at.lambda == nullptr) return Outcome();
   const Vec3 f = Eigen::Map<const Vec3>(t.at.lambda + t.row0);
-  world_wrench_derivative(t.model, t.ws, t.at.H, c.frame, f, g.rho.cross(f), t.ws.cs_dQ);
+  const int w = add_wrench(t.ws, c.frame, f, g.rho.cross(f));
   const Workspace::FrameMotion &A = t.ws.cs_frame[0];
-  add_jacobian_transpose(A, t.N, t.ws.cs_dQ, [&](int col, Vec6 &out) {
-    out.setZero();
-    if (col >= t.n) return;
+  for (int col = 0; col < t.n; ++col) {  // the lever ρ moves with the axis
     Vec3 drho, drhodot;
     rim_change(m, g, column_delta(A, col, t.n), drho, drhodot);
-    out.tail<3>() = drho.cross(f);
-  });
+    t.ws.cs_Dw.block<3, 1>(6 * w + 3, col) = drho.cross(f);
+  }
   return Outcome();
 }
 
 }  // namespace
+
+void add_coupling_forces(const ConstraintSet &set, const double *lambda, RefVec tau) {
+  int row0 = 0;
+  for (const Constraint &c : set.items) {
+    if (c.kind == Constraint::Kind::coupling) {  // (K11): λ on the joint, −ρ λ on its source
+      tau[c.joint] += lambda[row0];
+      tau[c.source] -= c.ratio * lambda[row0];
+    }
+    row0 += c.rows();
+  }
+}
 
 void constraint_of_row(const ConstraintSet &set, int row, int &k, int &k_row) {
   k = 0;
@@ -472,26 +437,26 @@ double row_restitution(const ConstraintSet &set, int row, double e) {
   return 0.0;
 }
 
-// (the point, the set) => (ws.cs_J, ws.cs_c; ws.cs_Dc, ws.cs_dQ), ws.cs_frame as scratch
+// (the point, the set) => (ws.cs_J, ws.cs_c; ws.cs_Dc and with λ the wrenches ws.cs_wrench_*,
+// ws.cs_Dw), ws.cs_frame as scratch
 Outcome constraint_rows(const Model &model, Workspace &ws, const ConstraintSet &set,
                         const RowPoint &at) {
   const int n = model.num_dofs(), N = model.state_dim();
-  if (at.derivatives) ws.cs_dQ.setZero();
+  ws.cs_wrench_count = 0;
   int row0 = 0;
   for (int k = 0; k < static_cast<int>(set.items.size()); ++k) {
     const Constraint &c = set.items[k];
     const Target t{model, ws, set, at, row0, n, N};
     using Kind = Constraint::Kind;
+    PairWrenches pw;
     if (c.kind != Kind::coupling) frame_motion(t, c.frame, 0);
     if (c.kind == Kind::loop) frame_motion(t, c.frame_b, 1);
-    // world_wrench_derivative reads frame-0 kinematics of the frames' paths, which the frame
-    // motions have just written for this s.
     switch (c.kind) {
       case Kind::contact:
         if (c.type == kContactRigid)
           rigid_rows(t, c, false);
         else
-          point_rows(t, c, false);
+          point_rows(t, c, false, pw);
         break;
       case Kind::loop:
         if (c.type == kLoopRigid)
@@ -499,7 +464,7 @@ Outcome constraint_rows(const Model &model, Workspace &ws, const ConstraintSet &
         else if (c.type == kLoopHinge)
           hinge_rows(t, c);
         else
-          point_rows(t, c, true);
+          point_rows(t, c, true, pw);
         break;
       case Kind::coupling:
         coupling_row(t, c);

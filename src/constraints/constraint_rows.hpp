@@ -14,20 +14,26 @@ struct RowPoint {
   Eigen::Ref<const VecX> r;
   Eigen::Ref<const VecX> nu_dot;
   double Kp = 0.0, Kd = 0.0;       // the holonomic rows' gains (0, 0: an impact's velocity rows)
-  bool derivatives = false;        // ws.cs_Dc and ws.cs_dQ too (kWorkspaceLinearize)
-  const double *lambda = nullptr;  // λ (m) for ws.cs_dQ
+  bool derivatives = false;        // ws.cs_Dc too (kWorkspaceLinearize)
+  const double *lambda = nullptr;  // λ (m): the wrenches of J_cᵀ λ too (with derivatives)
 };
 
 /// The rows c(x, ν, ν̇) of every constraint of the set at the point (docs/constraints.md (K5)-
 /// (K12)): ws.cs_J (m x n) = ∂c/∂ν̇, ws.cs_c (m) = c; with derivatives ws.cs_Dc (m x N) = ∂c/∂z
-/// at fixed ν̇ and ws.cs_dQ (n x N) = ∂(J_cᵀ λ)/∂z at fixed λ. Returns Outcome::wheel_normal for
-/// a wheel whose spin axis is normal to the ground at this state.
+/// at fixed ν̇, and with λ too its generalized force J_cᵀ λ as world wrenches (K13): the
+/// ws.cs_wrench_count wrenches ws.cs_wrenches (6 each, [f; τ] at the origins of the frames
+/// ws.cs_wrench_frames, world axes) whose values change along z by ws.cs_Dw (6 rows each, N
+/// columns) at fixed λ; a coupling's λ is a joint force, not among them. Returns
+/// Outcome::wheel_normal for a wheel whose spin axis is normal to the ground at this state.
 Outcome constraint_rows(const Model &model, Workspace &ws, const ConstraintSet &set,
                         const RowPoint &at);
 
 /// The restitution of each row of an impact (docs/constraints.md (K14)): e on contact rows and a
 /// wheel's normal row, 0 elsewhere.
 double row_restitution(const ConstraintSet &set, int row, double e);
+
+/// The couplings' joint forces of λ added to tau (n_J): (K11).
+void add_coupling_forces(const ConstraintSet &set, const double *lambda, RefVec tau);
 
 /// The constraint and its row of the set's row `row`.
 void constraint_of_row(const ConstraintSet &set, int row, int &k, int &k_row);
