@@ -88,7 +88,7 @@ GEOLIN_API const char *geolin_status_string(int status);
 
 /* The version of this header. */
 #define GEOLIN_VERSION_MAJOR 0
-#define GEOLIN_VERSION_MINOR 4
+#define GEOLIN_VERSION_MINOR 5
 #define GEOLIN_VERSION_PATCH 0
 
 /* The version of the library at run time. Any of the three pointers may be NULL. */
