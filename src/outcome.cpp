@@ -159,14 +159,13 @@ void add_constraint_failure(MessageWriter &w, const Outcome &o, const Model &mod
         o.row);
   add_constraint(w, model, set, o.index);
   w.add(
-      " depends on the rows before it (pivot %.1e of its diagonal in J_c M^-1 J_c^T, threshold "
-      "1e-10; e.g. a loop that repeats a coupling, two coaxial wheels on one axle, a leg at full "
-      "stretch)",
+      " depends on the rows before it (pivot %.1e of its diagonal in J_c M^-1 J_c^T; e.g. a loop "
+      "repeating a coupling, two wheels on one axle, a leg at full stretch)",
       o.ratio);
   if (reader == Reader::c_api)
     w.add(
         "; solve such sets softly with geolin_workspace_set_contact_regularization(ws, mu > 0), "
-        "e.g. 1e-12, or raise a mu too small to survive the round-off; nothing was written");
+        "e.g. 1e-12 (or a larger mu); nothing was written");
   else
     w.add("; --regularization MU solves them softly");
 }

@@ -328,6 +328,50 @@ static void check_evaluation_misuse(const Robot *x, const char *dir) {
   geolin_workspace_free(bare);
 }
 
+/* Numeric failures name the set's constraints: a foot held twice (dependent rows) is NUMERIC
+ * naming the constraint, its frame and the remedy, and is solved with mu > 0; a step whose h
+ * overflows the states is NUMERIC naming 'h' (classified with the set at the input state, where
+ * the dynamics is regular); nothing is written. */
+static void check_numeric_failures(const Robot *x) {
+  static double A[MAXNN * MAXNN], B[MAXNN * MAXN];
+  geolin_constraints *set = NULL;
+  const int fl = frame(x, "FL_foot");
+  double nu[MAXN], lam[MAXM], H1[16], s1[MAXN], v1[6], r1[MAXN];
+  int status;
+  CHECK(geolin_constraints_new(x->model, &set) == GEOLIN_OK, "set");
+  CHECK(geolin_constraints_add_contact(set, frame(x, "HR_foot"), GEOLIN_CONTACT_POINT, NULL) ==
+            GEOLIN_OK,
+        "HR");
+  CHECK(geolin_constraints_add_contact(set, fl, GEOLIN_CONTACT_RIGID, NULL) == GEOLIN_OK, "FL");
+  fill(H1, 16, SENTINEL);
+  fill(s1, x->nj, SENTINEL);
+  fill(lam, 9, SENTINEL);
+  status = geolin_constrained_step(x->ws, set, GEOLIN_STEP_RK4, 1e300, x->H, x->s, x->v, x->r,
+                                   x->tau, H1, s1, v1, r1, lam);
+  CHECK(status == GEOLIN_ERR_NUMERIC && NAMES("argument 'h'") && untouched(H1, 16) &&
+            untouched(s1, x->nj) && untouched(lam, 9),
+        "h = 1e300 overflows the step: NUMERIC naming 'h', nothing written (%d)", status);
+  CHECK(geolin_constraints_add_contact(set, fl, GEOLIN_CONTACT_POINT, NULL) == GEOLIN_OK, "twice");
+  fill(nu, x->n, SENTINEL);
+  fill(lam, 12, SENTINEL);
+  status = geolin_constrained_dynamics(x->ws, set, x->H, x->s, x->v, x->r, x->tau, nu, lam);
+  CHECK(status == GEOLIN_ERR_NUMERIC && untouched(nu, x->n) && untouched(lam, 12),
+        "a foot held twice: NUMERIC, nothing written (%d)", status);
+  CHECK(NAMES("constraint 2") && NAMES("FL_foot") &&
+            NAMES("geolin_workspace_set_contact_regularization"),
+        "a foot held twice: names the constraint, its frame and the remedy");
+  fill(A, x->N * x->N, SENTINEL);
+  status = geolin_constrained_step_linearize(x->ws, set, GEOLIN_STEP_RK4, 1e-3, x->H, x->s, x->v,
+                                             x->r, x->tau, A, B, NULL, NULL);
+  CHECK(status == GEOLIN_ERR_NUMERIC && NAMES("constraint 2") && untouched(A, x->N * x->N),
+        "a foot held twice: step_linearize NUMERIC naming the constraint (%d)", status);
+  CHECK(geolin_workspace_set_contact_regularization(x->ws, 1e-8) == GEOLIN_OK, "mu");
+  status = geolin_constrained_dynamics(x->ws, set, x->H, x->s, x->v, x->r, x->tau, nu, lam);
+  CHECK(status == GEOLIN_OK, "a foot held twice, mu = 1e-8: solved (%d)", status);
+  CHECK(geolin_workspace_set_contact_regularization(x->ws, 0.0) == GEOLIN_OK, "mu = 0");
+  geolin_constraints_free(set);
+}
+
 /* More rows than degrees of freedom (two rigid frames on a 7-joint arm): NUMERIC, as the
  * contact functions. */
 static void check_too_many_rows(const char *dir) {
@@ -598,6 +642,7 @@ int main(int argc, char **argv) {
     const double gains[2] = {40.0, 9.0};
     check_setters(&x);
     check_evaluation_misuse(&x, dir);
+    check_numeric_failures(&x);
     check_empty_set(&x, "quadruped");
     check_contacts_only(&x, 4, feet, points, GEOLIN_WRENCH_LOCAL, NULL, "4 points, local");
     check_contacts_only(&x, 4, feet, points, GEOLIN_WRENCH_MIXED, gains, "4 points, mixed, gains");
