@@ -9,6 +9,7 @@
 // dexp⁻¹_{−Θ} k = k + ½ [Θ, k] + 1/12 [Θ, [Θ, k]] + O(Θ³) (the bracket is non-zero on the SE(3)
 // block only, where [Θ, k] = Θ × k). RKMK4 applies classical RK4 to this ODE; two brackets
 // suffice for order 4.
+#include "geolin/constraints.hpp"
 #include "geolin/state.hpp"
 #include "numeric_checks.hpp"
 
@@ -27,7 +28,7 @@ constexpr Rk4Tableau kRk4{{0.0, 0.5, 0.5, 1.0}, {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0
 
 // What a step integrates: the free dynamics (ν̇ of aba) or the contact-constrained one (ν̇ and λ
 // of contact_dynamics, the contacts held; docs/contacts.md §10).
-enum class StepDynamics { free, held_contacts };
+enum class StepDynamics { free, held_contacts, constrained };
 
 // The dynamics of a step, its contacts (an empty set for StepDynamics::free) and the caller's
 // joint feedback.
@@ -35,7 +36,12 @@ struct StepField {
   StepDynamics dynamics;
   const Contacts &contacts;
   const JointFeedback &feedback;
-  int rows() const { return dynamics == StepDynamics::held_contacts ? contacts.rows() : 0; }
+  const ConstraintSet *set = nullptr;  // StepDynamics::constrained (docs/constraints.md §6)
+  double mu = 0.0;                     // its regularization
+  int rows() const {
+    if (dynamics == StepDynamics::held_contacts) return contacts.rows();
+    return dynamics == StepDynamics::constrained ? set->rows() : 0;
+  }
 };
 
 // The joint torques at a stage's (s, r): τ, or with feedback
@@ -61,9 +67,12 @@ Outcome field_accelerations(const Model &model, Workspace &ws, const StepField &
                             double weight, RefVec lambda) {
   const CRefVec tau = stage_torque(ws, field.feedback, s, r, tau_in);
   if (field.dynamics == StepDynamics::free) return aba(model, ws, H, s, v, r, tau, ws.nu_dot);
-  const int m = field.contacts.rows();
-  const Outcome outcome =
-      contact_dynamics(model, ws, H, s, v, r, tau, field.contacts, ws.nu_dot, ws.contact_lambda);
+  const int m = field.rows();
+  const Outcome outcome = field.dynamics == StepDynamics::constrained
+                              ? constrained_dynamics(model, ws, H, s, v, r, tau, *field.set,
+                                                     field.mu, ws.nu_dot, ws.contact_lambda)
+                              : contact_dynamics(model, ws, H, s, v, r, tau, field.contacts,
+                                                 ws.nu_dot, ws.contact_lambda);
   lambda.head(m) += weight * ws.contact_lambda.head(m);  // (C12)
   return outcome;
 }
@@ -254,11 +263,14 @@ Outcome stage_linearize(const Model &model, Workspace &ws, const StepField &fiel
   if (field.dynamics == StepDynamics::free) {
     outcome = linearize(model, ws, H, s, v, r, tau, ws.A_stage, ws.B_stage);
   } else {
-    const int m = field.contacts.rows();
+    const int m = field.rows();
     auto dz = ws.step_dlambda_dz.topRows(m);
     auto dw = ws.step_dlambda_dw.topRows(m);
-    outcome = contact_linearize(model, ws, H, s, v, r, tau, field.contacts, ws.A_stage, ws.B_stage,
-                                dz, dw);
+    outcome = field.dynamics == StepDynamics::constrained
+                  ? constrained_linearize(model, ws, H, s, v, r, tau, *field.set, field.mu,
+                                          ws.A_stage, ws.B_stage, dz, dw)
+                  : contact_linearize(model, ws, H, s, v, r, tau, field.contacts, ws.A_stage,
+                                      ws.B_stage, dz, dw);
   }
   if (outcome && field.feedback.any()) add_feedback_derivative(model, ws, field);
   return outcome;
@@ -337,7 +349,7 @@ Outcome rk4_step_linearize(const Model &model, Workspace &ws, const StepField &f
     retraction_jacobian(model, ws.rk4_theta, ws.D_theta, ws.Z);
     const Outcome outcome = stage_linearize(model, ws, field, Hs, ws.stage_s, vs, ws.stage_r, tau);
     if (!outcome) return outcome;
-    if (field.dynamics == StepDynamics::held_contacts)
+    if (field.dynamics != StepDynamics::free)
       add_lambda_derivative(model, ws, field.rows(), kRk4.b[i], ws.Z, dlambda_dz, dlambda_dw);
     // λ at the stage (linearize leaves ν̇ in ws.nu_dot) and Dλ = A + ad_λ.
     auto k = ws.stage_k.col(i);
@@ -401,6 +413,31 @@ Outcome contact_step_linearize(const Model &model, Workspace &ws, StepMethod met
     return step_linearize(model, ws, method, h, H, s, v, r, tau, A_d, B_d, feedback);
   return step_linearize_impl(model, ws, method, {StepDynamics::held_contacts, contacts, feedback},
                              h, H, s, v, r, tau, A_d, B_d, dlambda_dz, dlambda_dw);
+}
+
+Outcome constrained_step(const Model &model, Workspace &ws, StepMethod method, double h,
+                         const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                         const ConstraintSet &set, double mu, Transform &H_next, RefVec s_next,
+                         Vec6 &v_next, RefVec r_next, RefVec lambda,
+                         const JointFeedback &feedback) {
+  if (set.contacts_only())  // contact_step's own (geolin_step's for an empty set), exactly
+    return contact_step(model, ws, method, h, H, s, v, r, tau, set.contacts(mu), H_next, s_next,
+                        v_next, r_next, lambda, feedback);
+  return step_impl(model, ws, method, {StepDynamics::constrained, kNoContacts, feedback, &set, mu},
+                   h, H, s, v, r, tau, H_next, s_next, v_next, r_next, lambda);
+}
+
+Outcome constrained_step_linearize(const Model &model, Workspace &ws, StepMethod method, double h,
+                                   const Transform &H, CRefVec s, const Vec6 &v, CRefVec r,
+                                   CRefVec tau, const ConstraintSet &set, double mu, RefMat A_d,
+                                   RefMat B_d, RefMat dlambda_dz, RefMat dlambda_dw,
+                                   const JointFeedback &feedback) {
+  if (set.contacts_only())
+    return contact_step_linearize(model, ws, method, h, H, s, v, r, tau, set.contacts(mu), A_d, B_d,
+                                  dlambda_dz, dlambda_dw, feedback);
+  return step_linearize_impl(model, ws, method,
+                             {StepDynamics::constrained, kNoContacts, feedback, &set, mu}, h, H, s,
+                             v, r, tau, A_d, B_d, dlambda_dz, dlambda_dw);
 }
 
 }  // namespace geolin

@@ -97,7 +97,7 @@ std::size_t model_heap_bytes(const Model &model) {
   const std::size_t nb = model.num_bodies();
   std::size_t bytes = mul(nb, 4 * sizeof(int) + sizeof(std::vector<int>) + 3 * sizeof(std::string) +
                                   sizeof(JointType) + 2 * sizeof(Vec3) + sizeof(int) +
-                                  sizeof(Vec6) + sizeof(Transform) + 3 * sizeof(double) +
+                                  sizeof(Vec6) + sizeof(Transform) + 5 * sizeof(double) +
                                   sizeof(Vec3) + sizeof(Mat3) + sizeof(Mat6) + 1);
   bytes = add(bytes, mul(model.frames.size(), sizeof(Frame)));
   const auto heap = [](const std::string &name) {
@@ -144,6 +144,10 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     bytes = add(bytes, mul(D, nj));                     // impulse_rest_rates
     if (d.features & kWorkspaceStepLinearize)           // step_dlambda_dz, step_dlambda_dw
       bytes = add(bytes, mul(D, mul(m, N + nj)));
+    // The dense constraint solve (Workspace::cs_*): two frames' J, J_c, M, Y, Λ⁻¹, vectors.
+    bytes = add(bytes, mul(D, 12 * n + m * n + n * n + n * m + m * m + 3 * m + 3 * n));
+    if (d.features & kWorkspaceLinearize)  // frames' derivatives, ∂c/∂z, ∂Q/∂z, X, K, M⁻¹ S
+      bytes = add(bytes, mul(D, 24 * N + m * N + 2 * n * N + m * (N + nj) + n * nj));
   }
   return bytes;
 }
@@ -247,6 +251,28 @@ void size_contacts(Workspace &ws, const Model &model) {
   ws.impulse_twists.assign(model.num_bodies(), Vec6::Zero());
   ws.impulse_rest_rates.setZero(model.n_B);
   const Eigen::Index rows = static_cast<Eigen::Index>(m), N = model.state_dim(), nj = model.n_B;
+  const Eigen::Index n = model.num_dofs();
+  const bool lin = ws.has(kWorkspaceLinearize);
+  for (Workspace::FrameMotion &f : ws.cs_frame) {
+    f.J.setZero(6, n);
+    f.dvel.setZero(6, lin ? N : 0);
+    f.dacc.setZero(6, lin ? N : 0);
+  }
+  ws.cs_J.setZero(rows, n);
+  ws.cs_c.setZero(rows);
+  ws.cs_M.setZero(n, n);
+  ws.cs_Y.setZero(n, rows);
+  ws.cs_L.setZero(rows, rows);
+  ws.cs_dinv.setZero(rows);
+  for (VecX *x : {&ws.cs_nu, &ws.cs_nu2, &ws.cs_tau}) x->setZero(n);
+  ws.cs_lambda.setZero(rows);
+  if (lin) {
+    ws.cs_Dc.setZero(rows, N);
+    ws.cs_dQ.setZero(n, N);
+    ws.cs_X.setZero(n, N);
+    ws.cs_K.setZero(rows, N + nj);
+    ws.cs_Bu.setZero(n, nj);
+  }
   if (!ws.has(kWorkspaceStepLinearize)) return;
   ws.step_dlambda_dz.setZero(rows, N);
   ws.step_dlambda_dw.setZero(rows, nj);

@@ -72,16 +72,19 @@ struct ConstraintSet {
       if (c.kind != Constraint::Kind::contact) return false;
     return true;
   }
-};
 
-/// The arrays of a contacts-only set as contact_dynamics takes them (a contact without ref has
-/// the identity there, read only when Kp != 0 and then refused by the C API).
-struct ContactArrays {
-  std::vector<int> frames, types;
-  std::vector<double> refs;
-  Contacts view(const ConstraintSet &set, double mu) const;
+  /// Call after any change of items, Kp, Kd or flags (the C API's setters do): rebuilds the
+  /// arrays through which a contacts-only set is handed to the contact functions, so that an
+  /// evaluation neither allocates nor writes the set (many threads may share it).
+  void update();
+  /// The set as contact_dynamics takes it; valid when contacts_only() (a contact without ref
+  /// has the identity there, read only when Kp != 0, which the C API refuses).
+  Contacts contacts(double mu) const;
+
+ private:
+  std::vector<int> contact_frames_, contact_types_;
+  std::vector<double> contact_refs_;  // 16 per contact, column-major
 };
-ContactArrays contact_arrays(const ConstraintSet &set);
 
 /// Constrained forward dynamics (docs/constraints.md (K1)-(K4)): ν̇ (n) and λ (m) of
 ///   M ν̇ + C ν + G = S τ + J_cᵀ λ,   c(x, ν, ν̇) = J_c ν̇ + k(x, ν) = −mu λ,

@@ -238,6 +238,28 @@ struct Workspace {
   // contact_step_linearize (step.cpp), with kWorkspaceStepLinearize: a stage's ∂λ/∂z
   // (max_rows x N) and ∂λ/∂w (max_rows x n_J); the step's Dλ is summed into the caller's outputs.
   MatX step_dlambda_dz, step_dlambda_dw;
+
+  // kWorkspaceContacts: the dense solve of a constraint set with loops, couplings or wheels
+  // (src/constraints/, docs/constraints.md §3). One frame's world motion at (x, ν, ν̇):
+  struct FrameMotion {
+    Transform HF;     // ^A H_F
+    Vec6 vel, acc;    // [ṗ; ω], [p̈; ω̇] in world axes
+    MatX dvel, dacc;  // 6 x N: their derivatives in z (acc at fixed ν̇); kWorkspaceLinearize
+    MatX J;           // 6 x n: ∂vel/∂ν = ∂acc/∂ν̇, and [δp; δθ] = J z_pose
+  };
+  FrameMotion cs_frame[2];     // frames a and b of the constraint at hand
+  MatX cs_J;                   // max_rows x n: J_c = ∂c/∂ν̇
+  VecX cs_c;                   // max_rows: c at the ν̇ of the pass
+  MatX cs_M;                   // n x n: M, then its Cholesky factor (lower)
+  MatX cs_Y;                   // n x max_rows: M⁻¹ J_cᵀ
+  MatX cs_L;                   // max_rows x max_rows: Λ⁻¹ + mu 1 and its factor (row-major)
+  VecX cs_dinv;                // max_rows: 1 / L_kk
+  VecX cs_nu, cs_nu2, cs_tau;  // n: ν̇_free (or ν⁻), scratch, inverse dynamics' τ
+  VecX cs_lambda;              // max_rows: λ
+  MatX cs_Dc;                  // max_rows x N: ∂c/∂z (kWorkspaceLinearize)
+  MatX cs_dQ, cs_X;  // n x N: ∂(J_cᵀ λ)/∂z; M⁻¹ (∂Q/∂z − ∂ID/∂z) (kWorkspaceLinearize)
+  MatX cs_K;         // max_rows x (N + n_J) (kWorkspaceLinearize)
+  MatX cs_Bu;  // n x n_J: M⁻¹ S (kWorkspaceLinearize)
 };
 
 }  // namespace geolin

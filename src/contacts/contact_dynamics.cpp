@@ -27,7 +27,6 @@
 
 namespace geolin {
 namespace detail {
-namespace {
 
 // Cholesky factor L Lᵀ of the symmetric m x m matrix A (row-major, stride ld, lower triangle
 // read and overwritten; dinv receives 1 / L_kk). Each pivot is compared with the diagonal entry it
@@ -61,8 +60,6 @@ int cholesky_in_place(double *A, int m, std::ptrdiff_t ld, double mu, double *di
   }
   return -1;
 }
-
-}  // namespace
 
 void cholesky_solve(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *x) {
   for (int k = 0; k < m; ++k) {  // L y = x, by rows

@@ -25,6 +25,11 @@ Outcome contact_factor(const Model &model, Workspace &ws, const Transform &H,
                        const Contacts &contacts);
 void contact_forces(const Model &model, Workspace &ws, const Contacts &contacts);
 
+/// The Cholesky factor of Λ⁻¹ (+ mu 1), m x m, row-major with stride ld, lower triangle in place,
+/// with the test for dependent rows of docs/contacts.md §4: returns the first refused row (its
+/// pivot ratio in *ratio, NaN when not finite: an overflow), or -1; dinv receives 1 / L_kk.
+int cholesky_in_place(double *A, int m, std::ptrdiff_t ld, double mu, double *dinv, double *ratio);
+
 /// x ← (L Lᵀ)⁻¹ x for the lower factor L (row-major, stride ld) of cholesky_in_place and its
 /// inverse diagonal dinv.
 void cholesky_solve(const double *L, const double *dinv, int m, std::ptrdiff_t ld, double *x);

@@ -1,0 +1,196 @@
+// Constrained forward dynamics and its exact linearization for a constraint set
+// (docs/constraints.md §3, §4). A contacts-only set goes to the contact functions (exactly
+// equal to them); any other set is solved densely:
+//   ν̇_free = ABA(τ),  Y = M⁻¹ J_cᵀ,  (J_c Y + mu 1) λ = −c(ν̇_free),  ν̇ = ν̇_free + Y λ   (K1)-(K3)
+// and linearized from the inverse dynamics at fixed λ (RBDA ch. 8; Carpentier & Mansard 2018):
+//   M δν̇ = −∂ID/∂z z + ∂(J_cᵀ λ)/∂z z + S w + J_cᵀ δλ,   J_c δν̇ + ∂c/∂z z = −mu δλ       (K4)
+// so that with X = M⁻¹ (∂(J_cᵀ λ)/∂z − ∂ID/∂z) and K = ∂c/∂z + J_c X:
+//   ∂λ/∂z = −Λ K,  ∂λ/∂w = −Λ J_c M⁻¹ S,  ∂ν̇/∂z = X + Y ∂λ/∂z,  ∂ν̇/∂w = M⁻¹ S + Y ∂λ/∂w.
+#include <Eigen/Cholesky>
+
+#include "constrained_solve.hpp"
+#include "constraint_rows.hpp"
+#include "contacts/contact_solve.hpp"
+#include "geolin/constraints.hpp"
+
+namespace geolin {
+
+void ConstraintSet::update() {
+  contact_frames_.clear();
+  contact_types_.clear();
+  contact_refs_.clear();
+  if (!contacts_only()) return;
+  for (const Constraint &c : items) {
+    contact_frames_.push_back(c.frame);
+    contact_types_.push_back(c.type);
+    const Transform T = c.has_ref ? c.ref : Transform::identity();
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i) {
+        const double x = i < 3 ? (j < 3 ? T.R(i, j) : T.o(i)) : (j < 3 ? 0.0 : 1.0);
+        contact_refs_.push_back(x);
+      }
+  }
+}
+
+Contacts ConstraintSet::contacts(double mu) const {
+  Contacts k;
+  k.count = static_cast<int>(contact_frames_.size());
+  k.frames = contact_frames_.data();
+  k.types = contact_types_.data();
+  k.flags = flags;
+  k.Kp = Kp;
+  k.Kd = Kd;
+  k.refs = contact_refs_.data();
+  k.mu = mu;
+  return k;
+}
+
+namespace detail {
+
+bool factor_mass_matrix(Workspace &ws) {
+  Eigen::LLT<Eigen::Ref<MatX>> llt(ws.cs_M);
+  return llt.info() == Eigen::Success;
+}
+
+void mass_matrix_solve(const Workspace &ws, RefMat X) {
+  const auto L = ws.cs_M.triangularView<Eigen::Lower>();
+  L.solveInPlace(X);
+  L.transpose().solveInPlace(X);
+}
+
+// (K2): Y = M⁻¹ J_cᵀ and the factor of Λ⁻¹ + mu 1 = J_c Y + mu 1, with the test for dependent
+// rows (docs/contacts.md §4). (ws.cs_J, the factor of M in ws.cs_M) => (ws.cs_Y, ws.cs_L,
+// ws.cs_dinv), or the dependent row / overflow
+Outcome factor_constraints(const ConstraintSet &set, Workspace &ws, int m, double mu) {
+  auto Y = ws.cs_Y.leftCols(m);
+  Y = ws.cs_J.topRows(m).transpose();
+  mass_matrix_solve(ws, Y);
+  auto L = ws.cs_L.topLeftCorner(m, m);
+  L.noalias() = ws.cs_J.topRows(m) * Y;
+  L.diagonal().array() += mu;
+  double ratio = 0.0;
+  const int bad =
+      cholesky_in_place(ws.cs_L.data(), m, ws.cs_L.rows(), mu, ws.cs_dinv.data(), &ratio);
+  if (bad < 0) return Outcome();
+  if (std::isnan(ratio)) return Outcome::overflowed();
+  int k, row;
+  constraint_of_row(set, bad, k, row);
+  return Outcome::dependent_constraint(k, row, ratio);
+}
+
+void constraint_solve(const Workspace &ws, int m, double *x) {
+  cholesky_solve(ws.cs_L.data(), ws.cs_dinv.data(), m, ws.cs_L.rows(), x);
+}
+
+// (K1)-(K3) at (x, τ): ν̇ into ws.cs_nu2, λ into ws.cs_lambda; ws.cs_Y and the factors of M and
+// Λ⁻¹ kept for the linearization.
+Outcome dense_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                       const Vec6 &v0, CRefVec r, CRefVec tau, const ConstraintSet &set,
+                       double mu) {
+  const int m = set.rows();
+  if (Outcome o = aba(model, ws, H, s, v0, r, tau, ws.cs_nu); !o) return o;
+  const RowPoint at{H, s, v0, r, ws.cs_nu, set.Kp, set.Kd, false, nullptr};
+  if (Outcome o = constraint_rows(model, ws, set, at); !o) return o;
+  crba(model, ws, s, ws.cs_M);
+  if (!factor_mass_matrix(ws)) return Outcome::overflowed();
+  if (Outcome o = factor_constraints(set, ws, m, mu); !o) return o;
+  auto lambda = ws.cs_lambda.head(m);
+  lambda = -ws.cs_c.head(m);  // λ = −Λ c(ν̇_free)
+  constraint_solve(ws, m, lambda.data());
+  ws.cs_nu2 = ws.cs_nu;
+  ws.cs_nu2.noalias() += ws.cs_Y.leftCols(m) * lambda;
+  return Outcome();
+}
+
+// §4: K = [∂c/∂z + J_c X, J_c M⁻¹ S] → Λ K; then X ← X − Y K_z, Bu ← Bu − Y K_w.
+// (ws.cs_Dc, ws.cs_J, ws.cs_X, ws.cs_Bu, ws.cs_Y, the factor of Λ⁻¹) => (ws.cs_K = Λ K, X, Bu)
+void correct_by_constraints(const Model &model, Workspace &ws, int m) {
+  const int N = model.state_dim(), nj = model.n_B;
+  auto K = ws.cs_K.topLeftCorner(m, N + nj);
+  K.leftCols(N) = ws.cs_Dc.topRows(m);
+  K.leftCols(N).noalias() += ws.cs_J.topRows(m) * ws.cs_X;
+  K.rightCols(nj).noalias() = ws.cs_J.topRows(m) * ws.cs_Bu;
+  for (int c = 0; c < N + nj; ++c) {  // ws.cs_c (read already) as a contiguous column
+    for (int p = 0; p < m; ++p) ws.cs_c[p] = K(p, c);
+    constraint_solve(ws, m, ws.cs_c.data());
+    for (int p = 0; p < m; ++p) K(p, c) = ws.cs_c[p];
+  }
+  ws.cs_X.noalias() -= ws.cs_Y.leftCols(m) * K.leftCols(N);
+  ws.cs_Bu.noalias() -= ws.cs_Y.leftCols(m) * K.rightCols(nj);
+}
+
+}  // namespace detail
+
+namespace {
+
+// A contacts-only set (the empty one included) is the contact functions' own.
+bool routed_to_contacts(const ConstraintSet &set) {
+  return set.contacts_only();
+}
+
+// A = [kinematic rows; ∂ν̇/∂z], B = [0; ∂ν̇/∂w] (docs/dynamics.md (D16), (D17)).
+void write_linearization(const Model &model, const Workspace &ws, const Vec6 &v, RefMat A,
+                         RefMat B) {
+  const int n = model.num_dofs();
+  A.topRows(n).setZero();
+  if (!model.fixed_base) A.topLeftCorner<6, 6>() = -cross_motion(v);
+  for (int k = 0; k < n; ++k) A(k, n + k) = 1.0;
+  A.bottomRows(n) = ws.cs_X;
+  B.topRows(n).setZero();
+  B.bottomRows(n) = ws.cs_Bu;
+}
+
+}  // namespace
+
+Outcome constrained_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                             const Vec6 &v, CRefVec r, CRefVec tau, const ConstraintSet &set,
+                             double mu, RefVec nu_dot, RefVec lambda) {
+  if (routed_to_contacts(set))
+    return contact_dynamics(model, ws, H, s, v, r, tau, set.contacts(mu), nu_dot, lambda);
+  const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
+  const Outcome o = detail::dense_dynamics(model, ws, H, s, v0, r, tau, set, mu);
+  if (!o) return o;
+  const int m = set.rows();
+  nu_dot = ws.cs_nu2;
+  lambda.head(m) = ws.cs_lambda.head(m);
+  return o;
+}
+
+// §4 (docs/constraints.md): the dense linearization (K4).
+// (H, s, v, r, τ, set) => (A, B, ∂λ/∂z, ∂λ/∂w), or a failed outcome with nothing written
+Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                              const Vec6 &v, CRefVec r, CRefVec tau, const ConstraintSet &set,
+                              double mu, RefMat A, RefMat B, RefMat dlambda_dz, RefMat dlambda_dw) {
+  if (routed_to_contacts(set))
+    return contact_linearize(model, ws, H, s, v, r, tau, set.contacts(mu), A, B, dlambda_dz,
+                             dlambda_dw);
+  const int m = set.rows(), N = model.state_dim(), nj = model.n_B;
+  const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
+  // 1. ν̇, λ, Y and the factor of Λ⁻¹.
+  if (Outcome o = detail::dense_dynamics(model, ws, H, s, v0, r, tau, set, mu); !o) return o;
+  // 2. The rows at the solution with ∂c/∂z and ∂(J_cᵀ λ)/∂z (ws.cs_J is unchanged: it does not
+  // depend on ν̇).
+  const detail::RowPoint at{H, s, v0, r, ws.cs_nu2, set.Kp, set.Kd, true, ws.cs_lambda.data()};
+  if (Outcome o = detail::constraint_rows(model, ws, set, at); !o) return o;
+  // 3. ∂ID/∂z at the solution ν̇ (with M), X = M⁻¹ (∂(J_cᵀ λ)/∂z − ∂ID/∂z), Bu = M⁻¹ S.
+  inverse_dynamics_linearize(model, ws, H, s, v0, r, ws.cs_nu2, ws.cs_tau, ws.cs_X, ws.cs_M);
+  if (!detail::factor_mass_matrix(ws)) return Outcome::overflowed();
+  ws.cs_X = ws.cs_dQ - ws.cs_X;
+  detail::mass_matrix_solve(ws, ws.cs_X);
+  ws.cs_Bu.setZero();
+  for (int j = 0; j < nj; ++j) ws.cs_Bu(model.joint_offset() + j, j) = 1.0;
+  detail::mass_matrix_solve(ws, ws.cs_Bu);
+  // 4. The correction by the constraints.
+  detail::correct_by_constraints(model, ws, m);
+  const auto K = ws.cs_K.topLeftCorner(m, N + nj);
+  if (!ws.cs_X.allFinite() || !ws.cs_Bu.allFinite() || !K.allFinite() ||
+      !ws.cs_lambda.head(m).allFinite())
+    return Outcome::overflowed();
+  if (dlambda_dz.size() > 0) dlambda_dz = -K.leftCols(N);
+  if (dlambda_dw.size() > 0) dlambda_dw = -K.rightCols(nj);
+  write_linearization(model, ws, v0, A, B);
+  ws.nu_dot = ws.cs_nu2;  // left where contact_linearize leaves it (the steps read it)
+  return Outcome();
+}
+
+}  // namespace geolin

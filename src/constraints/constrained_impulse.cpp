@@ -1,0 +1,125 @@
+// The impact map of a constraint set and its exact Jacobian (docs/constraints.md §5; RBDA
+// ch. 11). A contacts-only set is impulse()'s. Otherwise, with J_c the set's velocity rows
+// (its acceleration rows' ∂c/∂ν̇) and E = diag(e on contact rows and a wheel's normal row, 0 on
+// the rest):
+//   M Δν = J_cᵀ Λ,   J_c ν⁺ + E J_c ν⁻ = −mu Λ,   ν⁺ = ν⁻ + Δν                     (K14)
+// and, differentiated at fixed Λ with ID₀(q, Δν, Λ) = M(q) Δν − J_c(q)ᵀ Λ:
+//   M δΔν = (∂(J_cᵀ Λ)/∂q − ∂(M Δν)/∂q) z + J_cᵀ δΛ,
+//   J_c δΔν + [∂(J_c ν⁺)/∂q + E ∂(J_c ν⁻)/∂q, (1 + E) J_c] z = −mu δΛ             (K15)
+// the system of constrained_linearize with these right-hand sides. J_c(q) u and its derivative at
+// fixed u are the rows at rest (ν = 0) with ν̇ = u and no gains.
+#include <utility>
+
+#include "constrained_solve.hpp"
+#include "constraint_rows.hpp"
+
+namespace geolin {
+namespace {
+
+// ws.gravity set to zero for the scope (ID₀ has no gravity), restored on every path.
+class NoGravity {
+ public:
+  explicit NoGravity(Workspace &ws) : ws_(ws), g_(ws.gravity) { ws.gravity.setZero(); }
+  ~NoGravity() { ws_.gravity = g_; }
+  NoGravity(const NoGravity &) = delete;
+  NoGravity &operator=(const NoGravity &) = delete;
+
+ private:
+  Workspace &ws_;
+  Vec3 g_;
+};
+
+// (K14): ν⁻ into ws.cs_nu, J_c, Y and the factors, Λ into ws.cs_lambda, Δν into ws.cs_nu2.
+Outcome impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                      const Vec6 &v0, CRefVec r, const ConstraintSet &set, double mu, double e) {
+  const int m = set.rows(), nv = model.joint_offset();
+  ws.cs_nu.head(nv) = v0.head(nv);
+  ws.cs_nu.tail(model.n_B) = r;
+  ws.cs_nu2.setZero();
+  const Vec6 zero = Vec6::Zero();
+  const detail::RowPoint at{H, s, zero, ws.impulse_rest_rates, ws.cs_nu2, 0.0, 0.0, false, nullptr};
+  if (Outcome o = detail::constraint_rows(model, ws, set, at); !o) return o;
+  crba(model, ws, s, ws.cs_M);
+  if (!detail::factor_mass_matrix(ws)) return Outcome::overflowed();
+  if (Outcome o = detail::factor_constraints(set, ws, m, mu); !o) return o;
+  auto lambda = ws.cs_lambda.head(m);
+  lambda.noalias() = ws.cs_J.topRows(m) * ws.cs_nu;  // J_c ν⁻
+  for (int p = 0; p < m; ++p) lambda[p] *= -(1.0 + detail::row_restitution(set, p, e));
+  detail::constraint_solve(ws, m, lambda.data());
+  ws.cs_nu2.noalias() = ws.cs_Y.leftCols(m) * lambda;
+  return Outcome();
+}
+
+// (K15)'s ∂c/∂z into ws.cs_Dc and ∂(J_cᵀ Λ)/∂q into ws.cs_dQ; ν⁺ in ws.cs_tau.
+// (ν⁻, Δν, Λ of impulse_solve) => (ws.cs_Dc, ws.cs_dQ)
+Outcome impact_constraint_derivatives(const Model &model, Workspace &ws, const Transform &H,
+                                      CRefVec s, const ConstraintSet &set, double e) {
+  const int m = set.rows(), n = model.num_dofs(), N = model.state_dim();
+  const Vec6 zero = Vec6::Zero();
+  // E ∂(J_c ν⁻)/∂q, kept in ws.cs_K while the rows are evaluated at ν⁺.
+  const detail::RowPoint minus{H,   s,    zero,   ws.impulse_rest_rates, ws.cs_nu, 0.0,
+                               0.0, true, nullptr};
+  if (Outcome o = detail::constraint_rows(model, ws, set, minus); !o) return o;
+  for (int p = 0; p < m; ++p)
+    ws.cs_K.row(p).head(n) = detail::row_restitution(set, p, e) * ws.cs_Dc.row(p).head(n);
+  ws.cs_tau = ws.cs_nu + ws.cs_nu2;
+  const detail::RowPoint plus{H,   s,   zero, ws.impulse_rest_rates, ws.cs_tau,
+                              0.0, 0.0, true, ws.cs_lambda.data()};
+  if (Outcome o = detail::constraint_rows(model, ws, set, plus); !o) return o;
+  for (int p = 0; p < m; ++p) {
+    const double ce = 1.0 + detail::row_restitution(set, p, e);
+    ws.cs_Dc.row(p).head(n) += ws.cs_K.row(p).head(n);
+    ws.cs_Dc.row(p).segment(n, N - n) = ce * ws.cs_J.row(p).head(n);
+  }
+  return Outcome();
+}
+
+}  // namespace
+
+Outcome constrained_impulse(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                            const Vec6 &v, CRefVec r, const ConstraintSet &set, double mu,
+                            double restitution, RefVec nu_next, RefVec impulse_out) {
+  if (set.contacts_only())
+    return impulse(model, ws, H, s, v, r, set.contacts(mu), restitution, nu_next, impulse_out);
+  const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
+  if (Outcome o = impulse_solve(model, ws, H, s, v0, r, set, mu, restitution); !o) return o;
+  const int m = set.rows();
+  nu_next = ws.cs_nu + ws.cs_nu2;
+  impulse_out.head(m) = ws.cs_lambda.head(m);
+  return Outcome();
+}
+
+// (K15) by the steps of constrained_linearize: X = M⁻¹ R, K = Λ (C_z + J_c X), δΛ = −K,
+// δΔν = X − Y K; A_imp = [1 0; ∂Δν/∂z_pose, 1 + ∂Δν/∂z_vel].
+Outcome constrained_impulse_linearize(const Model &model, Workspace &ws, const Transform &H,
+                                      CRefVec s, const Vec6 &v, CRefVec r, const ConstraintSet &set,
+                                      double mu, double restitution, RefMat A_imp,
+                                      RefMat dimpulse_dz) {
+  if (set.contacts_only())
+    return impulse_linearize(model, ws, H, s, v, r, set.contacts(mu), restitution, A_imp,
+                             dimpulse_dz);
+  const int m = set.rows(), n = model.num_dofs(), N = model.state_dim();
+  const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
+  if (Outcome o = impulse_solve(model, ws, H, s, v0, r, set, mu, restitution); !o) return o;
+  if (Outcome o = impact_constraint_derivatives(model, ws, H, s, set, restitution); !o) return o;
+  {  // ∂(M Δν)/∂q: the inverse dynamics at rest, without gravity, at ν̇ = Δν
+    NoGravity no_gravity(ws);
+    const Vec6 zero = Vec6::Zero();
+    inverse_dynamics_linearize(model, ws, H, s, zero, ws.impulse_rest_rates, ws.cs_nu2, ws.cs_tau,
+                               ws.cs_X, ws.cs_M);
+  }
+  if (!detail::factor_mass_matrix(ws)) return Outcome::overflowed();
+  ws.cs_X.leftCols(n) = ws.cs_dQ.leftCols(n) - ws.cs_X.leftCols(n);
+  ws.cs_X.rightCols(N - n).setZero();
+  detail::mass_matrix_solve(ws, ws.cs_X);
+  ws.cs_Bu.setZero();
+  detail::correct_by_constraints(model, ws, m);
+  const auto K = ws.cs_K.topLeftCorner(m, N);
+  if (!ws.cs_X.allFinite() || !K.allFinite()) return Outcome::overflowed();
+  if (dimpulse_dz.size() > 0) dimpulse_dz = -K;
+  A_imp.setIdentity();
+  A_imp.bottomRows(n) += ws.cs_X;
+  return Outcome();
+}
+
+}  // namespace geolin

@@ -1,0 +1,225 @@
+// Constraint sets (constrained_dynamics.cpp, constrained_impulse.cpp, constraint_rows.cpp)
+// against independent oracles: geometric central finite differences of the dynamics, steps and
+// impact maps through x exp(z) for every linearization; the rows themselves (J_c ν̇ + k = −mu λ at
+// the solution); the contact functions for contacts-only sets.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "geolin/constraints.hpp"
+#include "test_util.hpp"
+
+namespace geolin::test {
+namespace {
+
+Constraint contact(const Model &m, const char *frame, int type) {
+  Constraint c;
+  c.kind = Constraint::Kind::contact;
+  c.frame = m.frame_index(frame);
+  c.type = type;
+  EXPECT_GE(c.frame, 0) << frame;
+  return c;
+}
+
+Constraint loop(const Model &m, const char *a, const char *b, int type) {
+  Constraint c;
+  c.kind = Constraint::Kind::loop;
+  c.frame = m.frame_index(a);
+  c.frame_b = m.frame_index(b);
+  c.type = type;
+  EXPECT_GE(c.frame, 0) << a;
+  EXPECT_GE(c.frame_b, 0) << b;
+  return c;
+}
+
+Constraint coupling(const Model &m, const char *joint, const char *source, double ratio,
+                    double offset) {
+  Constraint c;
+  c.kind = Constraint::Kind::coupling;
+  c.joint = m.joint_index(joint);
+  c.source = m.joint_index(source);
+  c.ratio = ratio;
+  c.offset = offset;
+  EXPECT_GE(c.joint, 0) << joint;
+  EXPECT_GE(c.source, 0) << source;
+  return c;
+}
+
+Constraint wheel(const Model &m, const char *frame, const Vec3 &axis, double radius) {
+  Constraint c;
+  c.kind = Constraint::Kind::wheel;
+  c.frame = m.frame_index(frame);
+  c.axis = axis.normalized();
+  c.radius = radius;
+  EXPECT_GE(c.frame, 0) << frame;
+  return c;
+}
+
+// A named scenario: a model, a set and the regularization it is solved with.
+struct Scenario {
+  const char *name;
+  Model m;
+  ConstraintSet set;
+  double mu = 0.0;
+};
+
+ConstraintSet make_set(std::vector<Constraint> items, double Kp, double Kd, unsigned flags) {
+  ConstraintSet set;
+  set.items = std::move(items);
+  set.Kp = Kp;
+  set.Kd = Kd;
+  set.flags = flags;
+  set.update();
+  return set;
+}
+
+std::vector<Scenario> scenarios() {
+  std::vector<Scenario> out;
+  {
+    Model m = load_urdf_file(model_path("quadruped.urdf"));
+    // Every kind at once: a foot held, a foot on a wheel, two hind feet tied, two knees coupled.
+    std::vector<Constraint> items = {
+        contact(m, "FL_foot", kContactPoint), wheel(m, "FR_foot", Vec3(0.1, 1.0, 0.05), 0.04),
+        loop(m, "HL_foot", "HR_foot", kLoopPoint), coupling(m, "HL_KFE", "FL_KFE", 0.7, 0.1)};
+    for (unsigned flags : {kWrenchLocal, kWrenchMixed}) {
+      Scenario s{flags == kWrenchLocal ? "quadruped_all_local" : "quadruped_all_mixed", m,
+                 make_set(items, 20.0, 5.0, flags)};
+      s.set.items[0].has_ref = true;
+      s.set.items[0].ref = Transform{rot_z(0.2), Vec3(0.3, 0.2, -0.4)};
+      out.push_back(s);
+    }
+  }
+  {
+    Model m = load_urdf_file(model_path("humanoid.urdf"));
+    std::vector<Constraint> items = {loop(m, "L_hand", "R_hand", kLoopRigid),
+                                     loop(m, "L_foot", "R_foot", kLoopHinge)};
+    out.push_back({"humanoid_rigid_hinge_local", m, make_set(items, 30.0, 4.0, kWrenchLocal)});
+    out.push_back({"humanoid_rigid_hinge_mixed", m, make_set(items, 30.0, 4.0, kWrenchMixed)});
+    std::vector<Constraint> rigid = {contact(m, "L_foot", kContactRigid),
+                                     loop(m, "L_hand", "R_foot", kLoopPoint)};
+    Scenario s{"humanoid_sole_and_loop_regularized", m, make_set(rigid, 10.0, 2.0, kWrenchMixed),
+               1e-3};
+    s.set.items[0].has_ref = true;
+    s.set.items[0].ref = Transform{rot_x(0.3), Vec3(0.1, 0.1, -0.9)};
+    out.push_back(s);
+  }
+  {
+    Model m = load_urdf_file(model_path("arm7.urdf"), kFixedBase);
+    const int nj = m.num_joints();
+    std::vector<Constraint> items;
+    Constraint c;
+    c.kind = Constraint::Kind::coupling;
+    c.joint = nj - 1;
+    c.source = 1;
+    c.ratio = -1.5;
+    c.offset = 0.2;
+    items.push_back(c);
+    items.push_back(wheel(m, "tool_tip", Vec3(1.0, 0.0, 0.0), 0.05));
+    out.push_back({"arm_coupling_and_wheel", m, make_set(items, 4.0, 1.0, kWrenchLocal)});
+  }
+  return out;
+}
+
+State some_state(const Model &m, unsigned seed) {
+  std::mt19937 rng(seed);
+  State x;
+  static_cast<geolin::State &>(x) = random_state(m, rng, 0.8);
+  x.tau = random_state(m, rng, 2.0).tau;
+  return x;
+}
+
+// ν̇ and λ of the set at x.
+void dynamics_at(const Scenario &sc, Workspace &ws, const State &x, VecX &nu_dot, VecX &lambda) {
+  nu_dot.resize(sc.m.num_dofs());
+  lambda.resize(sc.set.rows());
+  const Outcome o =
+      constrained_dynamics(sc.m, ws, x.H, x.s, x.v, x.r, x.tau, sc.set, sc.mu, nu_dot, lambda);
+  ASSERT_TRUE(o.ok()) << sc.name;
+}
+
+class ConstraintScenario : public testing::TestWithParam<int> {
+ protected:
+  Scenario sc = scenarios()[GetParam()];
+};
+
+std::string scenario_name(const testing::TestParamInfo<int> &info) {
+  return scenarios()[info.param].name;
+}
+
+// The solution satisfies its own rows: M ν̇ + C ν + G = S τ + J_cᵀ λ (inverse dynamics) and the
+// rows evaluated again at ν̇ equal −mu λ.
+TEST_P(ConstraintScenario, SolutionSatisfiesDynamicsAndRows) {
+  Workspace ws(sc.m);
+  const State x = some_state(sc.m, 3);
+  VecX nu_dot, lambda;
+  dynamics_at(sc, ws, x, nu_dot, lambda);
+  // M ν̇ + h − S τ = J_cᵀ λ with J_c from a second evaluation's rows (ws.cs_J).
+  VecX id(sc.m.num_dofs());
+  rnea(sc.m, ws, x.H, x.s, x.v, x.r, nu_dot, id);
+  const int nv = sc.m.joint_offset();
+  id.tail(sc.m.num_joints()) -= x.tau;
+  VecX nu2, l2;
+  dynamics_at(sc, ws, x, nu2, l2);
+  const MatX J = ws.cs_J.topRows(sc.set.rows());
+  const VecX Jtl = J.transpose() * lambda;
+  EXPECT_LT(rel_err(id, Jtl), 1e-9) << sc.name;
+  (void)nv;
+}
+
+// A, B, ∂λ/∂z, ∂λ/∂w against central differences of constrained_dynamics through x exp(z).
+TEST_P(ConstraintScenario, LinearizationMatchesFiniteDifferences) {
+  Workspace ws(sc.m);
+  const int n = sc.m.num_dofs(), N = sc.m.state_dim(), nj = sc.m.num_joints(), m = sc.set.rows();
+  for (unsigned seed : {1u, 2u}) {
+    const State x = some_state(sc.m, seed);
+    MatX A(N, N), B(N, nj), dlz(m, N), dlw(m, nj);
+    const Outcome o =
+        constrained_linearize(sc.m, ws, x.H, x.s, x.v, x.r, x.tau, sc.set, sc.mu, A, B, dlz, dlw);
+    ASSERT_TRUE(o.ok()) << sc.name;
+    MatX Fd(n, N + nj), Ld(m, N + nj);
+    for (int k = 0; k < N + nj; ++k) {
+      VecX np, lp, nm, lm;
+      dynamics_at(sc, ws, perturbed(sc.m, x, k, kFdEps), np, lp);
+      dynamics_at(sc, ws, perturbed(sc.m, x, k, -kFdEps), nm, lm);
+      Fd.col(k) = (np - nm) / (2 * kFdEps);
+      Ld.col(k) = (lp - lm) / (2 * kFdEps);
+    }
+    EXPECT_LT(rel_err(A.bottomRows(n), Fd.leftCols(N)), 1e-6) << sc.name << " A, seed " << seed;
+    EXPECT_LT(rel_err(B.bottomRows(n), Fd.rightCols(nj)), 1e-6) << sc.name << " B";
+    EXPECT_LT(rel_err(dlz, Ld.leftCols(N)), 1e-6) << sc.name << " dlambda_dz";
+    EXPECT_LT(rel_err(dlw, Ld.rightCols(nj)), 1e-6) << sc.name << " dlambda_dw";
+    EXPECT_TRUE(B.topRows(n).isZero(0.0));
+  }
+}
+
+// The impact map's A_imp and ∂Λ/∂z against central differences of constrained_impulse.
+TEST_P(ConstraintScenario, ImpulseLinearizationMatchesFiniteDifferences) {
+  Workspace ws(sc.m);
+  const int n = sc.m.num_dofs(), N = sc.m.state_dim(), m = sc.set.rows();
+  const State x = some_state(sc.m, 5);
+  const auto impact = [&](const State &y, VecX &nu, VecX &L) {
+    nu.resize(n);
+    L.resize(m);
+    const Outcome o = constrained_impulse(sc.m, ws, y.H, y.s, y.v, y.r, sc.set, sc.mu, 0.4, nu, L);
+    ASSERT_TRUE(o.ok()) << sc.name;
+  };
+  MatX A(N, N), dL(m, N);
+  ASSERT_TRUE(
+      constrained_impulse_linearize(sc.m, ws, x.H, x.s, x.v, x.r, sc.set, sc.mu, 0.4, A, dL).ok());
+  MatX Fd(n, N), Ld(m, N);
+  for (int k = 0; k < N; ++k) {
+    VecX np, lp, nm, lm;
+    impact(perturbed(sc.m, x, k, kFdEps), np, lp);
+    impact(perturbed(sc.m, x, k, -kFdEps), nm, lm);
+    Fd.col(k) = (np - nm) / (2 * kFdEps);
+    Ld.col(k) = (lp - lm) / (2 * kFdEps);
+  }
+  EXPECT_LT(rel_err(A.bottomRows(n), Fd), 1e-6) << sc.name;
+  EXPECT_LT(rel_err(dL, Ld), 1e-6) << sc.name;
+  EXPECT_TRUE(A.topRows(n).isApprox(MatX::Identity(N, N).topRows(n)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sets, ConstraintScenario, testing::Range(0, 6), scenario_name);
+
+}  // namespace
+}  // namespace geolin::test
