@@ -2101,14 +2101,24 @@ int check_coupling(const char *fn, const geolin::Model &model, const std::vector
   return GEOLIN_OK;
 }
 
-// Adds c to the set (strong guarantee: on MEMORY the set is unchanged).
-int push(const char *fn, geolin_constraints *set, const Constraint &c) noexcept {
+// Applies change(set) to a copy of the set, rebuilds the copy's contact arrays
+// (ConstraintSet::update) and then replaces the set by it: on MEMORY the set is unchanged.
+template <class Change>
+int modify(const char *fn, geolin_constraints *set, Change &&change) noexcept {
   try {
-    set->set.items.push_back(c);
+    geolin::ConstraintSet next = set->set;
+    change(next);
+    next.update();
+    set->set = std::move(next);
     return GEOLIN_OK;
   } catch (...) {
     return handle_exception(fn);
   }
+}
+
+// Adds c to the set (strong guarantee: on MEMORY the set is unchanged).
+int push(const char *fn, geolin_constraints *set, const Constraint &c) noexcept {
+  return modify(fn, set, [&](geolin::ConstraintSet &next) { next.items.push_back(c); });
 }
 
 // The set of a geolin_constrained_* call: not NULL (pointers phase, with the inputs), then
@@ -2171,6 +2181,12 @@ GEOLIN_API int geolin_constraints_new(const geolin_model *model, geolin_constrai
   if (model_or_fail(__func__, model) == nullptr) return GEOLIN_ERR_INVALID_ARGUMENT;
   geolin_constraints *set = new (std::nothrow) geolin_constraints{model, geolin::ConstraintSet{}};
   if (set == nullptr) return fail(GEOLIN_ERR_MEMORY, "%s: out of memory", __func__);
+  try {
+    set->set.update();
+  } catch (...) {
+    delete set;
+    return handle_exception(__func__);
+  }
   *out = set;
   return GEOLIN_OK;
 }
@@ -2289,8 +2305,9 @@ GEOLIN_API int geolin_constraints_add_mimic_joints(geolin_constraints *set) {
       items.push_back(c);
       ++added;
     }
-    set->set.items.swap(items);
-    return added;
+    const int st =
+        modify(__func__, set, [&](geolin::ConstraintSet &next) { next.items.swap(items); });
+    return st != GEOLIN_OK ? st : added;
   } catch (...) {
     return handle_exception(__func__);
   }
@@ -2340,8 +2357,7 @@ GEOLIN_API int geolin_constraints_add_wheel(geolin_constraints *set, int frame, 
     c.frame = frame;
     c.axis = unit;
     c.radius = radius;
-    set->set.items.push_back(c);
-    return GEOLIN_OK;
+    return push(__func__, set, c);
   } catch (...) {
     return handle_exception(__func__);
   }
@@ -2360,9 +2376,10 @@ GEOLIN_API int geolin_constraints_set_gains(geolin_constraints *set, double kp, 
                   "%s: argument '%s' = %g is negative: Baumgarte gains must be >= 0", __func__,
                   name, gains[k]);
   }
-  set->set.Kp = kp;
-  set->set.Kd = kd;
-  return GEOLIN_OK;
+  return modify(__func__, set, [&](geolin::ConstraintSet &next) {
+    next.Kp = kp;
+    next.Kd = kd;
+  });
 }
 
 GEOLIN_API int geolin_constraints_set_axes(geolin_constraints *set, unsigned wrench_flags) {
@@ -2372,8 +2389,7 @@ GEOLIN_API int geolin_constraints_set_axes(geolin_constraints *set, unsigned wre
                 "%s: argument 'wrench_flags' = %u is not GEOLIN_WRENCH_LOCAL (0) or "
                 "GEOLIN_WRENCH_MIXED (1)",
                 __func__, wrench_flags);
-  set->set.flags = wrench_flags;
-  return GEOLIN_OK;
+  return modify(__func__, set, [&](geolin::ConstraintSet &next) { next.flags = wrench_flags; });
 }
 
 GEOLIN_API int geolin_constraints_set_ref(geolin_constraints *set, int k, const double *ref) {
@@ -2384,7 +2400,7 @@ GEOLIN_API int geolin_constraints_set_ref(geolin_constraints *set, int k, const 
                 "%s: argument 'k' = %d is out of range [0, %d) (the set's constraints, in the "
                 "order added)",
                 __func__, k, count);
-  Constraint &c = set->set.items[static_cast<std::size_t>(k)];
+  const Constraint &c = set->set.items[static_cast<std::size_t>(k)];
   if (c.kind != Constraint::Kind::contact) {
     static const char *const kinds[] = {"contact", "loop", "coupling", "wheel"};
     return fail(GEOLIN_ERR_INVALID_ARGUMENT,
@@ -2392,9 +2408,12 @@ GEOLIN_API int geolin_constraints_set_ref(geolin_constraints *set, int k, const 
                 __func__, k, kinds[static_cast<int>(c.kind)]);
   }
   if (int st = check_contact_ref(__func__, c.type, ref)) return st;
-  c.has_ref = ref != nullptr;
-  c.ref = ref != nullptr ? contact_ref(c.type, ref) : geolin::Transform{};
-  return GEOLIN_OK;
+  const geolin::Transform held = ref != nullptr ? contact_ref(c.type, ref) : geolin::Transform{};
+  return modify(__func__, set, [&](geolin::ConstraintSet &next) {
+    Constraint &contact = next.items[static_cast<std::size_t>(k)];
+    contact.has_ref = ref != nullptr;
+    contact.ref = held;
+  });
 }
 
 GEOLIN_API int geolin_constraints_num_rows(const geolin_constraints *set) {
