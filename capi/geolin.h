@@ -88,7 +88,7 @@ GEOLIN_API const char *geolin_status_string(int status);
 
 /* The version of this header. */
 #define GEOLIN_VERSION_MAJOR 0
-#define GEOLIN_VERSION_MINOR 4
+#define GEOLIN_VERSION_MINOR 5
 #define GEOLIN_VERSION_PATCH 0
 
 /* The version of the library at run time. Any of the three pointers may be NULL. */
@@ -693,8 +693,9 @@ GEOLIN_API int geolin_constraints_add_coupling(geolin_constraints *set, int join
                                                double ratio, double offset);
 
 /* Add every URDF <mimic> of the model as a coupling (joint = the mimicking joint, source = the
- * joint it mimics, ratio = multiplier, offset = offset), in the URDF's joint order. Returns the
- * number added (>= 0) or a negative status (nothing added then). */
+ * joint it mimics, ratio = multiplier, offset = offset), in the model's joint order (that of
+ * geolin_model_joint_name). Returns the number added (>= 0) or a negative status (nothing added
+ * then: e.g. INVALID_ARGUMENT when a mimic would close a cycle with the set's couplings). */
 GEOLIN_API int geolin_constraints_add_mimic_joints(geolin_constraints *set);
 
 /* Add a thin wheel of the given radius (> 0, m) rolling without slipping on the ground plane

@@ -19,6 +19,7 @@
 
 #include "geolin.h"
 #include "geolin/algorithms.hpp"
+#include "geolin/constraints.hpp"
 #include "geolin/model.hpp"
 #include "geolin/srdf.hpp"
 #include "geolin/state.hpp"
@@ -348,6 +349,10 @@ class Call {
   // The joint feedback of a _feedback step, set by declare_feedback once checked (all NULL:
   // none): step_failure classifies with the torque it adds at the input state.
   geolin::JointFeedback feedback;
+  // The constraint set of a geolin_constrained_* call, set by declare_set once checked (NULL:
+  // none): step_failure classifies with it, and the messages of numeric failures name its
+  // constraints.
+  const geolin::ConstraintSet *set = nullptr;
 
   // The workspace was created with `feature` (named `names` in the message).
   GEOLIN_ALWAYS_INLINE Call &feature(unsigned feature, const char *names) {
@@ -456,12 +461,13 @@ bool all_finite(const Eigen::Ref<const Eigen::MatrixXd> &X) noexcept {
 
 // GEOLIN_ERR_NUMERIC after a computation that cannot be trusted, with the core's message of the
 // outcome (geolin::describe: M singular at this state, dependent contacts, or an overflow);
-// `output` names what was not computed, `contacts` the contacts of a contact call.
+// `output` names what was not computed, `contacts` the contacts of a contact call (the constraint
+// set of a geolin_constrained_* call is the call's own, c.set).
 int numeric_failure(const Call &c, const geolin::Outcome &outcome, const char *output,
                     const geolin::Contacts *contacts = nullptr) noexcept {
   char message[512];
-  geolin::describe(outcome, c.model, {c.fn, output, contacts}, geolin::Reader::c_api, message,
-                   sizeof message);
+  geolin::describe(outcome, c.model, {c.fn, output, contacts, c.set}, geolin::Reader::c_api,
+                   message, sizeof message);
   set_error_string(message);
   return GEOLIN_ERR_NUMERIC;
 }
@@ -1268,7 +1274,8 @@ void copy_transform(const geolin::Transform &T, double *H) noexcept {
   H[15] = 1.0;
 }
 
-// The dynamics at a step's input state, the contacts of the call held (c.contacts, none: aba):
+// The dynamics at a step's input state, the contacts or the constraint set of the call held
+// (c.contacts, c.set; neither: aba):
 // its outcome, overflowed when it is regular but not finite. Writes only workspace scratch.
 geolin::Outcome dynamics_at_input(const Call &c, const double *H, const double *s, const double *v,
                                   const double *r, const double *tau) {
@@ -1291,7 +1298,13 @@ geolin::Outcome dynamics_at_input(const Call &c, const double *H, const double *
                : Eigen::Ref<const Eigen::VectorXd>(joint_vector(tau, c.nj));
   geolin::Outcome o;
   bool finite;
-  if (c.contacts.count > 0) {
+  if (c.set != nullptr) {
+    const int m = c.set->rows();
+    o = geolin::constrained_dynamics(c.model, ws->ws, Hb, joint_vector(s, c.nj), vb,
+                                     joint_vector(r, c.nj), tau_in, *c.set, ws->contact_mu, ws->vec,
+                                     ws->lambda.head(m));
+    finite = all_finite(ws->vec) && all_finite(ws->lambda.head(m));
+  } else if (c.contacts.count > 0) {
     o = geolin::contact_dynamics(c.model, ws->ws, Hb, joint_vector(s, c.nj), vb,
                                  joint_vector(r, c.nj), tau_in, c.contacts, ws->vec, ws->lambda);
     finite = all_finite(ws->vec) && all_finite(ws->lambda.head(c.contacts.rows()));
@@ -1303,8 +1316,9 @@ geolin::Outcome dynamics_at_input(const Call &c, const double *H, const double *
   return o && !finite ? geolin::Outcome::overflowed() : o;
 }
 
-// A step that failed (outcome, or results not finite: overflowed). A singular M or dependent
-// contacts met by the step are reported as such. Any other failure (an overflow, in a stage or
+// A step that failed (outcome, or results not finite: overflowed). A singular M, dependent
+// contacts or constraints, or a wheel whose axis turned normal to the plane, met by the step are
+// reported as such. Any other failure (an overflow, in a stage or
 // in the results) is classified by the dynamics at the input state, with the call's contacts
 // (the same overflow check as every other function): not finite or not regular there, its own
 // outcome (the inputs overflowed); finite and regular, the step size overflowed the states the
@@ -1313,7 +1327,8 @@ int step_failure(const Call &c, geolin::Outcome outcome, double h, const double 
                  const double *v, const double *r, const double *tau, const char *output) {
   using Kind = geolin::Outcome::Kind;
   if (outcome.kind != Kind::singular_joint && outcome.kind != Kind::singular_base &&
-      outcome.kind != Kind::dependent_contact_row) {
+      outcome.kind != Kind::dependent_contact_row &&
+      outcome.kind != Kind::dependent_constraint_row && outcome.kind != Kind::wheel_axis_normal) {
     outcome = dynamics_at_input(c, H, s, v, r, tau);
     if (outcome) outcome = geolin::Outcome::step_overflowed(h);
   }
@@ -1956,6 +1971,689 @@ GEOLIN_API int geolin_contact_step_feedback_linearize(
   return contact_step_linearize_entry(__func__, ws, method, h, H, s, v, r, tau,
                                       {kp, kd, s_ref, r_ref}, nc, frames, types, wrench_flags,
                                       gains, refs, A_d, B_d, dlambda_dz, dlambda_dw);
+}
+
+}  // extern "C"
+
+// ============================================================================================
+// Constraint sets: contacts, loops, couplings and wheels (version 0.5, docs/constraints.md)
+// ============================================================================================
+
+// An ordered set of constraints of one model (geolin.h). The model must outlive the set.
+struct geolin_constraints {
+  const geolin_model *m;
+  geolin::ConstraintSet set;
+};
+
+static_assert(GEOLIN_LOOP_POINT == geolin::kLoopPoint && GEOLIN_LOOP_HINGE == geolin::kLoopHinge &&
+                  GEOLIN_LOOP_RIGID == geolin::kLoopRigid,
+              "loop types out of sync");
+static_assert(GEOLIN_CONTACT_POINT == geolin::kContactPoint &&
+                  GEOLIN_CONTACT_RIGID == geolin::kContactRigid,
+              "contact types out of sync");
+
+namespace {
+
+using Constraint = geolin::Constraint;
+
+int check_set(const char *fn, const geolin_constraints *set) noexcept {
+  if (set != nullptr) return GEOLIN_OK;
+  return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+              "%s: argument 'set' is NULL (create one with geolin_constraints_new)", fn);
+}
+
+// A frame argument `name` of a setter: a frame index of the set's model.
+int check_set_frame(const char *fn, const geolin::Model &model, const char *name,
+                    int frame) noexcept {
+  const int nf = static_cast<int>(model.frames.size());
+  if (frame >= 0 && frame < nf) return GEOLIN_OK;
+  return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+              "%s: argument '%s' = %d is out of range [0, %d) (the frames of model '%.200s')", fn,
+              name, frame, nf, model.name.c_str());
+}
+
+// A joint argument `name` of a setter: a joint index of the set's model.
+int check_set_joint(const char *fn, const geolin::Model &model, const char *name,
+                    int joint) noexcept {
+  if (joint >= 0 && joint < model.num_joints()) return GEOLIN_OK;
+  return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+              "%s: argument '%s' = %d is out of range [0, %d) (the joints of model '%.200s')", fn,
+              name, joint, model.num_joints(), model.name.c_str());
+}
+
+const char *frame_name(const geolin::Model &model, int frame) {
+  return model.frames[static_cast<std::size_t>(frame)].name.c_str();
+}
+
+const char *joint_name(const geolin::Model &model, int joint) {
+  return model.joint_name[static_cast<std::size_t>(joint) + 1].c_str();
+}
+
+// A contact's ref (NULL: none): a rigid contact's H_ref a rigid transform within 1e-6; a point
+// contact's translation ref[12..14] finite (its rotation is not read), as geolin_contact_dynamics
+// checks its refs.
+int check_contact_ref(const char *fn, int type, const double *ref) noexcept {
+  if (ref == nullptr) return GEOLIN_OK;
+  if (type == GEOLIN_CONTACT_RIGID) return check_rigid(fn, "ref", ref);
+  for (int i = 12; i < 15; ++i)
+    if (!std::isfinite(ref[i]))
+      return fail(GEOLIN_ERR_NONFINITE,
+                  "%s: argument 'ref' has a non-finite value (%g) at index %d (the translation of "
+                  "the point contact's held pose)",
+                  fn, ref[i], i);
+  return GEOLIN_OK;
+}
+
+// The held pose of a contact of `type` from a checked ref (a point keeps its translation only).
+geolin::Transform contact_ref(int type, const double *ref) {
+  geolin::Transform T;
+  for (int j = 0; j < 3; ++j) {
+    if (type == GEOLIN_CONTACT_RIGID)
+      for (int i = 0; i < 3; ++i) T.R(i, j) = ref[i + 4 * j];
+    T.o(j) = ref[12 + j];
+  }
+  return T;
+}
+
+// Whether joint `to` follows from joint `from` through the couplings of `items` (edges joint ->
+// source): adding the coupling of `to` to `from` would then close a cycle.
+bool coupled_through(const std::vector<Constraint> &items, int nj, int from, int to) {
+  std::vector<char> seen(static_cast<std::size_t>(nj), 0);
+  std::vector<int> stack{from};
+  while (!stack.empty()) {
+    const int j = stack.back();
+    stack.pop_back();
+    if (j == to) return true;
+    if (seen[static_cast<std::size_t>(j)]) continue;
+    seen[static_cast<std::size_t>(j)] = 1;
+    for (const Constraint &c : items)
+      if (c.kind == Constraint::Kind::coupling && c.joint == j) stack.push_back(c.source);
+  }
+  return false;
+}
+
+// A coupling s[joint] = ratio s[source] + offset of checked joints to be added to `items`:
+// ratio finite and not 0, offset finite, no cycle. Messages name the arguments of
+// geolin_constraints_add_coupling, or (mimic) the URDF's <mimic>. Allocates (the cycle walk).
+int check_coupling(const char *fn, const geolin::Model &model, const std::vector<Constraint> &items,
+                   int joint, int source, double ratio, double offset, bool mimic) {
+  const char *ratio_name = mimic ? "the <mimic> multiplier" : "argument 'ratio'";
+  const char *offset_name = mimic ? "the <mimic> offset" : "argument 'offset'";
+  if (!std::isfinite(ratio))
+    return fail(GEOLIN_ERR_NONFINITE, "%s: %s of joint '%.100s' is not finite (%g)", fn, ratio_name,
+                joint_name(model, joint), ratio);
+  if (ratio == 0.0)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: %s of joint '%.100s' is 0: a coupling s[joint] = ratio s[source] + offset "
+                "needs ratio != 0 (to hold a joint at a position, use a ratio with a joint that "
+                "does not move, or a joint limit of the model)",
+                fn, ratio_name, joint_name(model, joint));
+  if (!std::isfinite(offset))
+    return fail(GEOLIN_ERR_NONFINITE, "%s: %s of joint '%.100s' is not finite (%g)", fn,
+                offset_name, joint_name(model, joint), offset);
+  if (coupled_through(items, model.num_joints(), source, joint))
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: %s coupling of joint %d ('%.100s') to joint %d ('%.100s') would close a cycle "
+                "of couplings: joint '%.100s' already follows joint '%.100s' through the set's "
+                "couplings (argument 'source')",
+                fn, mimic ? "the <mimic>" : "the", joint, joint_name(model, joint), source,
+                joint_name(model, source), joint_name(model, source), joint_name(model, joint));
+  return GEOLIN_OK;
+}
+
+// Applies change(set) to a copy of the set, rebuilds the copy's contact arrays
+// (ConstraintSet::update) and then replaces the set by it: on MEMORY the set is unchanged.
+template <class Change>
+int modify(const char *fn, geolin_constraints *set, Change &&change) noexcept {
+  try {
+    geolin::ConstraintSet next = set->set;
+    change(next);
+    next.update();
+    set->set = std::move(next);
+    return GEOLIN_OK;
+  } catch (...) {
+    return handle_exception(fn);
+  }
+}
+
+// Adds c to the set (strong guarantee: on MEMORY the set is unchanged).
+int push(const char *fn, geolin_constraints *set, const Constraint &c) noexcept {
+  return modify(fn, set, [&](geolin::ConstraintSet &next) { next.items.push_back(c); });
+}
+
+// The set of a geolin_constrained_* call: not NULL (pointers phase, with the inputs), then
+// (values phase) of the workspace's model, within the workspace's wrench capacity (a loop takes
+// two) and its rows (m <= n), and with the held pose of every contact when Kp != 0. Sets c.set.
+Call &declare_set(Call &c, const geolin_constraints *set) {
+  if (c.phase == Phase::pointers && c.status == GEOLIN_OK) c.status = check_set(c.fn, set);
+  return c.values([&]() -> int {
+    const geolin::ConstraintSet &k = set->set;
+    if (set->m != c.ws->m)
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'set' was created for another model ('%.100s') than the "
+                  "workspace's ('%.100s'): create the set with geolin_constraints_new on the "
+                  "workspace's model",
+                  c.fn, set->m->model.name.c_str(), c.model.name.c_str());
+    const int slots = k.slots(), capacity = c.ws->ws.dims.max_wrenches;
+    if (slots > capacity)
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'set' has %d constraints taking %d wrenches (a loop takes 2), more "
+                  "than the %d the workspace was created for (geolin_workspace_new_ex, "
+                  "max_wrenches)",
+                  c.fn, static_cast<int>(k.items.size()), slots, capacity);
+    const int m = k.rows();
+    if (m > c.n)
+      return fail(GEOLIN_ERR_NUMERIC,
+                  "%s: the %d constraints of argument 'set' have %d rows, more than the model's "
+                  "%d degrees of freedom: they are redundant (remove constraints, or hold points "
+                  "instead of frames); nothing was written",
+                  c.fn, static_cast<int>(k.items.size()), m, c.n);
+    if (k.Kp != 0.0)
+      for (std::size_t i = 0; i < k.items.size(); ++i) {
+        const Constraint &ci = k.items[i];
+        if (ci.kind == Constraint::Kind::contact && !ci.has_ref)
+          return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                      "%s: argument 'set' has Kp = %g but its constraint %d (contact at frame "
+                      "'%.100s') has no ref: the position gain needs the held pose "
+                      "(geolin_constraints_set_ref)",
+                      c.fn, k.Kp, static_cast<int>(i), frame_name(c.model, ci.frame));
+      }
+    c.set = &k;
+    return GEOLIN_OK;
+  });
+}
+
+// The rows m of the call's set, the size of its lambda outputs: from the pointers phase on (0
+// before, or for a NULL set, which declare_set refuses).
+std::ptrdiff_t set_rows(const Call &c, const geolin_constraints *set) {
+  if (c.status != GEOLIN_OK || c.phase < Phase::pointers || set == nullptr) return 0;
+  return set->set.rows();
+}
+
+}  // namespace
+
+extern "C" {
+
+GEOLIN_API int geolin_constraints_new(const geolin_model *model, geolin_constraints **out) {
+  if (out == nullptr)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", __func__);
+  *out = nullptr;
+  if (model_or_fail(__func__, model) == nullptr) return GEOLIN_ERR_INVALID_ARGUMENT;
+  geolin_constraints *set = new (std::nothrow) geolin_constraints{model, geolin::ConstraintSet{}};
+  if (set == nullptr) return fail(GEOLIN_ERR_MEMORY, "%s: out of memory", __func__);
+  try {
+    set->set.update();
+  } catch (...) {
+    delete set;
+    return handle_exception(__func__);
+  }
+  *out = set;
+  return GEOLIN_OK;
+}
+
+GEOLIN_API void geolin_constraints_free(geolin_constraints *set) {
+  delete set;
+}
+
+GEOLIN_API int geolin_constraints_add_contact(geolin_constraints *set, int frame, int type,
+                                              const double *ref) {
+  if (int st = check_set(__func__, set)) return st;
+  const geolin::Model &model = set->m->model;
+  if (int st = check_set_frame(__func__, model, "frame", frame)) return st;
+  if (type != GEOLIN_CONTACT_POINT && type != GEOLIN_CONTACT_RIGID)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'type' = %d is not GEOLIN_CONTACT_POINT (3) or GEOLIN_CONTACT_RIGID "
+                "(6)",
+                __func__, type);
+  if (int st = check_contact_ref(__func__, type, ref)) return st;
+  Constraint c;
+  c.kind = Constraint::Kind::contact;
+  c.type = type;
+  c.frame = frame;
+  c.has_ref = ref != nullptr;
+  if (ref != nullptr) c.ref = contact_ref(type, ref);
+  return push(__func__, set, c);
+}
+
+GEOLIN_API int geolin_constraints_add_loop(geolin_constraints *set, int frame_a, int frame_b,
+                                           int type) {
+  if (int st = check_set(__func__, set)) return st;
+  const geolin::Model &model = set->m->model;
+  if (int st = check_set_frame(__func__, model, "frame_a", frame_a)) return st;
+  if (int st = check_set_frame(__func__, model, "frame_b", frame_b)) return st;
+  if (frame_a == frame_b)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'frame_b' = %d is frame_a ('%.100s'): a loop closes two distinct "
+                "frames on two bodies",
+                __func__, frame_b, frame_name(model, frame_a));
+  const int body_a = model.frames[static_cast<std::size_t>(frame_a)].body;
+  const int body_b = model.frames[static_cast<std::size_t>(frame_b)].body;
+  if (body_a == body_b)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'frame_b' = %d ('%.100s') is on the body of frame_a ('%.100s'), "
+                "'%.100s': a loop needs two bodies (frames on one body never move apart)",
+                __func__, frame_b, frame_name(model, frame_b), frame_name(model, frame_a),
+                model.body_name[static_cast<std::size_t>(body_a)].c_str());
+  if (type != GEOLIN_LOOP_POINT && type != GEOLIN_LOOP_HINGE && type != GEOLIN_LOOP_RIGID)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'type' = %d is not GEOLIN_LOOP_POINT (3), GEOLIN_LOOP_HINGE (5) or "
+                "GEOLIN_LOOP_RIGID (6)",
+                __func__, type);
+  Constraint c;
+  c.kind = Constraint::Kind::loop;
+  c.type = type;
+  c.frame = frame_a;
+  c.frame_b = frame_b;
+  return push(__func__, set, c);
+}
+
+GEOLIN_API int geolin_constraints_add_coupling(geolin_constraints *set, int joint, int source,
+                                               double ratio, double offset) {
+  if (int st = check_set(__func__, set)) return st;
+  const geolin::Model &model = set->m->model;
+  if (int st = check_set_joint(__func__, model, "joint", joint)) return st;
+  if (int st = check_set_joint(__func__, model, "source", source)) return st;
+  if (joint == source)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'source' = %d is 'joint' ('%.100s'): a joint cannot be coupled to "
+                "itself",
+                __func__, source, joint_name(model, joint));
+  try {
+    if (int st =
+            check_coupling(__func__, model, set->set.items, joint, source, ratio, offset, false))
+      return st;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+  Constraint c;
+  c.kind = Constraint::Kind::coupling;
+  c.joint = joint;
+  c.source = source;
+  c.ratio = ratio;
+  c.offset = offset;
+  return push(__func__, set, c);
+}
+
+GEOLIN_API int geolin_constraints_add_mimic_joints(geolin_constraints *set) {
+  if (int st = check_set(__func__, set)) return st;
+  const geolin::Model &model = set->m->model;
+  try {
+    // All or nothing: the couplings are added to a copy, which replaces the set's list at the end.
+    std::vector<Constraint> items = set->set.items;
+    int added = 0;
+    for (int i = 1; i < model.num_bodies() && static_cast<std::size_t>(i) < model.mimic_of.size();
+         ++i) {
+      const std::string &of = model.mimic_of[static_cast<std::size_t>(i)];
+      if (of.empty()) continue;
+      const int joint = i - 1, source = model.joint_index(of);
+      if (source < 0 || source == joint)
+        return fail(GEOLIN_ERR_MODEL,
+                    "%s: the <mimic> of joint '%.100s' names joint '%.100s', which is %s; nothing "
+                    "was added",
+                    __func__, joint_name(model, joint), of.c_str(),
+                    source < 0 ? "not a joint of the model" : "itself");
+      const double ratio = model.mimic_multiplier[static_cast<std::size_t>(i)];
+      const double offset = model.mimic_offset[static_cast<std::size_t>(i)];
+      if (int st = check_coupling(__func__, model, items, joint, source, ratio, offset, true))
+        return st;
+      Constraint c;
+      c.kind = Constraint::Kind::coupling;
+      c.joint = joint;
+      c.source = source;
+      c.ratio = ratio;
+      c.offset = offset;
+      items.push_back(c);
+      ++added;
+    }
+    const int st =
+        modify(__func__, set, [&](geolin::ConstraintSet &next) { next.items.swap(items); });
+    return st != GEOLIN_OK ? st : added;
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_constraints_add_wheel(geolin_constraints *set, int frame, const double *axis,
+                                            double radius) {
+  if (int st = check_set(__func__, set)) return st;
+  const geolin::Model &model = set->m->model;
+  if (int st = check_set_frame(__func__, model, "frame", frame)) return st;
+  if (int st = check_array(__func__, "axis", axis, 3)) return st;
+  const geolin::Vec3 a(axis[0], axis[1], axis[2]);
+  const double norm = a.norm();
+  if (!(norm > 0.0) || !std::isfinite(norm))
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'axis' = [%g %g %g] of the wheel at frame '%.100s' has length %g: "
+                "give the spin axis, a nonzero vector in the frame's axes",
+                __func__, axis[0], axis[1], axis[2], frame_name(model, frame), norm);
+  if (!std::isfinite(radius))
+    return fail(GEOLIN_ERR_NONFINITE,
+                "%s: argument 'radius' of the wheel at frame '%.100s' is not finite (%g)", __func__,
+                frame_name(model, frame), radius);
+  if (!(radius > 0.0))
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'radius' = %g of the wheel at frame '%.100s' must be > 0 (m)",
+                __func__, radius, frame_name(model, frame));
+  try {
+    // The spin axis in world axes at the neutral configuration (s = 0, the base at the origin or,
+    // fixed, where the model welds it).
+    geolin::Workspace neutral(model, geolin::kWorkspaceDynamics, 0);
+    const geolin::Transform base = model.fixed_base ? model.H_A_0 : geolin::Transform{};
+    const Eigen::VectorXd s0 = Eigen::VectorXd::Zero(model.num_joints());
+    const geolin::Transform T = geolin::frame_pose(model, neutral, base, s0, frame);
+    const geolin::Vec3 unit = a / norm, world = T.R * unit;
+    if (std::abs(world.z()) > 1.0 - 1e-6)
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'axis' = [%g %g %g]: the spin axis of the wheel at frame '%.100s' "
+                  "is normal to the ground plane z = 0 at the model's neutral configuration "
+                  "(s = 0, the base at the origin: [%.3g %.3g %.3g] in world axes), where the rim "
+                  "point nearest the plane is not defined; a wheel rolls on its rim, its spin "
+                  "axis parallel to the plane",
+                  __func__, axis[0], axis[1], axis[2], frame_name(model, frame), world.x(),
+                  world.y(), world.z());
+    Constraint c;
+    c.kind = Constraint::Kind::wheel;
+    c.type = 3;
+    c.frame = frame;
+    c.axis = unit;
+    c.radius = radius;
+    return push(__func__, set, c);
+  } catch (...) {
+    return handle_exception(__func__);
+  }
+}
+
+GEOLIN_API int geolin_constraints_set_gains(geolin_constraints *set, double kp, double kd) {
+  if (int st = check_set(__func__, set)) return st;
+  const double gains[2] = {kp, kd};
+  for (int k = 0; k < 2; ++k) {
+    const char *name = k == 0 ? "kp" : "kd";
+    if (!std::isfinite(gains[k]))
+      return fail(GEOLIN_ERR_NONFINITE, "%s: argument '%s' is not finite (%g)", __func__, name,
+                  gains[k]);
+    if (gains[k] < 0.0)
+      return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                  "%s: argument '%s' = %g is negative: Baumgarte gains must be >= 0", __func__,
+                  name, gains[k]);
+  }
+  return modify(__func__, set, [&](geolin::ConstraintSet &next) {
+    next.Kp = kp;
+    next.Kd = kd;
+  });
+}
+
+GEOLIN_API int geolin_constraints_set_axes(geolin_constraints *set, unsigned wrench_flags) {
+  if (int st = check_set(__func__, set)) return st;
+  if (wrench_flags != GEOLIN_WRENCH_LOCAL && wrench_flags != GEOLIN_WRENCH_MIXED)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'wrench_flags' = %u is not GEOLIN_WRENCH_LOCAL (0) or "
+                "GEOLIN_WRENCH_MIXED (1)",
+                __func__, wrench_flags);
+  return modify(__func__, set, [&](geolin::ConstraintSet &next) { next.flags = wrench_flags; });
+}
+
+GEOLIN_API int geolin_constraints_set_ref(geolin_constraints *set, int k, const double *ref) {
+  if (int st = check_set(__func__, set)) return st;
+  const int count = static_cast<int>(set->set.items.size());
+  if (k < 0 || k >= count)
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'k' = %d is out of range [0, %d) (the set's constraints, in the "
+                "order added)",
+                __func__, k, count);
+  const Constraint &c = set->set.items[static_cast<std::size_t>(k)];
+  if (c.kind != Constraint::Kind::contact) {
+    static const char *const kinds[] = {"contact", "loop", "coupling", "wheel"};
+    return fail(GEOLIN_ERR_INVALID_ARGUMENT,
+                "%s: argument 'k' = %d is a %s, not a contact: only a contact has a held pose",
+                __func__, k, kinds[static_cast<int>(c.kind)]);
+  }
+  if (int st = check_contact_ref(__func__, c.type, ref)) return st;
+  const geolin::Transform held = ref != nullptr ? contact_ref(c.type, ref) : geolin::Transform{};
+  return modify(__func__, set, [&](geolin::ConstraintSet &next) {
+    Constraint &contact = next.items[static_cast<std::size_t>(k)];
+    contact.has_ref = ref != nullptr;
+    contact.ref = held;
+  });
+}
+
+GEOLIN_API int geolin_constraints_num_rows(const geolin_constraints *set) {
+  if (check_set(__func__, set)) return -1;
+  return set->set.rows();
+}
+
+GEOLIN_API int geolin_constrained_dynamics(geolin_workspace *ws, const geolin_constraints *set,
+                                           const double *H, const double *s, const double *v,
+                                           const double *r, const double *tau, double *nu_dot,
+                                           double *lambda) {
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS")
+            .dynamics_inputs(H, s, v, r, tau);
+        declare_set(c, set)
+            .output("nu_dot", nu_dot, c.n)
+            .output("lambda", lambda, set_rows(c, set));
+      },
+      [&](Call &c) {
+        const int m = set->set.rows();
+        const geolin::Outcome o = geolin::constrained_dynamics(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), joint_vector(tau, c.nj), set->set,
+            ws->contact_mu, ws->vec, ws->lambda.head(m));
+        return finish(c, o, {{"nu_dot", nu_dot, ws->vec}, {"lambda", lambda, ws->lambda.head(m)}});
+      });
+}
+
+GEOLIN_API int geolin_constrained_linearize(geolin_workspace *ws, const geolin_constraints *set,
+                                            const double *H, const double *s, const double *v,
+                                            const double *r, const double *tau, double *A,
+                                            double *B, double *dlambda_dz, double *dlambda_dw) {
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        const std::ptrdiff_t m = set_rows(c, set), N = c.N;
+        c.feature(geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
+                  "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE")
+            .dynamics_inputs(H, s, v, r, tau);
+        declare_set(c, set)
+            .output("A", A, N * N)
+            .output("B", B, N * c.nj)
+            .optional_output("dlambda_dz", dlambda_dz, m * N)
+            .optional_output("dlambda_dw", dlambda_dw, m * c.nj);
+      },
+      [&](Call &c) {  // straight into the caller's arrays, checked before writing
+        const int m = set->set.rows();
+        Eigen::Map<Eigen::MatrixXd> Am(A, c.N, c.N), Bm(B, c.N, c.nj);
+        Eigen::Map<Eigen::MatrixXd> dz(dlambda_dz, dlambda_dz ? m : 0, dlambda_dz ? c.N : 0);
+        Eigen::Map<Eigen::MatrixXd> dw(dlambda_dw, dlambda_dw ? m : 0, dlambda_dw ? c.nj : 0);
+        const geolin::Outcome o = geolin::constrained_linearize(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), joint_vector(tau, c.nj), set->set,
+            ws->contact_mu, Am, Bm, dz, dw);
+        return direct(c, o, "A");
+      });
+}
+
+GEOLIN_API int geolin_constrained_impulse(geolin_workspace *ws, const geolin_constraints *set,
+                                          double restitution, const double *H, const double *s,
+                                          const double *v, const double *r, double *v_next,
+                                          double *r_next, double *impulse) {
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS").state(H, s, v, r);
+        declare_set(c, set).values([&] { return check_restitution(c.fn, restitution); });
+        if (!c.model.fixed_base) c.output("v_next", v_next, 6);
+        c.output("r_next", r_next, c.nj).optional_output("impulse", impulse, set_rows(c, set));
+      },
+      [&](Call &c) {  // staged: the outputs may alias the inputs
+        const int m = set->set.rows();
+        const geolin::Outcome o = geolin::constrained_impulse(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), set->set, ws->contact_mu, restitution,
+            ws->vec, ws->lambda.head(m));
+        const int nv = c.n - c.nj;
+        return finish(c, o,
+                      {{"v_next/r_next", c.model.fixed_base ? nullptr : v_next, ws->vec.head(nv)},
+                       {"v_next/r_next", r_next, ws->vec.tail(c.nj)},
+                       {"impulse", impulse, ws->lambda.head(m)}});
+      });
+}
+
+GEOLIN_API int geolin_constrained_impulse_linearize(
+    geolin_workspace *ws, const geolin_constraints *set, double restitution, const double *H,
+    const double *s, const double *v, const double *r, double *A_imp, double *dimpulse_dz) {
+  return guarded(
+      __func__, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceContacts | geolin::kWorkspaceLinearize,
+                  "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_LINEARIZE")
+            .state(H, s, v, r);
+        declare_set(c, set)
+            .values([&] { return check_restitution(c.fn, restitution); })
+            .output("A_imp", A_imp, std::ptrdiff_t{c.N} * c.N)
+            .optional_output("dimpulse_dz", dimpulse_dz, set_rows(c, set) * c.N);
+      },
+      [&](Call &c) {  // straight into the caller's arrays, checked before writing
+        const int m = set->set.rows();
+        Eigen::Map<Eigen::MatrixXd> Am(A_imp, c.N, c.N);
+        Eigen::Map<Eigen::MatrixXd> dz(dimpulse_dz, dimpulse_dz ? m : 0, dimpulse_dz ? c.N : 0);
+        const geolin::Outcome o = geolin::constrained_impulse_linearize(
+            c.model, ws->ws, base_transform(c.model, H), joint_vector(s, c.nj),
+            base_twist(c.model, v), joint_vector(r, c.nj), set->set, ws->contact_mu, restitution,
+            Am, dz);
+        return direct(c, o, "A_imp");
+      });
+}
+
+}  // extern "C"
+
+namespace {
+
+// geolin_constrained_step and geolin_constrained_step_feedback (fb all NULL for the first).
+int constrained_step_entry(const char *fn, geolin_workspace *ws, const geolin_constraints *set,
+                           int method, double h, const double *H, const double *s, const double *v,
+                           const double *r, const double *tau, const geolin::JointFeedback &fb,
+                           double *H_next, double *s_next, double *v_next, double *r_next,
+                           double *lambda) {
+  return guarded(
+      fn, ws,
+      [&](Call &c) {
+        c.feature(geolin::kWorkspaceContacts, "GEOLIN_WORKSPACE_CONTACTS")
+            .dynamics_inputs(H, s, v, r, tau)
+            .sizes([&] { return check_step(c.fn, method, h); });
+        declare_feedback(c, fb.kp, fb.kd, fb.s_ref, fb.r_ref);
+        declare_set(c, set);
+        declare_next_state(c, H_next, s_next, v_next, r_next)
+            .optional_output("lambda", lambda, set_rows(c, set));
+      },
+      [&](Call &c) {
+        const int m = set->set.rows();
+        geolin::Transform Hn = base_transform(c.model, H);
+        geolin::Vec6 vn = base_twist(c.model, v);
+        const geolin::Outcome o = geolin::constrained_step(
+            c.model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(c.model, H),
+            joint_vector(s, c.nj), base_twist(c.model, v), joint_vector(r, c.nj),
+            joint_vector(tau, c.nj), set->set, ws->contact_mu, Hn, ws->s_next, vn, ws->r_next,
+            ws->lambda.head(m), fb);
+        using Kind = geolin::Outcome::Kind;
+        if (o.kind == Kind::dependent_contact_row || o.kind == Kind::dependent_constraint_row ||
+            o.kind == Kind::wheel_axis_normal)
+          return numeric_failure(c, o, "H_next/s_next/v_next/r_next");
+        return finish_step(c, o, h, H, s, v, r, tau, Hn, vn, H_next, s_next, v_next, r_next,
+                           ws->lambda.head(m), lambda);
+      });
+}
+
+// geolin_constrained_step_linearize and geolin_constrained_step_feedback_linearize.
+int constrained_step_linearize_entry(const char *fn, geolin_workspace *ws,
+                                     const geolin_constraints *set, int method, double h,
+                                     const double *H, const double *s, const double *v,
+                                     const double *r, const double *tau,
+                                     const geolin::JointFeedback &fb, double *A_d, double *B_d,
+                                     double *dlambda_dz, double *dlambda_dw) {
+  return guarded(
+      fn, ws,
+      [&](Call &c) {
+        const std::ptrdiff_t m = set_rows(c, set), N = c.N;
+        c.feature(geolin::kWorkspaceContacts | geolin::kWorkspaceStepLinearize,
+                  "GEOLIN_WORKSPACE_CONTACTS | GEOLIN_WORKSPACE_STEP_LINEARIZE")
+            .dynamics_inputs(H, s, v, r, tau)
+            .sizes([&] { return check_step(c.fn, method, h); });
+        declare_feedback(c, fb.kp, fb.kd, fb.s_ref, fb.r_ref);
+        declare_set(c, set)
+            .output("A_d", A_d, N * N)
+            .output("B_d", B_d, N * c.nj)
+            .optional_output("dlambda_dz", dlambda_dz, m * N)
+            .optional_output("dlambda_dw", dlambda_dw, m * c.nj);
+      },
+      [&](Call &c) {  // staged: A_d, B_d in ws->A, ws->B, Dλ in ws->dlambda_dz, ws->dlambda_dw
+        const int m = set->set.rows();
+        auto dz = ws->dlambda_dz.topRows(m);
+        auto dw = ws->dlambda_dw.topRows(m);
+        const geolin::Outcome o = geolin::constrained_step_linearize(
+            c.model, ws->ws, static_cast<geolin::StepMethod>(method), h, base_transform(c.model, H),
+            joint_vector(s, c.nj), base_twist(c.model, v), joint_vector(r, c.nj),
+            joint_vector(tau, c.nj), set->set, ws->contact_mu, ws->A, ws->B, dz, dw, fb);
+        using Kind = geolin::Outcome::Kind;
+        if (o.kind == Kind::dependent_contact_row || o.kind == Kind::dependent_constraint_row ||
+            o.kind == Kind::wheel_axis_normal)
+          return numeric_failure(c, o, "A_d");
+        const geolin::Outcome overflow = geolin::Outcome::overflowed();
+        if (!o || !all_finite(ws->A))
+          return step_failure(c, o ? overflow : o, h, H, s, v, r, tau, "A_d");
+        if (!all_finite(ws->B)) return step_failure(c, overflow, h, H, s, v, r, tau, "B_d");
+        if (m > 0 && (!all_finite(dz) || !all_finite(dw)))
+          return step_failure(c, overflow, h, H, s, v, r, tau, "dlambda_dz");
+        return finish(c, o,
+                      {{"A_d", A_d, ws->A},
+                       {"B_d", B_d, ws->B},
+                       {"dlambda_dz", m > 0 ? dlambda_dz : nullptr, dz},
+                       {"dlambda_dw", m > 0 ? dlambda_dw : nullptr, dw}});
+      });
+}
+
+}  // namespace
+
+extern "C" {
+
+GEOLIN_API int geolin_constrained_step(geolin_workspace *ws, const geolin_constraints *set,
+                                       int method, double h, const double *H, const double *s,
+                                       const double *v, const double *r, const double *tau,
+                                       double *H_next, double *s_next, double *v_next,
+                                       double *r_next, double *lambda) {
+  return constrained_step_entry(__func__, ws, set, method, h, H, s, v, r, tau, {}, H_next, s_next,
+                                v_next, r_next, lambda);
+}
+
+GEOLIN_API int geolin_constrained_step_feedback(geolin_workspace *ws, const geolin_constraints *set,
+                                                int method, double h, const double *H,
+                                                const double *s, const double *v, const double *r,
+                                                const double *tau, const double *kp,
+                                                const double *kd, const double *s_ref,
+                                                const double *r_ref, double *H_next, double *s_next,
+                                                double *v_next, double *r_next, double *lambda) {
+  return constrained_step_entry(__func__, ws, set, method, h, H, s, v, r, tau,
+                                {kp, kd, s_ref, r_ref}, H_next, s_next, v_next, r_next, lambda);
+}
+
+GEOLIN_API int geolin_constrained_step_linearize(geolin_workspace *ws,
+                                                 const geolin_constraints *set, int method,
+                                                 double h, const double *H, const double *s,
+                                                 const double *v, const double *r,
+                                                 const double *tau, double *A_d, double *B_d,
+                                                 double *dlambda_dz, double *dlambda_dw) {
+  return constrained_step_linearize_entry(__func__, ws, set, method, h, H, s, v, r, tau, {}, A_d,
+                                          B_d, dlambda_dz, dlambda_dw);
+}
+
+GEOLIN_API int geolin_constrained_step_feedback_linearize(
+    geolin_workspace *ws, const geolin_constraints *set, int method, double h, const double *H,
+    const double *s, const double *v, const double *r, const double *tau, const double *kp,
+    const double *kd, const double *s_ref, const double *r_ref, double *A_d, double *B_d,
+    double *dlambda_dz, double *dlambda_dw) {
+  return constrained_step_linearize_entry(__func__, ws, set, method, h, H, s, v, r, tau,
+                                          {kp, kd, s_ref, r_ref}, A_d, B_d, dlambda_dz, dlambda_dw);
 }
 
 }  // extern "C"

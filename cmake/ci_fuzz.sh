@@ -76,7 +76,7 @@ LIBS=(-lurdfdom_model -lconsole_bridge -lfmt)
 
 mkdir -p "$BUILD/obj" "$BUILD/corpus" "$BUILD/corpus_states" "$BUILD/artifacts/load_urdf" \
   "$BUILD/artifacts/states"
-sources=("$ROOT"/src/*.cpp "$ROOT"/src/urdf/*.cpp "$ROOT"/src/contacts/*.cpp "$ROOT"/src/solver/*.cpp
+sources=("$ROOT"/src/*.cpp "$ROOT"/src/urdf/*.cpp "$ROOT"/src/contacts/*.cpp "$ROOT"/src/constraints/*.cpp "$ROOT"/src/solver/*.cpp
          "$ROOT"/capi/*.cpp)
 objects=()
 pids=()

@@ -1,5 +1,5 @@
 // The messages of failed outcomes (include/geolin/outcome.hpp): the one place where the prose of
-// a singular mass matrix, an overflow or redundant contacts is written, for the C API
+// a singular mass matrix, an overflow, redundant contacts or constraints is written, for the C API
 // (capi/geolin_capi.cpp) and the command-line tool (src/cli/contacts.cpp).
 #include "geolin/outcome.hpp"
 
@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "geolin/algorithms.hpp"
+#include "geolin/constraints.hpp"
 #include "geolin/model.hpp"
 
 namespace geolin {
@@ -116,8 +117,76 @@ void add_contact_failure(MessageWriter &w, const Outcome &o, const Model &model,
                              : "; --regularization MU solves them softly");
 }
 
+// What constraint k of a set is: "constraint 1 (loop point between frames 'a' and 'b')".
+void add_constraint(MessageWriter &w, const Model &model, const ConstraintSet &set, int k) {
+  const Constraint &c = set.items[static_cast<std::size_t>(k)];
+  auto frame = [&](int f) { return model.frames[static_cast<std::size_t>(f)].name.c_str(); };
+  auto joint = [&](int j) { return model.joint_name[static_cast<std::size_t>(j) + 1].c_str(); };
+  w.add("constraint %d (", k);
+  switch (c.kind) {
+    case Constraint::Kind::contact:
+      w.add("%s contact at frame '%.60s')", c.type == kContactRigid ? "rigid" : "point",
+            frame(c.frame));
+      break;
+    case Constraint::Kind::loop:
+      w.add("loop %s between frames '%.60s' and '%.60s')",
+            c.type == kLoopPoint   ? "point"
+            : c.type == kLoopHinge ? "hinge"
+                                   : "rigid",
+            frame(c.frame), frame(c.frame_b));
+      break;
+    case Constraint::Kind::coupling:
+      w.add("coupling of joint '%.60s' to joint '%.60s', ratio %g)", joint(c.joint),
+            joint(c.source), c.ratio);
+      break;
+    case Constraint::Kind::wheel:
+      w.add("wheel at frame '%.60s', radius %g m)", frame(c.frame), c.radius);
+      break;
+  }
+}
+
+bool names_constraint(const FailureSubject &subject, int k) {
+  return subject.constraints != nullptr && k >= 0 &&
+         static_cast<std::size_t>(k) < subject.constraints->items.size();
+}
+
+// Row `row` of constraint `index` of the call's set depends on the rows before it (at mu = 0;
+// with mu > 0 the regularization did not survive the round-off).
+void add_constraint_failure(MessageWriter &w, const Outcome &o, const Model &model,
+                            const FailureSubject &subject, Reader reader) {
+  const ConstraintSet &set = *subject.constraints;
+  w.add("%s: the constraints are redundant or singular at this state: row %d of ", subject.function,
+        o.row);
+  add_constraint(w, model, set, o.index);
+  w.add(
+      " depends on the rows before it (pivot %.1e of its diagonal in J_c M^-1 J_c^T; e.g. a loop "
+      "repeating a coupling, two wheels on one axle, a leg at full stretch)",
+      o.ratio);
+  if (reader == Reader::c_api)
+    w.add(
+        "; solve such sets softly with geolin_workspace_set_contact_regularization(ws, mu > 0), "
+        "e.g. 1e-12 (or a larger mu); nothing was written");
+  else
+    w.add("; --regularization MU solves them softly");
+}
+
+void add_wheel_failure(MessageWriter &w, const Outcome &o, const Model &model,
+                       const FailureSubject &subject, Reader reader) {
+  w.add("%s: ", subject.function);
+  add_constraint(w, model, *subject.constraints, o.index);
+  w.add(
+      ": its spin axis is normal to the ground plane at this state, where the rim point nearest "
+      "the plane is not defined (the wheel lies flat); '%s' was not computed%s",
+      subject.output, reader == Reader::c_api ? " (nothing was written)" : "");
+}
+
 void add_overflow(MessageWriter &w, const FailureSubject &subject, Reader reader) {
-  if (reader == Reader::command_line && subject.contacts != nullptr)
+  if (reader == Reader::command_line && subject.constraints != nullptr)
+    w.add(
+        "%s: the result '%s' is not finite although every input is: the inputs are too large "
+        "for this model, or the constraints nearly singular",
+        subject.function, subject.output);
+  else if (reader == Reader::command_line && subject.contacts != nullptr)
     w.add(
         "%s: the result '%s' is not finite although every input is: the inputs are too large "
         "for this model, or the contacts nearly singular",
@@ -147,20 +216,26 @@ std::size_t describe(const Outcome &outcome, const Model &model, const FailureSu
       if (subject.contacts != nullptr && outcome.index >= 0 &&
           outcome.index < subject.contacts->count)
         add_contact_failure(w, outcome, model, subject, reader);
+      else if (names_constraint(subject, outcome.index))  // a set of contacts only
+        add_constraint_failure(w, outcome, model, subject, reader);
       else
         add_overflow(w, subject, reader);
       break;
     case Outcome::Kind::dependent_constraint_row:
-      w.add(
-          "%s: row %d of constraint %d depends on the rows before it (pivot %.1e); '%s' was "
-          "not computed",
-          subject.function, outcome.row, outcome.index, outcome.ratio, subject.output);
+      if (names_constraint(subject, outcome.index))
+        add_constraint_failure(w, outcome, model, subject, reader);
+      else
+        add_overflow(w, subject, reader);
       break;
     case Outcome::Kind::wheel_axis_normal:
-      w.add(
-          "%s: constraint %d, a wheel, has its spin axis normal to the ground plane at this "
-          "state; '%s' was not computed",
-          subject.function, outcome.index, subject.output);
+      if (names_constraint(subject, outcome.index))
+        add_wheel_failure(w, outcome, model, subject, reader);
+      else
+        w.add(
+            "%s: constraint %d, a wheel, has its spin axis normal to the ground plane at this "
+            "state; '%s' was not computed%s",
+            subject.function, outcome.index, subject.output,
+            reader == Reader::c_api ? " (nothing was written)" : "");
       break;
     case Outcome::Kind::overflow:
       add_overflow(w, subject, reader);

@@ -112,6 +112,17 @@ std::size_t model_heap_bytes(const Model &model) {
 
 }  // namespace
 
+namespace {
+
+// The wrenches a constraint set's call can hand to linearize (Workspace::cs_wrench_frames): at
+// most the capacity, and two per three rows (a loop) of at most n rows.
+int set_wrenches(const WorkspaceDims &d, const Model &model) {
+  if (!(d.features & kWorkspaceContacts)) return 0;
+  return std::min(d.max_wrenches, 2 * (model.num_dofs() / 3));
+}
+
+}  // namespace
+
 std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
   const std::size_t nb = model.num_bodies(), nj = model.num_joints(), n = model.num_dofs(),
                     N = model.state_dim();
@@ -144,10 +155,10 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     bytes = add(bytes, mul(D, nj));                     // impulse_rest_rates
     if (d.features & kWorkspaceStepLinearize)           // step_dlambda_dz, step_dlambda_dw
       bytes = add(bytes, mul(D, mul(m, N + nj)));
-    // The dense constraint solve (Workspace::cs_*): two frames' J, J_c, M, Y, Λ⁻¹, vectors, and
+    // The dense constraint solve (Workspace::cs_*): two frames' J, J_c, Y, Λ⁻¹, vectors, and
     // the wrenches of λ.
-    const std::size_t W = static_cast<std::size_t>(d.max_wrenches);
-    bytes = add(bytes, mul(D, 12 * n + m * n + n * n + n * m + m * m + 3 * m + 3 * n + nj));
+    const std::size_t W = static_cast<std::size_t>(set_wrenches(d, model));
+    bytes = add(bytes, mul(D, 12 * n + m * n + n * m + m * m + 3 * m + 3 * n + nj));
     bytes = add(bytes, mul(W, sizeof(int) + 6 * D));
     if (d.features & kWorkspaceLinearize)  // frames' derivatives, ∂c/∂z, Dw, A, B, X, K, M⁻¹ S
       bytes = add(bytes, mul(D, add(24 * N + m * N + N * N + n * N + m * (N + nj) + n * nj,
@@ -264,13 +275,12 @@ void size_contacts(Workspace &ws, const Model &model) {
   }
   ws.cs_J.setZero(rows, n);
   ws.cs_c.setZero(rows);
-  ws.cs_M.setZero(n, n);
   ws.cs_Y.setZero(n, rows);
   ws.cs_L.setZero(rows, rows);
   ws.cs_dinv.setZero(rows);
   for (VecX *x : {&ws.cs_nu, &ws.cs_nu2, &ws.cs_tau}) x->setZero(n);
   ws.cs_lambda.setZero(rows);
-  const Eigen::Index W = ws.dims.max_wrenches;
+  const Eigen::Index W = set_wrenches(ws.dims, model);
   ws.cs_wrench_frames.assign(static_cast<std::size_t>(W), 0);
   ws.cs_wrenches.setZero(6 * W);
   ws.cs_tau_ext.setZero(nj);

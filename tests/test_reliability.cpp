@@ -217,12 +217,13 @@ TEST(Overflow, BaseInertiaThatOverflowsIsAnOverflowAtTheBase) {
 TEST(ContactWorkspace, CapacityBeyondWhatACallCanHoldAllocatesNothingMore) {
   const Model m = load_urdf_file(model_path("quadruped.urdf"));
   const int n = m.num_dofs(), usable = n / 3;  // 3 rows per contact at least, n rows at most
+  // A constraint set's loops take two wrenches per three rows: 2 (n / 3) of them at most.
   // (With kWorkspaceLinearize, linearize's wrench columns grow with the capacity on purpose.)
   for (unsigned features :
        {0u + kWorkspaceContacts, 0u + kWorkspaceContacts + kWorkspaceMassMatrix}) {
-    const std::size_t at_cap = workspace_bytes(m, workspace_dims(m, features, usable));
+    const std::size_t at_cap = workspace_bytes(m, workspace_dims(m, features, 2 * usable));
     EXPECT_EQ(workspace_bytes(m, workspace_dims(m, features, 1 << 20)), at_cap);
-    EXPECT_LT(workspace_bytes(m, workspace_dims(m, features, usable - 1)), at_cap);
+    EXPECT_LT(workspace_bytes(m, workspace_dims(m, features, 2 * usable - 1)), at_cap);
   }
   const auto t0 = std::chrono::steady_clock::now();
   Workspace ws(m, kWorkspaceContacts, 1 << 20);

@@ -123,7 +123,7 @@ WORKSPACE_CONTACTS = 16  # contact_dynamics; with LINEARIZE also contact_lineari
 WORKSPACE_ALL = 31
 
 # The version of geolin.h these bindings were written for (the library may be newer).
-HEADER_VERSION = (0, 4, 0)
+HEADER_VERSION = (0, 5, 0)
 
 _c_double = ctypes.c_double
 _c_double_p = ctypes.POINTER(ctypes.c_double)

@@ -250,15 +250,15 @@ struct Workspace {
   FrameMotion cs_frame[2];     // frames a and b of the constraint at hand
   MatX cs_J;                   // max_rows x n: J_c = ∂c/∂ν̇
   VecX cs_c;                   // max_rows: c at the ν̇ of the pass
-  MatX cs_M;                   // n x n: M, then its Cholesky factor (lower)
   MatX cs_Y;                   // n x max_rows: M⁻¹ J_cᵀ
   MatX cs_L;                   // max_rows x max_rows: Λ⁻¹ + mu 1 and its factor (row-major)
   VecX cs_dinv;                // max_rows: 1 / L_kk
   VecX cs_nu, cs_nu2, cs_tau;  // n: ν̇_free (or ν⁻), ν̇ (or Δν), ν⁺
   VecX cs_lambda;              // max_rows: λ
   MatX cs_Dc;                  // max_rows x N: ∂c/∂z (kWorkspaceLinearize)
-  // λ as linearize's external wrenches (max_wrenches): frames, [f; τ] world values, and their
-  // change along z at fixed λ (6 rows each, N columns; kWorkspaceLinearize).
+  // λ as linearize's external wrenches (at most max_wrenches and 2 (n / 3): a loop takes two
+  // per three rows): frames, [f; τ] world values, and their change along z at fixed λ (6 rows
+  // each, N columns; kWorkspaceLinearize).
   int cs_wrench_count = 0;
   std::vector<int> cs_wrench_frames;
   VecX cs_wrenches, cs_tau_ext;  // 6 max_wrenches; n_J: τ plus the couplings' forces

@@ -6,8 +6,6 @@
 //   M δν̇ = −∂ID/∂z z + ∂(J_cᵀ λ)/∂z z + S w + J_cᵀ δλ,   J_c δν̇ + ∂c/∂z z = −mu δλ       (K4)
 // so that with X = M⁻¹ (∂(J_cᵀ λ)/∂z − ∂ID/∂z) and K = ∂c/∂z + J_c X:
 //   ∂λ/∂z = −Λ K,  ∂λ/∂w = −Λ J_c M⁻¹ S,  ∂ν̇/∂z = X + Y ∂λ/∂z,  ∂ν̇/∂w = M⁻¹ S + Y ∂λ/∂w.
-#include <Eigen/Cholesky>
-
 #include "constrained_solve.hpp"
 #include "constraint_rows.hpp"
 #include "contacts/contact_solve.hpp"
@@ -47,26 +45,32 @@ Contacts ConstraintSet::contacts(double mu) const {
 
 namespace detail {
 
-bool factor_mass_matrix(Workspace &ws) {
-  Eigen::LLT<Eigen::Ref<MatX>> llt(ws.cs_M);
-  return llt.info() == Eigen::Success;
+// Y = M⁻¹ J_cᵀ column by column: each is ABA at rest without gravity for the generalized force
+// J_c row p (its base part a wrench on frame 0), O(n) and no n x n matrix (RBDA §7.3).
+// (ws.cs_J) => (ws.cs_Y), ws.cs_tau_ext as scratch
+Outcome inverse_mass_columns(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                             int m) {
+  const NoGravity no_gravity(ws);
+  const int nv = model.joint_offset(), nj = model.n_B;
+  const Vec6 zero = Vec6::Zero();
+  for (int p = 0; p < m; ++p) {
+    Vec6 f0 = Vec6::Zero();
+    for (int e = 0; e < nv; ++e) f0[e] = ws.cs_J(p, e);
+    for (int j = 0; j < nj; ++j) ws.cs_tau_ext[j] = ws.cs_J(p, nv + j);
+    if (Outcome o = aba_with_base_wrench(model, ws, H, s, zero, ws.impulse_rest_rates,
+                                         ws.cs_tau_ext, f0, ws.cs_Y.col(p));
+        !o)
+      return o;
+  }
+  return Outcome();
 }
 
-void mass_matrix_solve(const Workspace &ws, RefMat X) {
-  const auto L = ws.cs_M.triangularView<Eigen::Lower>();
-  L.solveInPlace(X);
-  L.transpose().solveInPlace(X);
-}
-
-// (K2): Y = M⁻¹ J_cᵀ and the factor of Λ⁻¹ + mu 1 = J_c Y + mu 1, with the test for dependent
-// rows (docs/contacts.md §4). (ws.cs_J, the factor of M in ws.cs_M) => (ws.cs_Y, ws.cs_L,
-// ws.cs_dinv), or the dependent row / overflow
+// (K2): the factor of Λ⁻¹ + mu 1 = J_c Y + mu 1 (Y = M⁻¹ J_cᵀ in ws.cs_Y), with the test for
+// dependent rows (docs/contacts.md §4). (ws.cs_J, ws.cs_Y) => (ws.cs_L, ws.cs_dinv), or the
+// dependent row / overflow
 Outcome factor_constraints(const ConstraintSet &set, Workspace &ws, int m, double mu) {
-  auto Y = ws.cs_Y.leftCols(m);
-  Y = ws.cs_J.topRows(m).transpose();
-  mass_matrix_solve(ws, Y);
   auto L = ws.cs_L.topLeftCorner(m, m);
-  L.noalias() = ws.cs_J.topRows(m) * Y;
+  L.noalias() = ws.cs_J.topRows(m) * ws.cs_Y.leftCols(m);
   L.diagonal().array() += mu;
   double ratio = 0.0;
   const int bad =
@@ -91,8 +95,7 @@ Outcome dense_dynamics(const Model &model, Workspace &ws, const Transform &H, CR
   if (Outcome o = aba(model, ws, H, s, v0, r, tau, ws.cs_nu); !o) return o;
   const RowPoint at{H, s, v0, r, ws.cs_nu, set.Kp, set.Kd, false, nullptr};
   if (Outcome o = constraint_rows(model, ws, set, at); !o) return o;
-  crba(model, ws, s, ws.cs_M);
-  if (!factor_mass_matrix(ws)) return Outcome::overflowed();
+  if (Outcome o = inverse_mass_columns(model, ws, H, s, m); !o) return o;
   if (Outcome o = factor_constraints(set, ws, m, mu); !o) return o;
   auto lambda = ws.cs_lambda.head(m);
   lambda = -ws.cs_c.head(m);  // λ = −Λ c(ν̇_free)
@@ -109,14 +112,16 @@ void correct_by_constraints(const Model &model, Workspace &ws, int m) {
   auto K = ws.cs_K.topLeftCorner(m, N + nj);
   K.leftCols(N) = ws.cs_Dc.topRows(m);
   K.leftCols(N).noalias() += ws.cs_J.topRows(m) * ws.cs_X;
-  K.rightCols(nj).noalias() = ws.cs_J.topRows(m) * ws.cs_Bu;
+  // (A model without joints has no torque columns: no block of them is taken, its storage may
+  // be null.)
+  if (nj > 0) K.rightCols(nj).noalias() = ws.cs_J.topRows(m) * ws.cs_Bu;
   for (int c = 0; c < N + nj; ++c) {  // ws.cs_c (read already) as a contiguous column
     for (int p = 0; p < m; ++p) ws.cs_c[p] = K(p, c);
     constraint_solve(ws, m, ws.cs_c.data());
     for (int p = 0; p < m; ++p) K(p, c) = ws.cs_c[p];
   }
   ws.cs_X.noalias() -= ws.cs_Y.leftCols(m) * K.leftCols(N);
-  ws.cs_Bu.noalias() -= ws.cs_Y.leftCols(m) * K.rightCols(nj);
+  if (nj > 0) ws.cs_Bu.noalias() -= ws.cs_Y.leftCols(m) * K.rightCols(nj);
 }
 
 // (K4) at fixed λ: linearize with λ's wrenches (ws.cs_wrenches, world axes) and τ plus the
@@ -138,7 +143,7 @@ Outcome linearize_at_fixed_lambda(const Model &model, Workspace &ws, const Trans
     if (Dw.isZero(0.0)) continue;
     ws.cs_X.leftCols(n).noalias() += B.bottomRows(n).middleCols(nj + 6 * w, 6) * Dw;
   }
-  ws.cs_Bu = B.bottomRows(n).leftCols(nj);
+  if (nj > 0) ws.cs_Bu = B.bottomRows(n).leftCols(nj);
   return Outcome();
 }
 
@@ -196,8 +201,10 @@ Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform
   if (dlambda_dw.size() > 0) dlambda_dw = -K.rightCols(nj);
   A.topRows(n) = ws.cs_A.topRows(n);  // the kinematic rows (D16), (D17)
   A.bottomRows(n) = ws.cs_X;
-  B.topRows(n).setZero();
-  B.bottomRows(n) = ws.cs_Bu;
+  if (nj > 0) {
+    B.topRows(n).setZero();
+    B.bottomRows(n) = ws.cs_Bu;
+  }
   ws.nu_dot = ws.cs_nu2;  // left where contact_linearize leaves it (the steps read it)
   return Outcome();
 }

@@ -16,19 +16,6 @@
 namespace geolin {
 namespace {
 
-// ws.gravity set to zero for the scope (ID₀ has no gravity), restored on every path.
-class NoGravity {
- public:
-  explicit NoGravity(Workspace &ws) : ws_(ws), g_(ws.gravity) { ws.gravity.setZero(); }
-  ~NoGravity() { ws_.gravity = g_; }
-  NoGravity(const NoGravity &) = delete;
-  NoGravity &operator=(const NoGravity &) = delete;
-
- private:
-  Workspace &ws_;
-  Vec3 g_;
-};
-
 // (K14): ν⁻ into ws.cs_nu, J_c, Y and the factors, Λ into ws.cs_lambda, Δν into ws.cs_nu2.
 Outcome impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                       const Vec6 &v0, CRefVec r, const ConstraintSet &set, double mu, double e) {
@@ -39,8 +26,7 @@ Outcome impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRe
   const Vec6 zero = Vec6::Zero();
   const detail::RowPoint at{H, s, zero, ws.impulse_rest_rates, ws.cs_nu2, 0.0, 0.0, false, nullptr};
   if (Outcome o = detail::constraint_rows(model, ws, set, at); !o) return o;
-  crba(model, ws, s, ws.cs_M);
-  if (!detail::factor_mass_matrix(ws)) return Outcome::overflowed();
+  if (Outcome o = detail::inverse_mass_columns(model, ws, H, s, m); !o) return o;
   if (Outcome o = detail::factor_constraints(set, ws, m, mu); !o) return o;
   auto lambda = ws.cs_lambda.head(m);
   lambda.noalias() = ws.cs_J.topRows(m) * ws.cs_nu;  // J_c ν⁻
@@ -103,7 +89,7 @@ Outcome constrained_impulse_linearize(const Model &model, Workspace &ws, const T
   if (Outcome o = impulse_solve(model, ws, H, s, v0, r, set, mu, restitution); !o) return o;
   if (Outcome o = impact_constraint_derivatives(model, ws, H, s, set, restitution); !o) return o;
   {  // ∂Δν/∂q at fixed Λ: forward dynamics at rest without gravity, Λ as wrenches (K15)
-    NoGravity no_gravity(ws);
+    const detail::NoGravity no_gravity(ws);
     const Vec6 zero = Vec6::Zero();
     const VecX &no_torque = ws.impulse_rest_rates;  // n_J zeros
     if (Outcome o = detail::linearize_at_fixed_lambda(model, ws, H, s, zero, ws.impulse_rest_rates,
@@ -112,7 +98,7 @@ Outcome constrained_impulse_linearize(const Model &model, Workspace &ws, const T
       return o;
   }
   ws.cs_X.rightCols(N - n).setZero();  // ν⁻ enters through C_z only
-  ws.cs_Bu.setZero();
+  if (model.n_B > 0) ws.cs_Bu.setZero();
   detail::correct_by_constraints(model, ws, m);
   const auto K = ws.cs_K.topLeftCorner(m, N);
   if (!ws.cs_X.allFinite() || !K.allFinite()) return Outcome::overflowed();

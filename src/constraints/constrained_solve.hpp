@@ -6,15 +6,25 @@
 
 namespace geolin::detail {
 
-/// M (in ws.cs_M, from crba or inverse_dynamics_linearize) into its Cholesky factor, in place.
-/// False when M is not numerically positive definite.
-bool factor_mass_matrix(Workspace &ws);
+/// ws.gravity set to zero for the scope (a solve at rest, an impact), restored on every path.
+class NoGravity {
+ public:
+  explicit NoGravity(Workspace &ws) : ws_(ws), g_(ws.gravity) { ws.gravity.setZero(); }
+  ~NoGravity() { ws_.gravity = g_; }
+  NoGravity(const NoGravity &) = delete;
+  NoGravity &operator=(const NoGravity &) = delete;
 
-/// X ← M⁻¹ X with the factor of factor_mass_matrix.
-void mass_matrix_solve(const Workspace &ws, RefMat X);
+ private:
+  Workspace &ws_;
+  Vec3 g_;
+};
 
-/// (K2): ws.cs_Y = M⁻¹ J_cᵀ (J_c: the first m rows of ws.cs_J) and the factor of
-/// J_c Y + mu 1 in ws.cs_L, ws.cs_dinv; Outcome::dependent_constraint names a dependent row.
+/// ws.cs_Y = M⁻¹ J_cᵀ for the first m rows of ws.cs_J, by ABA at rest (O(n) per row).
+Outcome inverse_mass_columns(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                             int m);
+
+/// (K2): the factor of J_c Y + mu 1 in ws.cs_L, ws.cs_dinv (J_c: the first m rows of ws.cs_J,
+/// Y = M⁻¹ J_cᵀ in ws.cs_Y); Outcome::dependent_constraint names a dependent row.
 Outcome factor_constraints(const ConstraintSet &set, Workspace &ws, int m, double mu);
 
 /// x ← (J_c Y + mu 1)⁻¹ x (m entries) with the factor of factor_constraints.

@@ -106,6 +106,10 @@ struct Fixture {
   ContactSet redundant;  // one frame held twice: dependent rows (unless mu > 0)
   double gains[2] = {40.0, 6.0};
   int prismatic = -1;  // a prismatic joint, or -1
+  // Constraint sets of the model: `constrained` the points' contacts (Mixed, gains and refs) with
+  // a coupling and, on the quadruped, a loop between the hind feet; `held` the contacts of
+  // `rigid` as a set; `dependent` those of `redundant`.
+  geolin_constraints *constrained = nullptr, *held = nullptr, *dependent = nullptr;
 
   geolin_workspace *new_workspace() const {
     geolin_workspace *ws = nullptr;
@@ -226,6 +230,70 @@ int contact_step_feedback_linearize(Ws *ws, const Fixture &f, Outputs &o, int me
       fb.kd.data(), fb.s_ref.data(), fb.r_ref.data(), c.nc, c.frames, c.types, c.flags, c.gains,
       c.refs_or_null(), o.take(f.N * f.N), o.take(f.N * f.nj), o.take(c.rows() * f.N),
       o.take(c.rows() * f.nj));
+}
+
+using Set = const geolin_constraints *;
+
+int constrained_dynamics(Ws *ws, const Fixture &f, Outputs &o, Set set, const double *tau) {
+  const int m = geolin_constraints_num_rows(set);
+  return geolin_constrained_dynamics(ws, set, f.H, f.s.data(), f.v.data(), f.r.data(), tau,
+                                     o.take(f.n), o.take(m));
+}
+
+int constrained_linearize(Ws *ws, const Fixture &f, Outputs &o, Set set, const double *r) {
+  const int m = geolin_constraints_num_rows(set);
+  return geolin_constrained_linearize(ws, set, f.H, f.s.data(), f.v.data(), r, f.tau.data(),
+                                      o.take(f.N * f.N), o.take(f.N * f.nj), o.take(m * f.N),
+                                      o.take(m * f.nj));
+}
+
+int constrained_step(Ws *ws, const Fixture &f, Outputs &o, Set set, int method, double h) {
+  const int m = geolin_constraints_num_rows(set);
+  return geolin_constrained_step(ws, set, method, h, f.H, f.s.data(), f.v.data(), f.r.data(),
+                                 f.tau.data(), o.take(16), o.take(f.nj), o.take(6), o.take(f.nj),
+                                 o.take(m));
+}
+
+int constrained_step_linearize(Ws *ws, const Fixture &f, Outputs &o, Set set, int method,
+                               double h) {
+  const int m = geolin_constraints_num_rows(set);
+  return geolin_constrained_step_linearize(ws, set, method, h, f.H, f.s.data(), f.v.data(),
+                                           f.r.data(), f.tau.data(), o.take(f.N * f.N),
+                                           o.take(f.N * f.nj), o.take(m * f.N), o.take(m * f.nj));
+}
+
+int constrained_impulse(Ws *ws, const Fixture &f, Outputs &o, Set set, const double *v,
+                        const double *r) {
+  const int m = geolin_constraints_num_rows(set);
+  return geolin_constrained_impulse(ws, set, 0.5, f.H, f.s.data(), v, r, o.take(6), o.take(f.nj),
+                                    o.take(m));
+}
+
+int constrained_impulse_linearize(Ws *ws, const Fixture &f, Outputs &o, Set set, const double *v,
+                                  const double *r) {
+  const int m = geolin_constraints_num_rows(set);
+  return geolin_constrained_impulse_linearize(ws, set, 0.5, f.H, f.s.data(), v, r,
+                                              o.take(f.N * f.N), o.take(m * f.N));
+}
+
+int constrained_step_feedback(Ws *ws, const Fixture &f, Outputs &o, Set set, int method, double h,
+                              double kd) {
+  const Feedback fb(f, kd);
+  const int m = geolin_constraints_num_rows(set);
+  return geolin_constrained_step_feedback(ws, set, method, h, f.H, f.s.data(), f.v.data(),
+                                          f.r.data(), f.tau.data(), fb.kp.data(), fb.kd.data(),
+                                          fb.s_ref.data(), fb.r_ref.data(), o.take(16),
+                                          o.take(f.nj), o.take(6), o.take(f.nj), o.take(m));
+}
+
+int constrained_step_feedback_linearize(Ws *ws, const Fixture &f, Outputs &o, Set set, int method,
+                                        double h, double kd) {
+  const Feedback fb(f, kd);
+  const int m = geolin_constraints_num_rows(set);
+  return geolin_constrained_step_feedback_linearize(
+      ws, set, method, h, f.H, f.s.data(), f.v.data(), f.r.data(), f.tau.data(), fb.kp.data(),
+      fb.kd.data(), fb.s_ref.data(), fb.r_ref.data(), o.take(f.N * f.N), o.take(f.N * f.nj),
+      o.take(m * f.N), o.take(m * f.nj));
 }
 
 int linearize_ext(Ws *ws, const Fixture &f, Outputs &o, unsigned flags, const double *wrenches) {
@@ -393,6 +461,32 @@ const std::vector<Row> kEvals = {
      return contact_step_feedback_linearize(ws, f, o, kImplicit, 1e-3, 5.0, f.rigid); }},
   {"contact_step_feedback_linearize (RK4, points)", [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_step_feedback_linearize(ws, f, o, kRk4, 1e-3, 5.0, f.points); }},
+  {"constrained_dynamics (contacts, coupling, loop)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_dynamics(ws, f, o, f.constrained, f.tau.data()); }},
+  {"constrained_dynamics (contacts only)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_dynamics(ws, f, o, f.held, f.tau.data()); }},
+  {"constrained_dynamics (redundant)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_dynamics(ws, f, o, f.dependent, f.tau.data()); }},
+  {"constrained_linearize (contacts, coupling, loop)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_linearize(ws, f, o, f.constrained, f.r.data()); }},
+  {"constrained_linearize (contacts only)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_linearize(ws, f, o, f.held, f.r.data()); }},
+  {"constrained_step (RK4, contacts, coupling, loop)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_step(ws, f, o, f.constrained, kRk4, 1e-3); }},
+  {"constrained_step_linearize (Euler, contacts, coupling, loop)",
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_step_linearize(ws, f, o, f.constrained, kEuler, 1e-3); }},
+  {"constrained_step_feedback (implicit, contacts only)", [](Ws *ws, const Fixture &f,
+                                                             Outputs &o) {
+     return constrained_step_feedback(ws, f, o, f.held, kImplicit, 1e-3, 5.0); }},
+  {"constrained_step_feedback_linearize (RK4, contacts, coupling, loop)",
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_step_feedback_linearize(ws, f, o, f.constrained, kRk4, 1e-3, 5.0); }},
+  {"constrained_impulse (contacts, coupling, loop)", [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_impulse(ws, f, o, f.constrained, f.v.data(), f.r.data()); }},
+  {"constrained_impulse_linearize (contacts, coupling, loop)",
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_impulse_linearize(ws, f, o, f.constrained, f.v.data(), f.r.data()); }},
 };
 // clang-format on
 
@@ -587,7 +681,48 @@ const std::vector<Poison> kPoisons = {
   {"contact_step_feedback_linearize (implicit, rigid), h = 1e300", kNumeric,
    [](Ws *ws, const Fixture &f, Outputs &o) {
      return contact_step_feedback_linearize(ws, f, o, kImplicit, 1e300, 5.0, f.rigid); }},
+  {"constrained_dynamics (contacts, coupling, loop), tau = 1e308", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     const auto tau = all(f.tau, 1e308);
+     return constrained_dynamics(ws, f, o, f.constrained, tau.data()); }},
+  {"constrained_dynamics (redundant)", kDependent, [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_dynamics(ws, f, o, f.dependent, f.tau.data()); }},
+  {"constrained_linearize (contacts, coupling, loop), r = 1e300", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     const auto r = all(f.r, 1e300);
+     return constrained_linearize(ws, f, o, f.constrained, r.data()); }},
+  {"constrained_linearize (redundant)", kDependent, [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_linearize(ws, f, o, f.dependent, f.r.data()); }},
+  {"constrained_step (RK4, contacts, coupling, loop), h = 1e300", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_step(ws, f, o, f.constrained, kRk4, 1e300); }},
+  {"constrained_step (Euler, contacts only), h = 1e300", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_step(ws, f, o, f.held, kEuler, 1e300); }},
+  {"constrained_step (RK4, redundant)", kDependent, [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_step(ws, f, o, f.dependent, kRk4, 1e-3); }},
+  {"constrained_step_linearize (RK4, contacts, coupling, loop), h = 1e300", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_step_linearize(ws, f, o, f.constrained, kRk4, 1e300); }},
+  {"constrained_step_feedback (RK4, contacts, coupling, loop), kd = 1e300", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_step_feedback(ws, f, o, f.constrained, kRk4, 1e-3, 1e300); }},
+  {"constrained_step_feedback_linearize (Euler, contacts only), h = 1e300", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return constrained_step_feedback_linearize(ws, f, o, f.held, kEuler, 1e300, 5.0); }},
+  {"constrained_impulse (contacts, coupling, loop), v and r = 1e308", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     const auto v = all(f.v, 1e308), r = all(f.r, 1e308);
+     return constrained_impulse(ws, f, o, f.constrained, v.data(), r.data()); }},
+  {"constrained_impulse_linearize (contacts only), v and r = 1e308", kNumeric,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     const auto v = all(f.v, 1e308), r = all(f.r, 1e308);
+     return constrained_impulse_linearize(ws, f, o, f.held, v.data(), r.data()); }},
   // Argument checks: nothing is computed.
+  {"constrained_dynamics, set = NULL", GEOLIN_ERR_INVALID_ARGUMENT,
+   [](Ws *ws, const Fixture &f, Outputs &o) {
+     return geolin_constrained_dynamics(ws, nullptr, f.H, f.s.data(), f.v.data(), f.r.data(),
+                                        f.tau.data(), o.take(f.n), o.take(12)); }},
   {"linearize, s = NaN", GEOLIN_ERR_NONFINITE, [](Ws *ws, const Fixture &f, Outputs &o) {
      auto s = f.s;
      s.back() = NAN;
@@ -825,12 +960,44 @@ int main(int argc, char **argv) {
       f.redundant = contacts(f, ws, 2, twice, point3, GEOLIN_WRENCH_LOCAL, nullptr);
     }
     f.none.flags = GEOLIN_WRENCH_MIXED;
+    // The constraint sets: `constrained` the points' contacts plus a coupling of the second joint
+    // to the first (and on the quadruped a loop between the hind feet, which the contacts do not
+    // hold); `held` the rigid contacts; `dependent` the redundant ones.
+    auto make_set = [&](const ContactSet &c, bool more) {
+      geolin_constraints *set = nullptr;
+      CHECK(geolin_constraints_new(f.model, &set) == GEOLIN_OK, "constraints_new");
+      for (int k = 0; k < c.nc; ++k) {
+        const double *ref = c.refs.empty() ? nullptr : c.refs.data() + 16 * k;
+        CHECK(geolin_constraints_add_contact(set, c.frames[k], c.types[k], ref) == GEOLIN_OK,
+              "add_contact");
+      }
+      CHECK(geolin_constraints_set_axes(set, c.flags) == GEOLIN_OK, "set_axes");
+      if (c.gains != nullptr)
+        CHECK(geolin_constraints_set_gains(set, c.gains[0], c.gains[1]) == GEOLIN_OK, "gains");
+      if (more) {
+        CHECK(geolin_constraints_add_coupling(set, 1, 0, -0.5, 0.1) == GEOLIN_OK, "coupling");
+        if (f.points.nc == 4)  // the quadruped
+          CHECK(geolin_constraints_add_loop(set, frame_of(f.model, "HL_foot"),
+                                            frame_of(f.model, "HR_foot"),
+                                            GEOLIN_LOOP_POINT) == GEOLIN_OK,
+                "loop");
+      }
+      return set;
+    };
+    ContactSet two_points = f.points;  // the quadruped's front feet; the one tip elsewhere
+    two_points.nc = std::min(f.points.nc, 2);
+    f.constrained = make_set(two_points, true);
+    f.held = make_set(f.rigid, false);
+    f.dependent = make_set(f.redundant, false);
     double Hf[16];
     CHECK(geolin_frame_pose(ws, f.H, f.s.data(), f.frame, Hf) == GEOLIN_OK, "frame pose");
     const double off[3] = {Hf[12] + 0.02, Hf[13] - 0.01, Hf[14] + 0.03};
     pose(0.5, off, f.H_ref);
     geolin_workspace_free(ws);
     run(f);
+    geolin_constraints_free(f.constrained);
+    geolin_constraints_free(f.held);
+    geolin_constraints_free(f.dependent);
     geolin_model_free(f.model);
   }
   std::printf("%d checks, %d failed\n", g_checks, g_failures);

@@ -103,6 +103,9 @@ static double g_A[4 * MAXN * MAXN], g_B[2 * MAXN * (MAXN + 12)], g_M[MAXN * MAXN
 static double g_J[6 * MAXN], g_Hf[16];
 static int g_num_frames = 1;
 static const geolin_model *g_model = NULL;
+/* Constraint sets (built in main): the last frame held (a point, Mixed, gains and ref), and the
+ * same with the second joint coupled to the first. */
+static geolin_constraints *g_held = NULL, *g_coupled = NULL;
 
 /* Every evaluation function once; with bad != 0, each also once with a NaN and once with NULL. */
 static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
@@ -191,6 +194,23 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
                                      GEOLIN_WRENCH_LOCAL, gains, refs, g_A, g_B, g_dz, g_dw);
       st |= geolin_workspace_set_contact_regularization(ws, 0.0);
     }
+    /* constraint sets: every geolin_constrained_* function, contacts only and with a coupling */
+    for (i = 0; i < 2; ++i) {
+      const geolin_constraints *set = i == 0 ? g_held : g_coupled;
+      st |= geolin_constrained_dynamics(ws, set, H, s, v, r, tau, nu_dot, lambda);
+      st |= geolin_constrained_linearize(ws, set, H, s, v, r, tau, g_A, g_B, g_dz, g_dw);
+      st |= geolin_constrained_step(ws, set, GEOLIN_STEP_RK4, 1e-3, H, s, v, r, tau, H_next, s_next,
+                                    v_next, r_next, lambda);
+      st |= geolin_constrained_step_linearize(ws, set, GEOLIN_STEP_SEMI_IMPLICIT_EULER, 1e-3, H, s,
+                                              v, r, tau, g_A, g_B, g_dz, g_dw);
+      st |= geolin_constrained_step_feedback(ws, set, GEOLIN_STEP_IMPLICIT_EULER, 1e-3, H, s, v, r,
+                                             tau, kp, kd, s, NULL, H_next, s_next, v_next, r_next,
+                                             lambda);
+      st |= geolin_constrained_step_feedback_linearize(ws, set, GEOLIN_STEP_RK4, 1e-3, H, s, v, r,
+                                                       tau, kp, kd, NULL, r, g_A, g_B, g_dz, g_dw);
+      st |= geolin_constrained_impulse(ws, set, 0.5, H, s, v, r, v_next, r_next, lambda);
+      st |= geolin_constrained_impulse_linearize(ws, set, 0.5, H, s, v, r, g_A, g_dz);
+    }
     /* the state algebra (model only): z = log(x^-1 x+), x exp(z) in place, the Jacobians */
     st |= geolin_state_difference(g_model, H, s, v, r, H_next, s_next, v_next, r_next, g_dz);
     st |= geolin_state_integrate(g_model, H, s, v, r, g_dz, H_next, s_next, v_next, r_next);
@@ -229,11 +249,15 @@ static int evaluate_all(geolin_workspace *ws, int nj, int n, int bad) {
                                   nu_dot, lambda) == GEOLIN_ERR_NUMERIC;
   }
   st += geolin_workspace_set_contact_regularization(ws, -1.0) == GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_constrained_dynamics(ws, NULL, H, s, v, r, tau, nu_dot, lambda) ==
+        GEOLIN_ERR_INVALID_ARGUMENT;
+  st += geolin_constrained_linearize(ws, g_coupled, H, s_nan, v, r, tau, g_A, g_B, NULL, NULL) ==
+        GEOLIN_ERR_NONFINITE;
   st += geolin_state_difference(g_model, NULL, s, v, r, H, s, v, r, g_dz) ==
         GEOLIN_ERR_INVALID_ARGUMENT;
   st += geolin_state_integrate(g_model, H, s_nan, v, r, g_dz, H_next, s_next, v_next, r_next) ==
         GEOLIN_ERR_NONFINITE;
-  return st == 21 ? 0 : 1; /* the number of checks above: each counts 1 when it fails as it must */
+  return st == 23 ? 0 : 1; /* the number of checks above: each counts 1 when it fails as it must */
 }
 
 int main(int argc, char **argv) {
@@ -259,6 +283,20 @@ int main(int argc, char **argv) {
     fprintf(stderr, "model too large for this test\n");
     return 1;
   }
+  {
+    double ref[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.3, 0.1, 0.2, 1};
+    const int last = g_num_frames - 1;
+    if (nj < 2 || geolin_constraints_new(model, &g_held) != GEOLIN_OK ||
+        geolin_constraints_add_contact(g_held, last, GEOLIN_CONTACT_POINT, ref) != GEOLIN_OK ||
+        geolin_constraints_set_gains(g_held, 20.0, 5.0) != GEOLIN_OK ||
+        geolin_constraints_set_axes(g_held, GEOLIN_WRENCH_MIXED) != GEOLIN_OK ||
+        geolin_constraints_new(model, &g_coupled) != GEOLIN_OK ||
+        geolin_constraints_add_contact(g_coupled, last, GEOLIN_CONTACT_POINT, NULL) != GEOLIN_OK ||
+        geolin_constraints_add_coupling(g_coupled, 1, 0, 0.5, 0.1) != GEOLIN_OK) {
+      fprintf(stderr, "constraint sets: %s\n", geolin_last_error());
+      return 1;
+    }
+  }
   printf("setup: %lu allocations\n", g_count);
 
   /* warm-up: first use (lazy initializations) and the first failure of this thread */
@@ -277,6 +315,8 @@ int main(int argc, char **argv) {
   printf("evaluations: %lu allocations (expected 0)\n", after_ok - before);
   printf("failing calls after warm-up: %lu allocations (expected 0)\n", after_bad - after_ok);
   if (after_ok != before || after_bad != after_ok) ++failures;
+  geolin_constraints_free(g_held);
+  geolin_constraints_free(g_coupled);
   geolin_workspace_free(ws);
   geolin_model_free(model);
   printf("%s\n", failures ? "FAILED" : "no allocation in evaluation calls: passed");

@@ -1,7 +1,9 @@
-// Four threads share one model; each has its own workspace and its own gravity and linearizes
-// its own states, and takes the differences between them (the state algebra, with the model
-// only). The results must equal the single-threaded ones bit for bit (docs/c-api.md rule
-// 2). Run under ThreadSanitizer by cmake/tsan.sh.
+// Four threads share one model and one constraint set; each has its own workspace and its own
+// gravity, linearizes its own states, evaluates the constrained dynamics and its linearization
+// with the shared set (read-only during evaluations, geolin.h), and takes the differences between
+// the states (the state algebra, with the model only). The results must equal the
+// single-threaded ones bit for bit (docs/c-api.md rule 2). Run under ThreadSanitizer by
+// cmake/tsan.sh.
 //
 // usage: test_threads <robot.urdf>
 #include <cmath>
@@ -25,6 +27,7 @@ struct Job {
 
 struct Result {
   std::vector<std::vector<double>> nu_dot, A, B, z, dz_dx1;
+  std::vector<std::vector<double>> c_nu_dot, c_lambda, c_A, c_dlambda_dz;  // with the shared set
   int status = GEOLIN_OK;
   char message[256] = "";
 };
@@ -40,7 +43,7 @@ void rotation_z(double angle, double H[16]) {
 }
 
 // Evaluates all states of a job with a fresh workspace (shares only the model).
-void run(const geolin_model *model, const Job &job, Result &out) {
+void run(const geolin_model *model, const geolin_constraints *set, const Job &job, Result &out) {
   const int nj = geolin_model_num_joints(model);
   const int n = geolin_model_num_dofs(model);
   const int N = geolin_model_state_dim(model);
@@ -56,6 +59,12 @@ void run(const geolin_model *model, const Job &job, Result &out) {
   out.B.assign(kStates, std::vector<double>(static_cast<size_t>(N) * nj));
   out.z.assign(kStates, std::vector<double>(N));
   out.dz_dx1.assign(kStates, std::vector<double>(static_cast<size_t>(N) * N));
+  const int m = geolin_constraints_num_rows(set);
+  out.c_nu_dot.assign(kStates, std::vector<double>(n));
+  out.c_lambda.assign(kStates, std::vector<double>(m));
+  out.c_A.assign(kStates, std::vector<double>(static_cast<size_t>(N) * N));
+  out.c_dlambda_dz.assign(kStates, std::vector<double>(static_cast<size_t>(m) * N));
+  std::vector<double> B_scratch(static_cast<size_t>(N) * nj);
   for (int rep = 0; rep < 3 && out.status == GEOLIN_OK; ++rep) {
     for (int k = 0; k < kStates && out.status == GEOLIN_OK; ++k) {
       out.status =
@@ -65,6 +74,17 @@ void run(const geolin_model *model, const Job &job, Result &out) {
         out.status =
             geolin_linearize(ws, job.H[k].data(), job.s[k].data(), job.v[k].data(), job.r[k].data(),
                              job.tau[k].data(), out.A[k].data(), out.B[k].data());
+      }
+      if (out.status == GEOLIN_OK) {
+        out.status = geolin_constrained_dynamics(
+            ws, set, job.H[k].data(), job.s[k].data(), job.v[k].data(), job.r[k].data(),
+            job.tau[k].data(), out.c_nu_dot[k].data(), out.c_lambda[k].data());
+      }
+      if (out.status == GEOLIN_OK) {
+        out.status =
+            geolin_constrained_linearize(ws, set, job.H[k].data(), job.s[k].data(), job.v[k].data(),
+                                         job.r[k].data(), job.tau[k].data(), out.c_A[k].data(),
+                                         B_scratch.data(), out.c_dlambda_dz[k].data(), nullptr);
       }
       const int k1 = (k + 1) % kStates;  // log(x_k^-1 x_k1) and its derivative in x_k1
       if (out.status == GEOLIN_OK) {
@@ -104,6 +124,16 @@ int main(int argc, char **argv) {
     return 1;
   }
   const int nj = geolin_model_num_joints(model);
+  // The shared set: the tool held at a point and the second joint coupled to the first.
+  geolin_constraints *set = nullptr;
+  if (geolin_constraints_new(model, &set) != GEOLIN_OK ||
+      geolin_constraints_add_contact(set, geolin_model_frame_index(model, "tool"),
+                                     GEOLIN_CONTACT_POINT, nullptr) != GEOLIN_OK ||
+      geolin_constraints_add_coupling(set, 1, 0, 0.5, 0.1) != GEOLIN_OK ||
+      geolin_constraints_set_axes(set, GEOLIN_WRENCH_MIXED) != GEOLIN_OK) {
+    std::fprintf(stderr, "constraint set: %s\n", geolin_last_error());
+    return 1;
+  }
 
   std::vector<Job> jobs(kThreads);
   for (int t = 0; t < kThreads; ++t) {
@@ -133,12 +163,12 @@ int main(int argc, char **argv) {
 
   // Reference: sequentially, on this thread.
   std::vector<Result> reference(kThreads), parallel(kThreads);
-  for (int t = 0; t < kThreads; ++t) run(model, jobs[t], reference[t]);
+  for (int t = 0; t < kThreads; ++t) run(model, set, jobs[t], reference[t]);
 
   // The same, with one thread per job, all at once, sharing the model.
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back(run, model, std::cref(jobs[t]), std::ref(parallel[t]));
+    threads.emplace_back(run, model, set, std::cref(jobs[t]), std::ref(parallel[t]));
   }
   for (auto &th : threads) th.join();
 
@@ -159,12 +189,17 @@ int main(int argc, char **argv) {
           !same(reference[t].A[k], parallel[t].A[k]) ||
           !same(reference[t].B[k], parallel[t].B[k]) ||
           !same(reference[t].z[k], parallel[t].z[k]) ||
-          !same(reference[t].dz_dx1[k], parallel[t].dz_dx1[k])) {
+          !same(reference[t].dz_dx1[k], parallel[t].dz_dx1[k]) ||
+          !same(reference[t].c_nu_dot[k], parallel[t].c_nu_dot[k]) ||
+          !same(reference[t].c_lambda[k], parallel[t].c_lambda[k]) ||
+          !same(reference[t].c_A[k], parallel[t].c_A[k]) ||
+          !same(reference[t].c_dlambda_dz[k], parallel[t].c_dlambda_dz[k])) {
         std::fprintf(stderr, "thread %d state %d: results differ from single-threaded\n", t, k);
         ++failures;
       }
     }
   }
+  geolin_constraints_free(set);
   geolin_model_free(model);
   std::printf("%d threads x %d states: %s\n", kThreads, kStates,
               failures ? "FAILED" : "bit-identical to single-threaded");

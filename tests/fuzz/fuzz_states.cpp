@@ -10,7 +10,8 @@
 // moving or fixed base; the rest is read as the numbers of the calls (gravity, H, s, v, r, tau,
 // nu_dot, the wrenches, frame indices, the step method and length, the finite-difference
 // step, then the contact regularization mu, the contacts: count, frames, types, gains,
-// references, then the impact's restitution). Each number is one control
+// references, then the impact's restitution, then a constraint set: count, each constraint's
+// kind and arguments, a ref, the joint feedback gains). Each number is one control
 // byte, then either a small value (one byte, times a scale from 1e-8 to 1e150 chosen by the control
 // byte) or, for control bytes >= 0xE0, the raw 8 bytes of a double (NaN, Inf, denormals, anything).
 // H is a rigid transform built from six numbers, or 16 raw numbers, or a rigid transform with one
@@ -207,6 +208,181 @@ void check(const Robot &robot, const char *function, int status, std::vector<Out
     for (std::size_t k = 0; k < o.data.size(); ++k)
       if (!is_sentinel(o.data[k]))
         fail(robot, function, status, "an error, but an output was written", &o, k);
+}
+
+// A setter of a constraint set: OK, or INVALID_ARGUMENT / NONFINITE with a message and the set's
+// rows unchanged.
+void check_setter(const Robot &robot, const char *function, int status, int rows_before,
+                  const geolin_constraints *set) {
+  const int rows = geolin_constraints_num_rows(set);
+  if (status == GEOLIN_OK) {
+    if (rows < rows_before) fail(robot, function, status, "OK, but the set lost rows", nullptr, 0);
+    return;
+  }
+  if (status != GEOLIN_ERR_INVALID_ARGUMENT && status != GEOLIN_ERR_NONFINITE)
+    fail(robot, function, status, "not a documented setter status", nullptr, 0);
+  const char *message = geolin_last_error();
+  if (message == nullptr || message[0] == '\0')
+    fail(robot, function, status, "an error without a message", nullptr, 0);
+  if (rows != rows_before)
+    fail(robot, function, status, "refused, but the set changed", nullptr, 0);
+}
+
+// A constraint set of up to 4 fuzzed constraints (contacts, loops, couplings, wheels, with any
+// arguments: the setters refuse the invalid ones), the URDF's mimics, fuzzed gains, axes and a
+// ref, evaluated by every geolin_constrained_* function at the input's state, method, h and
+// restitution, as the contact functions are.
+void fuzz_constraint_set(const Robot &robot, Input &in, const double *Hp,
+                         const std::vector<double> &s, const double *vp,
+                         const std::vector<double> &r, const std::vector<double> &tau, int method,
+                         double h, double restitution, const double *gains, unsigned wrench_flags) {
+  geolin_workspace *ws = robot.ws;
+  const int nj = geolin_model_num_joints(robot.model);
+  const int frames_count = geolin_model_num_frames(robot.model);
+  const std::size_t un = static_cast<std::size_t>(geolin_model_num_dofs(robot.model));
+  const std::size_t uN = static_cast<std::size_t>(geolin_model_state_dim(robot.model));
+  const std::size_t unj = static_cast<std::size_t>(nj);
+  geolin_constraints *set = nullptr;
+  if (geolin_constraints_new(robot.model, &set) != GEOLIN_OK)
+    fail(robot, "geolin_constraints_new", -1, "no set", nullptr, 0);
+  struct Free {
+    geolin_constraints *p;
+    ~Free() { geolin_constraints_free(p); }
+  } owner{set};
+  auto index = [&](int count) {  // [-1, count]: one before and one past the valid range
+    return static_cast<int>(in.byte() % static_cast<unsigned>(count + 2)) - 1;
+  };
+  const int count = static_cast<int>(in.byte() % 5u);
+  for (int k = 0; k < count; ++k) {
+    const int rows_before = geolin_constraints_num_rows(set);
+    const std::uint8_t kind = in.byte();
+    if (kind % 4 == 0) {
+      const int frame = index(frames_count);
+      const std::uint8_t type_byte = in.byte();
+      const int type = type_byte < 250
+                           ? (type_byte % 2 ? GEOLIN_CONTACT_RIGID : GEOLIN_CONTACT_POINT)
+                           : type_byte - 250;
+      double ref[16];
+      const bool with_ref = in.byte() % 2;
+      if (with_ref) read_transform(in, ref);
+      check_setter(robot, "geolin_constraints_add_contact",
+                   geolin_constraints_add_contact(set, frame, type, with_ref ? ref : nullptr),
+                   rows_before, set);
+    } else if (kind % 4 == 1) {
+      const int a = index(frames_count), b = index(frames_count);
+      const std::uint8_t type_byte = in.byte();
+      const int type = type_byte < 250 ? 3 + (type_byte % 3 == 2 ? 3 : 2 * (type_byte % 3))
+                                       : type_byte - 250;  // 3, 5, 6, or anything
+      check_setter(robot, "geolin_constraints_add_loop",
+                   geolin_constraints_add_loop(set, a, b, type), rows_before, set);
+    } else if (kind % 4 == 2) {
+      const int joint = index(nj), source = index(nj);
+      double ratio_offset[2];
+      in.numbers(ratio_offset, 2);
+      check_setter(
+          robot, "geolin_constraints_add_coupling",
+          geolin_constraints_add_coupling(set, joint, source, ratio_offset[0], ratio_offset[1]),
+          rows_before, set);
+    } else {
+      const int frame = index(frames_count);
+      double axis[3], radius = 0.0;
+      in.numbers(axis, 3);
+      in.numbers(&radius, 1);
+      check_setter(robot, "geolin_constraints_add_wheel",
+                   geolin_constraints_add_wheel(set, frame, kind % 8 == 7 ? nullptr : axis, radius),
+                   rows_before, set);
+    }
+  }
+  {
+    const int rows_before = geolin_constraints_num_rows(set);
+    const int added = geolin_constraints_add_mimic_joints(set);
+    if (added < 0)
+      check_setter(robot, "geolin_constraints_add_mimic_joints", added, rows_before, set);
+    else if (geolin_constraints_num_rows(set) != rows_before + added)
+      fail(robot, "geolin_constraints_add_mimic_joints", added, "rows are not the count added",
+           nullptr, 0);
+  }
+  const int rows = geolin_constraints_num_rows(set);
+  if (gains != nullptr)
+    check_setter(robot, "geolin_constraints_set_gains",
+                 geolin_constraints_set_gains(set, gains[0], gains[1]), rows, set);
+  check_setter(robot, "geolin_constraints_set_axes", geolin_constraints_set_axes(set, wrench_flags),
+               rows, set);
+  if (in.byte() % 2) {
+    double ref[16];
+    const int k = index(count);
+    read_transform(in, ref);
+    check_setter(robot, "geolin_constraints_set_ref", geolin_constraints_set_ref(set, k, ref), rows,
+                 set);
+  }
+  double feedback[2] = {0.0, 0.0};  // kp, kd on every joint
+  in.numbers(feedback, 2);
+  const std::vector<double> kp(unj, feedback[0]), kd(unj, feedback[1]);
+  const std::size_t um = static_cast<std::size_t>(geolin_constraints_num_rows(set));
+  {
+    std::vector<Output> o{{"nu_dot", un}, {"lambda", um}};
+    check(robot, "geolin_constrained_dynamics",
+          geolin_constrained_dynamics(ws, set, Hp, s.data(), vp, r.data(), tau.data(),
+                                      o[0].data.data(), o[1].data.data()),
+          o);
+  }
+  {
+    std::vector<Output> o{
+        {"A", uN * uN}, {"B", uN * unj}, {"dlambda_dz", um * uN}, {"dlambda_dw", um * unj}};
+    check(robot, "geolin_constrained_linearize",
+          geolin_constrained_linearize(ws, set, Hp, s.data(), vp, r.data(), tau.data(),
+                                       o[0].data.data(), o[1].data.data(), o[2].data.data(),
+                                       o[3].data.data()),
+          o);
+  }
+  for (int with_feedback = 0; with_feedback < 2; ++with_feedback) {
+    std::vector<Output> o{{"H_next", 16, !robot.fixed},
+                          {"s_next", unj},
+                          {"v_next", 6, !robot.fixed},
+                          {"r_next", unj},
+                          {"lambda", um}};
+    const int st =
+        with_feedback
+            ? geolin_constrained_step_feedback(ws, set, method, h, Hp, s.data(), vp, r.data(),
+                                               tau.data(), kp.data(), kd.data(), nullptr, nullptr,
+                                               o[0].data.data(), o[1].data.data(), o[2].data.data(),
+                                               o[3].data.data(), o[4].data.data())
+            : geolin_constrained_step(ws, set, method, h, Hp, s.data(), vp, r.data(), tau.data(),
+                                      o[0].data.data(), o[1].data.data(), o[2].data.data(),
+                                      o[3].data.data(), o[4].data.data());
+    check(robot, with_feedback ? "geolin_constrained_step_feedback" : "geolin_constrained_step", st,
+          o);
+  }
+  for (int with_feedback = 0; with_feedback < 2; ++with_feedback) {
+    std::vector<Output> o{
+        {"A_d", uN * uN}, {"B_d", uN * unj}, {"dlambda_dz", um * uN}, {"dlambda_dw", um * unj}};
+    const int st =
+        with_feedback ? geolin_constrained_step_feedback_linearize(
+                            ws, set, method, h, Hp, s.data(), vp, r.data(), tau.data(), kp.data(),
+                            kd.data(), nullptr, nullptr, o[0].data.data(), o[1].data.data(),
+                            o[2].data.data(), o[3].data.data())
+                      : geolin_constrained_step_linearize(
+                            ws, set, method, h, Hp, s.data(), vp, r.data(), tau.data(),
+                            o[0].data.data(), o[1].data.data(), o[2].data.data(), o[3].data.data());
+    check(robot,
+          with_feedback ? "geolin_constrained_step_feedback_linearize"
+                        : "geolin_constrained_step_linearize",
+          st, o);
+  }
+  {
+    std::vector<Output> o{{"v_next", 6, !robot.fixed}, {"r_next", unj}, {"impulse", um}};
+    check(robot, "geolin_constrained_impulse",
+          geolin_constrained_impulse(ws, set, restitution, Hp, s.data(), vp, r.data(),
+                                     o[0].data.data(), o[1].data.data(), o[2].data.data()),
+          o);
+  }
+  {
+    std::vector<Output> o{{"A_imp", uN * uN}, {"dimpulse_dz", um * uN}};
+    check(robot, "geolin_constrained_impulse_linearize",
+          geolin_constrained_impulse_linearize(ws, set, restitution, Hp, s.data(), vp, r.data(),
+                                               o[0].data.data(), o[1].data.data()),
+          o);
+  }
 }
 
 }  // namespace
@@ -484,5 +660,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                                    o[1].data.data()),
           o);
   }
+  fuzz_constraint_set(robot, in, Hp, s, vp, r, tau, method, h, restitution,
+                      with_gains ? gains : nullptr, wrench_flags);
   return 0;
 }
