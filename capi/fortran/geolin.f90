@@ -49,7 +49,7 @@ module geolin
 
   ! Version of the header these bindings were written for
   integer, parameter, public :: GEOLIN_VERSION_MAJOR = 0
-  integer, parameter, public :: GEOLIN_VERSION_MINOR = 3
+  integer, parameter, public :: GEOLIN_VERSION_MINOR = 5
   integer, parameter, public :: GEOLIN_VERSION_PATCH = 0
 
   ! wrench_flags of geolin_forward_dynamics_ext / geolin_linearize_ext (C: unsigned)

@@ -171,11 +171,11 @@ program test_fortran_constraints
               'the free dynamics does not hold it')
 
   ! --- misuse is refused naming the argument, adding nothing -------------------------------
-  call refused(geolin_constraints_add_loop(set, feet(1), feet(1), GEOLIN_LOOP_POINT), 'frame')
+  call refused(geolin_constraints_add_loop(set, feet(1), feet(1), GEOLIN_LOOP_POINT), "'frame_b'")
   call refused(geolin_constraints_add_coupling(set, 2_c_int, 2_c_int, 1.0_c_double, &
-                                               0.0_c_double), 'source')
-  call refused(geolin_constraints_add_wheel(set, feet(1), [0.0_c_double, 1.0_c_double, &
-                                                           0.0_c_double], -0.1_c_double), 'radius')
+                                               0.0_c_double), "'source'")
+  v1(1:3) = [0.0_c_double, 1.0_c_double, 0.0_c_double]  ! a wheel's spin axis
+  call refused(geolin_constraints_add_wheel(set, feet(1), v1(1:3), -0.1_c_double), "'radius'")
   call expect(geolin_constraints_num_rows(set) == 12, 'a refused constraint adds nothing')
 
   call geolin_constraints_free(coupled)

@@ -94,7 +94,7 @@ pub mod sys {
     /// The version of the header these declarations were written for (the library at run
     /// time may be newer: see [`crate::version`]).
     pub const GEOLIN_VERSION_MAJOR: c_int = 0;
-    pub const GEOLIN_VERSION_MINOR: c_int = 3;
+    pub const GEOLIN_VERSION_MINOR: c_int = 5;
     pub const GEOLIN_VERSION_PATCH: c_int = 0;
 
     pub const GEOLIN_WRENCH_LOCAL: c_uint = 0;
