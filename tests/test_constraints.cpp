@@ -117,6 +117,41 @@ std::vector<Scenario> scenarios() {
     items.push_back(wheel(m, "tool_tip", Vec3(1.0, 0.0, 0.0), 0.05));
     out.push_back({"arm_coupling_and_wheel", m, make_set(items, 4.0, 1.0, kWrenchLocal)});
   }
+  {
+    // The test robots of models/: the four-bar closed by its POINT loop, the gripper's <mimic>
+    // finger as a coupling, the quadruped on four wheels, the two-wheeled cart (its coaxial wheels'
+    // lateral rows are identical: regularized).
+    Model bar = load_urdf_file(model_path("four_bar.urdf"), kFixedBase);
+    out.push_back(
+        {"four_bar_point_loop", bar,
+         make_set({loop(bar, "loop_a", "loop_b", kLoopPoint)}, 50.0, 10.0, kWrenchLocal)});
+    Model grip = load_urdf_file(model_path("gripper.urdf"), kFixedBase);
+    std::vector<Constraint> mimics;
+    for (int i = 1; i <= grip.n_B; ++i)
+      if (!grip.mimic_of[i].empty()) {
+        Constraint c;
+        c.kind = Constraint::Kind::coupling;
+        c.joint = i - 1;
+        c.source = grip.joint_index(grip.mimic_of[i]);
+        c.ratio = grip.mimic_multiplier[i];
+        c.offset = grip.mimic_offset[i];
+        mimics.push_back(c);
+      }
+    EXPECT_EQ(mimics.size(), 1u);
+    out.push_back({"gripper_mimic", grip, make_set(mimics, 10.0, 2.0, kWrenchLocal)});
+    Model wq = load_urdf_file(model_path("quadruped_wheels.urdf"));
+    std::vector<Constraint> wheels;
+    for (const char *w : {"FL_wheel", "FR_wheel", "HL_wheel", "HR_wheel"})
+      wheels.push_back(wheel(wq, w, Vec3::UnitY(), 0.05));
+    out.push_back({"quadruped_on_wheels", wq, make_set(wheels, 30.0, 6.0, kWrenchMixed)});
+    Model cart = load_urdf_file(model_path("cart.urdf"));
+    Scenario s{"cart_regularized", cart,
+               make_set({wheel(cart, "left_wheel", Vec3::UnitY(), 0.1),
+                         wheel(cart, "right_wheel", Vec3::UnitY(), 0.1)},
+                        20.0, 4.0, kWrenchLocal),
+               1e-4};
+    out.push_back(s);
+  }
   return out;
 }
 
@@ -309,7 +344,7 @@ TEST(ConstraintSets, ContactsOnlyEqualTheContactFunctions) {
   EXPECT_EQ(w1, w2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sets, ConstraintScenario, testing::Range(0, 6), scenario_name);
+INSTANTIATE_TEST_SUITE_P(Sets, ConstraintScenario, testing::Range(0, 10), scenario_name);
 
 }  // namespace
 }  // namespace geolin::test
