@@ -760,15 +760,13 @@ GEOLIN_API int geolin_constrained_step_linearize(geolin_workspace *ws,
                                                  const double *v, const double *r,
                                                  const double *tau, double *A_d, double *B_d,
                                                  double *dlambda_dz, double *dlambda_dw);
-GEOLIN_API int geolin_constrained_step_feedback(geolin_workspace *ws,
-                                                const geolin_constraints *set, int method,
-                                                double h, const double *H, const double *s,
-                                                const double *v, const double *r,
+GEOLIN_API int geolin_constrained_step_feedback(geolin_workspace *ws, const geolin_constraints *set,
+                                                int method, double h, const double *H,
+                                                const double *s, const double *v, const double *r,
                                                 const double *tau, const double *kp,
                                                 const double *kd, const double *s_ref,
-                                                const double *r_ref, double *H_next,
-                                                double *s_next, double *v_next, double *r_next,
-                                                double *lambda);
+                                                const double *r_ref, double *H_next, double *s_next,
+                                                double *v_next, double *r_next, double *lambda);
 GEOLIN_API int geolin_constrained_step_feedback_linearize(
     geolin_workspace *ws, const geolin_constraints *set, int method, double h, const double *H,
     const double *s, const double *v, const double *r, const double *tau, const double *kp,
@@ -778,12 +776,9 @@ GEOLIN_API int geolin_constrained_impulse(geolin_workspace *ws, const geolin_con
                                           double restitution, const double *H, const double *s,
                                           const double *v, const double *r, double *v_next,
                                           double *r_next, double *impulse);
-GEOLIN_API int geolin_constrained_impulse_linearize(geolin_workspace *ws,
-                                                    const geolin_constraints *set,
-                                                    double restitution, const double *H,
-                                                    const double *s, const double *v,
-                                                    const double *r, double *A_imp,
-                                                    double *dimpulse_dz);
+GEOLIN_API int geolin_constrained_impulse_linearize(
+    geolin_workspace *ws, const geolin_constraints *set, double restitution, const double *H,
+    const double *s, const double *v, const double *r, double *A_imp, double *dimpulse_dz);
 
 /* ============================================================================================
  * Costs and constraints (docs/dynamics.md §11): what an MPC's cost and constraint terms need,

@@ -191,14 +191,12 @@ TEST_P(ConstraintScenario, SolutionSatisfiesDynamicsAndRows) {
   // M ν̇ + h − S τ = J_cᵀ λ with J_c from a second evaluation's rows (ws.cs_J).
   VecX id(sc.m.num_dofs());
   rnea(sc.m, ws, x.H, x.s, x.v, x.r, nu_dot, id);
-  const int nv = sc.m.joint_offset();
   id.tail(sc.m.num_joints()) -= x.tau;
   VecX nu2, l2;
   dynamics_at(sc, ws, x, nu2, l2);
   const MatX J = ws.cs_J.topRows(sc.set.rows());
   const VecX Jtl = J.transpose() * lambda;
   EXPECT_LT(rel_err(id, Jtl), 1e-9) << sc.name;
-  (void)nv;
 }
 
 // A, B, ∂λ/∂z, ∂λ/∂w against central differences of constrained_dynamics through x exp(z).

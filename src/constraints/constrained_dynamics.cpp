@@ -149,19 +149,10 @@ Outcome linearize_at_fixed_lambda(const Model &model, Workspace &ws, const Trans
 
 }  // namespace detail
 
-namespace {
-
-// A contacts-only set (the empty one included) is the contact functions' own.
-bool routed_to_contacts(const ConstraintSet &set) {
-  return set.contacts_only();
-}
-
-}  // namespace
-
 Outcome constrained_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                              const Vec6 &v, CRefVec r, CRefVec tau, const ConstraintSet &set,
                              double mu, RefVec nu_dot, RefVec lambda) {
-  if (routed_to_contacts(set))
+  if (set.contacts_only())  // the contact functions' own (the empty set's too)
     return contact_dynamics(model, ws, H, s, v, r, tau, set.contacts(mu), nu_dot, lambda);
   const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
   const Outcome o = detail::dense_dynamics(model, ws, H, s, v0, r, tau, set, mu);
@@ -179,7 +170,7 @@ Outcome constrained_dynamics(const Model &model, Workspace &ws, const Transform 
 Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                               const Vec6 &v, CRefVec r, CRefVec tau, const ConstraintSet &set,
                               double mu, RefMat A, RefMat B, RefMat dlambda_dz, RefMat dlambda_dw) {
-  if (routed_to_contacts(set))
+  if (set.contacts_only())  // the contact functions' own (the empty set's too)
     return contact_linearize(model, ws, H, s, v, r, tau, set.contacts(mu), A, B, dlambda_dz,
                              dlambda_dw);
   const int m = set.rows(), n = model.num_dofs(), N = model.state_dim(), nj = model.n_B;

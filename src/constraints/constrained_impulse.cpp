@@ -8,8 +8,6 @@
 //   J_c δΔν + [∂(J_c ν⁺)/∂q + E ∂(J_c ν⁻)/∂q, (1 + E) J_c] z = −mu δΛ             (K15)
 // the system of constrained_linearize with these right-hand sides. J_c(q) u and its derivative at
 // fixed u are the rows at rest (ν = 0) with ν̇ = u and no gains.
-#include <utility>
-
 #include "constrained_solve.hpp"
 #include "constraint_rows.hpp"
 
