@@ -155,10 +155,11 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     bytes = add(bytes, mul(D, nj));                     // impulse_rest_rates
     if (d.features & kWorkspaceStepLinearize)           // step_dlambda_dz, step_dlambda_dw
       bytes = add(bytes, mul(D, mul(m, N + nj)));
-    // The dense constraint solve (Workspace::cs_*): two frames' J, J_c, Y, Λ⁻¹, vectors, and
+    // The constraint solve (Workspace::cs_*): two frames' J, J_c's terms, J_c, Y, vectors, and
     // the wrenches of λ.
     const std::size_t W = static_cast<std::size_t>(set_wrenches(d, model));
-    bytes = add(bytes, mul(D, 12 * n + m * n + n * m + m * m + 3 * m + 3 * n + nj));
+    bytes = add(bytes, mul(2 * m, sizeof(Workspace::ConstraintTerm)));
+    bytes = add(bytes, mul(D, 12 * n + m * n + n * m + 2 * m + 3 * n + nj));
     bytes = add(bytes, mul(W, sizeof(int) + 6 * D));
     if (d.features & kWorkspaceLinearize)  // frames' derivatives, ∂c/∂z, Dw, A, B, X, K, M⁻¹ S
       bytes = add(bytes, mul(D, add(24 * N + m * N + N * N + n * N + m * (N + nj) + n * nj,
@@ -276,8 +277,8 @@ void size_contacts(Workspace &ws, const Model &model) {
   ws.cs_J.setZero(rows, n);
   ws.cs_c.setZero(rows);
   ws.cs_Y.setZero(n, rows);
-  ws.cs_L.setZero(rows, rows);
-  ws.cs_dinv.setZero(rows);
+  ws.cs_terms.assign(2 * m, Workspace::ConstraintTerm());
+  ws.cs_term_count = 0;
   for (VecX *x : {&ws.cs_nu, &ws.cs_nu2, &ws.cs_tau}) x->setZero(n);
   ws.cs_lambda.setZero(rows);
   const Eigen::Index W = set_wrenches(ws.dims, model);

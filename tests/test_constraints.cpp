@@ -181,20 +181,25 @@ std::string scenario_name(const testing::TestParamInfo<int> &info) {
   return scenarios()[info.param].name;
 }
 
-// The solution satisfies its own rows: M ν̇ + C ν + G = S τ + J_cᵀ λ (inverse dynamics) and the
-// rows evaluated again at ν̇ equal −mu λ.
+// The solution satisfies the equations of motion with its forces: M ν̇ + C ν + G = S τ + J_cᵀ λ
+// (inverse dynamics). (That it satisfies the rows is checked by the closure, slip and rolling
+// tests of test_constrained_motion.cpp.)
 TEST_P(ConstraintScenario, SolutionSatisfiesDynamicsAndRows) {
   Workspace ws(sc.m);
   const State x = some_state(sc.m, 3);
   VecX nu_dot, lambda;
   dynamics_at(sc, ws, x, nu_dot, lambda);
-  // M ν̇ + h − S τ = J_cᵀ λ with J_c from a second evaluation's rows (ws.cs_J).
+  // M ν̇ + h − S τ = J_cᵀ λ, the dynamics' sparse solve (J_c as terms along the paths) against
+  // J_c written out row by row from the frames' Jacobians (ws.cs_J of the linearization).
   VecX id(sc.m.num_dofs());
   rnea(sc.m, ws, x.H, x.s, x.v, x.r, nu_dot, id);
   id.tail(sc.m.num_joints()) -= x.tau;
-  VecX nu2, l2;
-  dynamics_at(sc, ws, x, nu2, l2);
-  const MatX J = ws.cs_J.topRows(sc.set.rows());
+  const int N = sc.m.state_dim(), nj = sc.m.num_joints(), m = sc.set.rows();
+  MatX A(N, N), B(N, nj), dlz(m, N), dlw(m, nj);
+  ASSERT_TRUE(
+      constrained_linearize(sc.m, ws, x.H, x.s, x.v, x.r, x.tau, sc.set, sc.mu, A, B, dlz, dlw)
+          .ok());
+  const MatX J = ws.cs_J.topRows(m);
   const VecX Jtl = J.transpose() * lambda;
   EXPECT_LT(rel_err(id, Jtl), 1e-9) << sc.name;
 }

@@ -4,8 +4,8 @@
 //
 // A set is an ordered list; its rows, and the entries of λ, come constraint after constraint in
 // that order. A set of contacts only is evaluated by the contact functions themselves
-// (contact_dynamics, ...), so that it equals them exactly; any other set by the dense solve of
-// docs/constraints.md §3 (constrained_dynamics.cpp).
+// (contact_dynamics, ...), so that it equals them exactly; any other set by the same solve along
+// the paths of its rows (docs/constraints.md §3; src/constraints/).
 #pragma once
 
 #include <vector>

@@ -239,20 +239,33 @@ struct Workspace {
   // (max_rows x N) and ∂λ/∂w (max_rows x n_J); the step's Dλ is summed into the caller's outputs.
   MatX step_dlambda_dz, step_dlambda_dw;
 
-  // kWorkspaceContacts: the dense solve of a constraint set with loops, couplings or wheels
+  // kWorkspaceContacts: the solve of a constraint set with loops, couplings or wheels
   // (src/constraints/, docs/constraints.md §3). One frame's world motion at (x, ν, ν̇):
   struct FrameMotion {
     Transform HF;     // ^A H_F
     Vec6 vel, acc;    // [ṗ; ω], [p̈; ω̇] in world axes
     MatX dvel, dacc;  // 6 x N: their derivatives in z (acc at fixed ν̇); kWorkspaceLinearize
     MatX J;           // 6 x n: ∂vel/∂ν = ∂acc/∂ν̇, and [δp; δθ] = J z_pose
+    int body = 0;     // the frame's body b (the sparse solve's terms)
+    Mat6 G0;          // [ṗ; ω] per frame-0 twist of b: J = G0 J_b (the sparse solve's terms)
   };
-  FrameMotion cs_frame[2];     // frames a and b of the constraint at hand
-  MatX cs_J;                   // max_rows x n: J_c = ∂c/∂ν̇
-  VecX cs_c;                   // max_rows: c at the ν̇ of the pass
-  MatX cs_Y;                   // n x max_rows: M⁻¹ J_cᵀ
-  MatX cs_L;                   // max_rows x max_rows: Λ⁻¹ + mu 1 and its factor (row-major)
-  VecX cs_dinv;                // max_rows: 1 / L_kk
+  FrameMotion cs_frame[2];  // frames a and b of the constraint at hand
+  // J_c as a sum of terms (constraint_factor.cpp, docs/constraints.md §3): rows [row0, row0 +
+  // rows) of J_c get G J_b, G's first `rows` rows times the Jacobian of body b's frame-0 twist
+  // (a frame term), or coef on the column of joint body b (a joint term, rows = 1). Two per
+  // constraint at most (2 max_rows).
+  struct ConstraintTerm {
+    int row0 = 0, rows = 0, body = 0;
+    bool joint = false;
+    double coef = 0.0;
+    Mat6 G = Mat6::Zero();
+  };
+  std::vector<ConstraintTerm> cs_terms;
+  int cs_term_count = 0;
+  MatX cs_J;  // max_rows x n: J_c = ∂c/∂ν̇
+  VecX cs_c;  // max_rows: c at the ν̇ of the pass
+  MatX cs_Y;  // n x max_rows: M⁻¹ J_cᵀ
+  // The factor of Λ⁻¹ + mu 1 is contact_L's and contact_dinv's (stride solve_stride(m)).
   VecX cs_nu, cs_nu2, cs_tau;  // n: ν̇_free (or ν⁻), ν̇ (or Δν), ν⁺
   VecX cs_lambda;              // max_rows: λ
   MatX cs_Dc;                  // max_rows x N: ∂c/∂z (kWorkspaceLinearize)
@@ -265,7 +278,7 @@ struct Workspace {
   MatX cs_Dw;
   MatX cs_A, cs_B;  // N x N, N x (n_J + 6 max_wrenches): linearize's at fixed λ
   MatX cs_X;        // n x N: ∂ν̇/∂z at fixed λ (kWorkspaceLinearize)
-  MatX cs_K;        // max_rows x (N + n_J) (kWorkspaceLinearize)
+  MatX cs_K;        // max_rows x (N + n_J): an impact's E ∂(J_c ν⁻)/∂q (kWorkspaceLinearize)
   MatX cs_Bu;       // n x n_J: M⁻¹ S (kWorkspaceLinearize)
 };
 

@@ -1,6 +1,6 @@
 // Constrained forward dynamics and its exact linearization for a constraint set
 // (docs/constraints.md §3, §4). A contacts-only set goes to the contact functions (exactly
-// equal to them); any other set is solved densely:
+// equal to them); any other set is solved along the paths of its rows (constraint_factor.cpp):
 //   ν̇_free = ABA(τ),  Y = M⁻¹ J_cᵀ,  (J_c Y + mu 1) λ = −c(ν̇_free),  ν̇ = ν̇_free + Y λ   (K1)-(K3)
 // and linearized from the inverse dynamics at fixed λ (RBDA ch. 8; Carpentier & Mansard 2018):
 //   M δν̇ = −∂ID/∂z z + ∂(J_cᵀ λ)/∂z z + S w + J_cᵀ δλ,   J_c δν̇ + ∂c/∂z z = −mu δλ       (K4)
@@ -10,6 +10,9 @@
 #include "constraint_rows.hpp"
 #include "contacts/contact_solve.hpp"
 #include "geolin/constraints.hpp"
+#include "geometry.hpp"
+#include "passes.hpp"
+#include "solver/solver.hpp"
 
 namespace geolin {
 
@@ -66,15 +69,17 @@ Outcome inverse_mass_columns(const Model &model, Workspace &ws, const Transform 
 }
 
 // (K2): the factor of Λ⁻¹ + mu 1 = J_c Y + mu 1 (Y = M⁻¹ J_cᵀ in ws.cs_Y), with the test for
-// dependent rows (docs/contacts.md §4). (ws.cs_J, ws.cs_Y) => (ws.cs_L, ws.cs_dinv), or the
-// dependent row / overflow
+// dependent rows (docs/contacts.md §4). (ws.cs_J, ws.cs_Y) => (ws.contact_L, ws.contact_dinv), or
+// the dependent row / overflow
 Outcome factor_constraints(const ConstraintSet &set, Workspace &ws, int m, double mu) {
-  auto L = ws.cs_L.topLeftCorner(m, m);
+  const std::ptrdiff_t ldm = solve_stride(m);
+  Eigen::Map<MatX, 0, Eigen::OuterStride<>> L(ws.contact_L.data(), m, m, Eigen::OuterStride<>(ldm));
+  // Row-major with stride ldm is the transpose of this column-major map: J_c Y is symmetric.
   L.noalias() = ws.cs_J.topRows(m) * ws.cs_Y.leftCols(m);
   L.diagonal().array() += mu;
   double ratio = 0.0;
   const int bad =
-      cholesky_in_place(ws.cs_L.data(), m, ws.cs_L.rows(), mu, ws.cs_dinv.data(), &ratio);
+      cholesky_in_place(ws.contact_L.data(), m, ldm, mu, ws.contact_dinv.data(), &ratio);
   if (bad < 0) return Outcome();
   if (std::isnan(ratio)) return Outcome::overflowed();
   int k, row;
@@ -83,45 +88,50 @@ Outcome factor_constraints(const ConstraintSet &set, Workspace &ws, int m, doubl
 }
 
 void constraint_solve(const Workspace &ws, int m, double *x) {
-  cholesky_solve(ws.cs_L.data(), ws.cs_dinv.data(), m, ws.cs_L.rows(), x);
+  cholesky_solve(ws.contact_L.data(), ws.contact_dinv.data(), m, solve_stride(m), x);
 }
 
-// (K1)-(K3) at (x, τ): ν̇ into ws.cs_nu2, λ into ws.cs_lambda; ws.cs_Y and the factors of M and
-// Λ⁻¹ kept for the linearization.
-Outcome dense_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                       const Vec6 &v0, CRefVec r, CRefVec tau, const ConstraintSet &set,
-                       double mu) {
+// (K1)-(K3) at (x, τ) by the sparse solve (constraint_factor.cpp): ν̇_free by ABA into
+// ws.cs_nu, ν̇ into ws.cs_nu2, λ into ws.cs_lambda, the factors of M and Λ⁻¹ kept, and with
+// inverse_mass M⁻¹ J_cᵀ into ws.cs_Y (for the linearization).
+Outcome set_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                     const Vec6 &v0, CRefVec r, CRefVec tau, const ConstraintSet &set, double mu,
+                     bool inverse_mass) {
   const int m = set.rows();
-  if (Outcome o = aba(model, ws, H, s, v0, r, tau, ws.cs_nu); !o) return o;
-  const RowPoint at{H, s, v0, r, ws.cs_nu, set.Kp, set.Kd, false, nullptr};
-  if (Outcome o = constraint_rows(model, ws, set, at); !o) return o;
-  if (Outcome o = inverse_mass_columns(model, ws, H, s, m); !o) return o;
-  if (Outcome o = factor_constraints(set, ws, m, mu); !o) return o;
-  auto lambda = ws.cs_lambda.head(m);
-  lambda = -ws.cs_c.head(m);  // λ = −Λ c(ν̇_free)
-  constraint_solve(ws, m, lambda.data());
-  ws.cs_nu2 = ws.cs_nu;
-  ws.cs_nu2.noalias() += ws.cs_Y.leftCols(m) * lambda;
+  forward_kinematics(model, ws, s);
+  if (Outcome o =
+          aba_pass(model, ws, v0, gravity_base_acceleration(model, ws, H), r, tau, {}, ws.cs_nu);
+      !o)
+    return o;
+  if (Outcome o = constraint_factor(model, ws, H, s, v0, r, set, mu); !o) return o;
+  constraint_forces(model, ws, m);
+  if (inverse_mass) inverse_mass_columns_from_innovations(model, ws, m);
   return Outcome();
 }
 
-// §4: K = [∂c/∂z + J_c X, J_c M⁻¹ S] → Λ K; then X ← X − Y K_z, Bu ← Bu − Y K_w.
-// (ws.cs_Dc, ws.cs_J, ws.cs_X, ws.cs_Bu, ws.cs_Y, the factor of Λ⁻¹) => (ws.cs_K = Λ K, X, Bu)
+// §4: K = [∂c/∂z + J_c X, J_c M⁻¹ S] → Λ K (row-major in ws.contact_K, stride contact_cols, its
+// rows solved all at once by the factor's blocked apply); then X ← X − Y K_z, Bu ← Bu − Y K_w.
+// (ws.cs_Dc, ws.cs_J, ws.cs_X, ws.cs_Bu, ws.cs_Y, the factor of Λ⁻¹) => (constraint_K = Λ K, X,
+// Bu)
 void correct_by_constraints(const Model &model, Workspace &ws, int m) {
-  const int N = model.state_dim(), nj = model.n_B;
-  auto K = ws.cs_K.topLeftCorner(m, N + nj);
+  const int N = model.state_dim(), nj = model.n_B, cols = N + nj, cols4 = (cols + 3) / 4 * 4;
+  RowMatMap K = constraint_K(ws, m, cols4);
+  const auto J = ws.cs_J.topRows(m);
   K.leftCols(N) = ws.cs_Dc.topRows(m);
-  K.leftCols(N).noalias() += ws.cs_J.topRows(m) * ws.cs_X;
+  K.leftCols(N).noalias() += J * ws.cs_X;
   // (A model without joints has no torque columns: no block of them is taken, its storage may
   // be null.)
-  if (nj > 0) K.rightCols(nj).noalias() = ws.cs_J.topRows(m) * ws.cs_Bu;
-  for (int c = 0; c < N + nj; ++c) {  // ws.cs_c (read already) as a contiguous column
-    for (int p = 0; p < m; ++p) ws.cs_c[p] = K(p, c);
-    constraint_solve(ws, m, ws.cs_c.data());
-    for (int p = 0; p < m; ++p) K(p, c) = ws.cs_c[p];
-  }
-  ws.cs_X.noalias() -= ws.cs_Y.leftCols(m) * K.leftCols(N);
-  if (nj > 0) ws.cs_Bu.noalias() -= ws.cs_Y.leftCols(m) * K.rightCols(nj);
+  if (nj > 0) K.middleCols(N, nj).noalias() = J * ws.cs_Bu;
+  K.rightCols(cols4 - cols).setZero();  // the apply's padding columns (multiple of 4)
+  cholesky_apply(m, cols4, ws.contact_L.data(), solve_stride(m), ws.contact_dinv.data(), K.data(),
+                 K.outerStride());
+  const auto Y = ws.cs_Y.leftCols(m);
+  ws.cs_X.noalias() -= Y * K.leftCols(N);
+  if (nj > 0) ws.cs_Bu.noalias() -= Y * K.middleCols(N, nj);
+}
+
+RowMatMap constraint_K(Workspace &ws, int m, int cols) {
+  return RowMatMap(ws.contact_K.data(), m, cols, Eigen::OuterStride<>(ws.dims.contact_cols));
 }
 
 // (K4) at fixed λ: linearize with λ's wrenches (ws.cs_wrenches, world axes) and τ plus the
@@ -155,7 +165,7 @@ Outcome constrained_dynamics(const Model &model, Workspace &ws, const Transform 
   if (set.contacts_only())  // the contact functions' own (the empty set's too)
     return contact_dynamics(model, ws, H, s, v, r, tau, set.contacts(mu), nu_dot, lambda);
   const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
-  const Outcome o = detail::dense_dynamics(model, ws, H, s, v0, r, tau, set, mu);
+  const Outcome o = detail::set_dynamics(model, ws, H, s, v0, r, tau, set, mu, false);
   if (!o) return o;
   const int m = set.rows();
   nu_dot = ws.cs_nu2;
@@ -176,7 +186,7 @@ Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform
   const int m = set.rows(), n = model.num_dofs(), N = model.state_dim(), nj = model.n_B;
   const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
   // 1. ν̇, λ, Y = M⁻¹ J_cᵀ and the factor of Λ⁻¹.
-  if (Outcome o = detail::dense_dynamics(model, ws, H, s, v0, r, tau, set, mu); !o) return o;
+  if (Outcome o = detail::set_dynamics(model, ws, H, s, v0, r, tau, set, mu, true); !o) return o;
   // 2. The rows at the solution with ∂c/∂z, and λ as wrenches (ws.cs_J does not depend on ν̇).
   const detail::RowPoint at{H, s, v0, r, ws.cs_nu2, set.Kp, set.Kd, true, ws.cs_lambda.data()};
   if (Outcome o = detail::constraint_rows(model, ws, set, at); !o) return o;
@@ -184,7 +194,7 @@ Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform
   if (Outcome o = detail::linearize_at_fixed_lambda(model, ws, H, s, v0, r, tau, set); !o) return o;
   // 4. The correction by the constraints.
   detail::correct_by_constraints(model, ws, m);
-  const auto K = ws.cs_K.topLeftCorner(m, N + nj);
+  const auto K = detail::constraint_K(ws, m, N + nj);
   if (!ws.cs_X.allFinite() || !ws.cs_Bu.allFinite() || !K.allFinite() ||
       !ws.cs_lambda.head(m).allFinite())
     return Outcome::overflowed();

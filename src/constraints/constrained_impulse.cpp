@@ -98,7 +98,7 @@ Outcome constrained_impulse_linearize(const Model &model, Workspace &ws, const T
   ws.cs_X.rightCols(N - n).setZero();  // ν⁻ enters through C_z only
   if (model.n_B > 0) ws.cs_Bu.setZero();
   detail::correct_by_constraints(model, ws, m);
-  const auto K = ws.cs_K.topLeftCorner(m, N);
+  const auto K = detail::constraint_K(ws, m, N);
   if (!ws.cs_X.allFinite() || !K.allFinite()) return Outcome::overflowed();
   if (dimpulse_dz.size() > 0) dimpulse_dz = -K;
   A_imp.setIdentity();

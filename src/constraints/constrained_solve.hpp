@@ -1,5 +1,6 @@
-// The dense solve of a constraint set shared by constrained_dynamics.cpp and
-// constrained_impulse.cpp (docs/constraints.md §3).
+// The solve of a constraint set shared by constrained_dynamics.cpp and constrained_impulse.cpp
+// (docs/constraints.md §3): the dynamics along the rows' paths (constraint_factor.cpp), the
+// linearization and the impact map from the rows written out (J_c, Y = M⁻¹ J_cᵀ).
 #pragma once
 
 #include "geolin/constraints.hpp"
@@ -23,25 +24,50 @@ class NoGravity {
 Outcome inverse_mass_columns(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                              int m);
 
-/// (K2): the factor of J_c Y + mu 1 in ws.cs_L, ws.cs_dinv (J_c: the first m rows of ws.cs_J,
-/// Y = M⁻¹ J_cᵀ in ws.cs_Y); Outcome::dependent_constraint names a dependent row.
+/// (K2): the factor of J_c Y + mu 1 in ws.contact_L, ws.contact_dinv (J_c: the first m rows of
+/// ws.cs_J, Y = M⁻¹ J_cᵀ in ws.cs_Y); Outcome::dependent_constraint names a dependent row.
 Outcome factor_constraints(const ConstraintSet &set, Workspace &ws, int m, double mu);
 
-/// x ← (J_c Y + mu 1)⁻¹ x (m entries) with the factor of factor_constraints.
+/// x ← (Λ⁻¹ + mu 1)⁻¹ x (m entries) with the factor of factor_constraints or constraint_factor
+/// (ws.contact_L, row-major with stride solve_stride(m), and ws.contact_dinv).
 void constraint_solve(const Workspace &ws, int m, double *x);
 
-/// (K1)-(K3): ν̇ (ws.cs_nu2) and λ (ws.cs_lambda) of a set at (x, τ), keeping ws.cs_Y and the
-/// factors; v0 is zero for a fixed base.
-Outcome dense_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                       const Vec6 &v0, CRefVec r, CRefVec tau, const ConstraintSet &set, double mu);
+/// The sparse solve (constraint_factor.cpp, (K16)), after forward_kinematics and aba_pass at the
+/// point with ν̇_free in ws.cs_nu: the rows c(ν̇_free) (ws.cs_c) and J_c's terms
+/// (ws.cs_terms), the innovations of J_cᵀ (ws.contact_Y, stride solve_stride(m); ws.contact_W),
+/// and the factor of Λ⁻¹ + mu 1 (ws.contact_L, ws.contact_dinv), without forming J_c or M⁻¹;
+/// Outcome::dependent_constraint names a dependent row.
+Outcome constraint_factor(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                          const Vec6 &v0, CRefVec r, const ConstraintSet &set, double mu);
+
+/// After constraint_factor: λ = −Λ c(ν̇_free) into ws.cs_lambda and ν̇ = ν̇_free + M⁻¹ J_cᵀ λ
+/// into ws.cs_nu2, by one forward pass of the innovations (ws.contact_a as scratch).
+void constraint_forces(const Model &model, Workspace &ws, int m);
+
+/// After constraint_factor: ws.cs_Y = M⁻¹ J_cᵀ, one forward pass per row of J_c from its
+/// innovations (O(n) each; ws.contact_a as scratch).
+void inverse_mass_columns_from_innovations(const Model &model, Workspace &ws, int m);
+
+/// (K1)-(K3): ν̇_free (ws.cs_nu), ν̇ (ws.cs_nu2) and λ (ws.cs_lambda) of a set at (x, τ) by the
+/// sparse solve, keeping the factors of M and Λ⁻¹; with inverse_mass, M⁻¹ J_cᵀ in ws.cs_Y too.
+/// v0 is zero for a fixed base.
+Outcome set_dynamics(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
+                     const Vec6 &v0, CRefVec r, CRefVec tau, const ConstraintSet &set, double mu,
+                     bool inverse_mass);
 
 /// (K4) at fixed λ after the rows with λ (constraint_rows): ws.cs_A, ws.cs_B from linearize with
 /// λ's wrenches and τ plus the couplings' forces; ws.cs_X = ∂ν̇/∂z at fixed λ, ws.cs_Bu = M⁻¹ S.
 Outcome linearize_at_fixed_lambda(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                                   const Vec6 &v0, CRefVec r, CRefVec tau, const ConstraintSet &set);
 
-/// §4: K = Λ [ws.cs_Dc + J_c ws.cs_X, J_c ws.cs_Bu] into ws.cs_K (m x (N + n_J)), then
+/// §4: K = Λ [ws.cs_Dc + J_c ws.cs_X, J_c ws.cs_Bu] into constraint_K (m x (N + n_J)), then
 /// ws.cs_X −= Y K_z and ws.cs_Bu −= Y K_w: the constrained derivatives, with ∂λ/∂(z, w) = −K.
 void correct_by_constraints(const Model &model, Workspace &ws, int m);
+
+using RowMatMap = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>,
+                             0, Eigen::OuterStride<>>;
+/// K of correct_by_constraints: the first m rows and cols columns of ws.contact_K (row-major,
+/// stride contact_cols).
+RowMatMap constraint_K(Workspace &ws, int m, int cols);
 
 }  // namespace geolin::detail

@@ -216,9 +216,33 @@ struct Target {
   int row0, n, N;
 };
 
+// The motion of frame F from the body twist and acceleration the passes left (ws.v, ws.a, frame
+// 0, with the fictitious gravity a_g in ws.a), as contact_rows does: ^F v_F = ^F X_0 v_b,
+// ^F a_F = ^F X_0 (a_b − a_g), turned to world axes; and G0, which takes b's frame-0 twist to
+// [ṗ; ω] (world): [[R_b, −R_b p̂], [0, R_b]] for the frame's origin p in frame 0 (K16).
+void frame_motion_from_passes(const Target &t, int frame, Workspace::FrameMotion &f) {
+  const Model &model = t.model;
+  const Workspace &ws = t.ws;
+  const Transform &Hb = model.fixed_base ? model.H_A_0 : t.at.H;
+  f.body = model.frames[frame].body;
+  const Transform H0F = frame_pose0(model, ws, frame);
+  f.HF = Hb * H0F;
+  const Vec6 vF = inverse_transform_motion(H0F, ws.v[f.body]);
+  const Vec6 aF =
+      inverse_transform_motion(H0F, ws.a[f.body] - gravity_base_acceleration(model, ws, t.at.H));
+  const Mat3 &R = f.HF.R;
+  f.vel << R * vF.head<3>(), R * vF.tail<3>();
+  f.acc << R * origin_acceleration(vF, aF), R * aF.tail<3>();
+  f.G0.topLeftCorner<3, 3>() = Hb.R;
+  f.G0.topRightCorner<3, 3>().noalias() = -Hb.R * hat(H0F.o);
+  f.G0.bottomLeftCorner<3, 3>().setZero();
+  f.G0.bottomRightCorner<3, 3>() = Hb.R;
+}
+
 // The motion of frame F at the point into ws.cs_frame[slot] (Mixed axes; derivatives optional).
 void frame_motion(const Target &t, int frame, int slot) {
   Workspace::FrameMotion &f = t.ws.cs_frame[slot];
+  if (t.at.terms) return frame_motion_from_passes(t, frame, f);
   f.HF = frame_pose(t.model, t.ws, t.at.H, t.at.s, frame);
   MatX none;
   frame_velocity(t.model, t.ws, t.at.H, t.at.s, t.at.v, t.at.r, frame, kWrenchMixed, f.vel,
@@ -227,8 +251,48 @@ void frame_motion(const Target &t, int frame, int slot) {
                      kWrenchMixed, f.acc, t.at.derivatives ? RefMat(f.dacc) : RefMat(none), f.J);
 }
 
+// The next term of J_c (ws.cs_terms): two per constraint, so a set within the workspace's rows
+// has room (the check guards the arithmetic, not the user).
+Workspace::ConstraintTerm &next_term(Workspace &ws) {
+  if (ws.cs_term_count >= static_cast<int>(ws.cs_terms.size()))
+    throw Error(
+        Status::InvalidArgument,
+        fmt::format("constraints: more than the workspace's {} terms of J_c", ws.cs_terms.size()));
+  return ws.cs_terms[ws.cs_term_count++];
+}
+
+// Appends a term of J_c (K16): rows [row0, row0 + rows) get C G0 J_b for the rows' change C per
+// the frame's classical acceleration [δp̈; δω̇] (rows x 6) and the frame's G0.
+template <int kRows>
+void add_frame_term(Workspace &ws, int row0, const Eigen::Matrix<double, kRows, 6> &C,
+                    const Workspace::FrameMotion &f) {
+  Workspace::ConstraintTerm &term = next_term(ws);
+  term.row0 = row0;
+  term.rows = kRows;
+  term.body = f.body;
+  term.joint = false;
+  term.G.topRows<kRows>().noalias() = C * f.G0;
+}
+
+// The rows' change per unit classical acceleration of one frame, [δp̈; δω̇] = e_0..e_5 (the
+// change is linear in it and nothing else moves): C with J_c = C_a J_a + C_b J_b.
+template <int kRows, class Change>
+Eigen::Matrix<double, kRows, 6> acceleration_map(Change &&change_of) {
+  Eigen::Matrix<double, kRows, 6> C;
+  for (int e = 0; e < 6; ++e) {
+    Delta d;
+    if (e < 3)
+      d.pdd[e] = 1.0;
+    else
+      d.wd[e - 3] = 1.0;
+    C.col(e) = change_of(d);
+  }
+  return C;
+}
+
 // Writes rows [row0, row0 + rows) of J_c, c and ∂c/∂z from `value` (the rows) and `change`
-// (their change for the frames' changes (δa, δb)); b static when has_b is false.
+// (their change for the frames' changes (δa, δb)); b static when has_b is false. With at.terms,
+// J_c's terms instead of J_c.
 template <int kRows, class Change>
 void write_rows(const Target &t, bool has_b, const Eigen::Matrix<double, kRows, 1> &value,
                 Change &&change) {
@@ -236,6 +300,14 @@ void write_rows(const Target &t, bool has_b, const Eigen::Matrix<double, kRows, 
   const Workspace::FrameMotion &A = ws.cs_frame[0], &B = ws.cs_frame[1];
   ws.cs_c.segment<kRows>(t.row0) = value;
   const Delta zero;
+  if (t.at.terms) {
+    add_frame_term<kRows>(
+        ws, t.row0, acceleration_map<kRows>([&](const Delta &d) { return change(d, zero); }), A);
+    if (has_b)
+      add_frame_term<kRows>(
+          ws, t.row0, acceleration_map<kRows>([&](const Delta &d) { return change(zero, d); }), B);
+    return;
+  }
   for (int k = 0; k < t.n; ++k)
     ws.cs_J.block<kRows, 1>(t.row0, k) =
         change(acceleration_delta(A, k), has_b ? acceleration_delta(B, k) : zero);
@@ -376,6 +448,17 @@ void coupling_row(const Target &t, const Constraint &c) {
   const CRefVec s = t.at.s, r = t.at.r, a = t.at.nu_dot;
   ws.cs_c[t.row0] = a[dj] - c.ratio * a[di] + t.at.Kd * (r[c.joint] - c.ratio * r[c.source]) +
                     t.at.Kp * (s[c.joint] - c.ratio * s[c.source] - c.offset);
+  if (t.at.terms) {  // (K16): 1 on the joint's column, −ρ on the source's
+    for (const auto &[joint, coef] : {std::pair{c.joint, 1.0}, std::pair{c.source, -c.ratio}}) {
+      Workspace::ConstraintTerm &term = next_term(ws);
+      term.row0 = t.row0;
+      term.rows = 1;
+      term.body = joint + 1;
+      term.joint = true;
+      term.coef = coef;
+    }
+    return;
+  }
   ws.cs_J.row(t.row0).head(t.n).setZero();
   ws.cs_J(t.row0, dj) = 1.0;
   ws.cs_J(t.row0, di) -= c.ratio;
@@ -443,6 +526,7 @@ Outcome constraint_rows(const Model &model, Workspace &ws, const ConstraintSet &
                         const RowPoint &at) {
   const int n = model.num_dofs(), N = model.state_dim();
   ws.cs_wrench_count = 0;
+  ws.cs_term_count = 0;
   int row0 = 0;
   for (int k = 0; k < static_cast<int>(set.items.size()); ++k) {
     const Constraint &c = set.items[k];

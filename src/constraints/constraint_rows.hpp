@@ -1,5 +1,5 @@
-// The rows of a constraint set (docs/constraints.md §2): what the dense solve of
-// constrained_dynamics.cpp and constrained_impulse.cpp reads.
+// The rows of a constraint set (docs/constraints.md §2): what the solves of
+// constrained_dynamics.cpp, constraint_factor.cpp and constrained_impulse.cpp read.
 #pragma once
 
 #include "geolin/constraints.hpp"
@@ -16,10 +16,15 @@ struct RowPoint {
   double Kp = 0.0, Kd = 0.0;       // the holonomic rows' gains (0, 0: an impact's velocity rows)
   bool derivatives = false;        // ws.cs_Dc too (kWorkspaceLinearize)
   const double *lambda = nullptr;  // λ (m): the wrenches of J_cᵀ λ too (with derivatives)
+  // J_c as terms (ws.cs_terms) in place of ws.cs_J, and the frames' motion from the passes just
+  // run (ws.v, ws.a of aba_pass, whose ν̇ nu_dot must be; or of aba_pass_at_rest, with no
+  // gravity), without derivatives.
+  bool terms = false;
 };
 
 /// The rows c(x, ν, ν̇) of every constraint of the set at the point (docs/constraints.md (K5)-
-/// (K12)): ws.cs_J (m x n) = ∂c/∂ν̇, ws.cs_c (m) = c; with derivatives ws.cs_Dc (m x N) = ∂c/∂z
+/// (K12)): ws.cs_J (m x n) = ∂c/∂ν̇ (or, with at.terms, its terms ws.cs_terms: (K16)), ws.cs_c
+/// (m) = c; with derivatives ws.cs_Dc (m x N) = ∂c/∂z
 /// at fixed ν̇, and with λ too its generalized force J_cᵀ λ as world wrenches (K13): the
 /// ws.cs_wrench_count wrenches ws.cs_wrenches (6 each, [f; τ] at the origins of the frames
 /// ws.cs_wrench_frames, world axes) whose values change along z by ws.cs_Dw (6 rows each, N
