@@ -337,6 +337,14 @@ struct PairWrenches {
 // on b at p_b, f = R_a λ (Local) or λ (Mixed).
 void point_rows(const Target &t, const Constraint &c, bool has_b, PairWrenches &w) {
   const Pair q = pair_of(t, c, has_b);
+  if (t.at.terms) {  // (K16) of (K5) in closed form: C_a = [Q, 0], C_b = −C_a (Q = R_aᵀ or 1)
+    t.ws.cs_c.segment<3>(t.row0) = point_value(q);
+    Eigen::Matrix<double, 3, 6> C = Eigen::Matrix<double, 3, 6>::Zero();
+    C.leftCols<3>() = q.local ? Mat3(q.a.R.transpose()) : Mat3::Identity();
+    add_frame_term<3>(t.ws, t.row0, C, t.ws.cs_frame[0]);
+    if (has_b) add_frame_term<3>(t.ws, t.row0, -C, t.ws.cs_frame[1]);
+    return;
+  }
   const Vec3 cw = point_world(q);
   write_rows<3>(t, has_b, point_value(q),
                 [&](const Delta &da, const Delta &db) { return point_change(q, cw, da, db); });
