@@ -204,6 +204,41 @@ TEST_P(ConstraintScenario, SolutionSatisfiesDynamicsAndRows) {
   EXPECT_LT(rel_err(id, Jtl), 1e-9) << sc.name;
 }
 
+// The impact map's jump and impulse satisfy (K14) with J_c written out row by row (the
+// linearization's ws.cs_J) and M from crba: M Δν = J_cᵀ Λ and J_c ν⁺ + E J_c ν⁻ = −mu Λ, E = e
+// on contact rows and a wheel's normal row, 0 on loops and couplings.
+TEST_P(ConstraintScenario, ImpulseSatisfiesTheImpactMap) {
+  Workspace ws(sc.m);
+  const int n = sc.m.num_dofs(), N = sc.m.state_dim(), nj = sc.m.num_joints(), m = sc.set.rows();
+  const State x = some_state(sc.m, 7);
+  const double e = 0.4;
+  VecX nu_plus(n), L(m);
+  ASSERT_TRUE(constrained_impulse(sc.m, ws, x.H, x.s, x.v, x.r, sc.set, sc.mu, e, nu_plus, L).ok());
+  MatX A(N, N), B(N, nj), dlz(m, N), dlw(m, nj);
+  ASSERT_TRUE(
+      constrained_linearize(sc.m, ws, x.H, x.s, x.v, x.r, x.tau, sc.set, sc.mu, A, B, dlz, dlw)
+          .ok());
+  const MatX J = ws.cs_J.topRows(m);
+  MatX M(n, n);
+  crba(sc.m, ws, x.s, M);
+  VecX nu_minus(n);
+  nu_minus << (sc.m.fixed_base ? VecX() : VecX(x.v)), x.r;
+  EXPECT_LT(rel_err(M * (nu_plus - nu_minus), J.transpose() * L), 1e-9) << sc.name;
+  VecX E(m);
+  int row0 = 0;
+  for (const Constraint &c : sc.set.items) {
+    for (int k = 0; k < c.rows(); ++k) {
+      const bool bounces =
+          c.kind == Constraint::Kind::contact || (c.kind == Constraint::Kind::wheel && k == 2);
+      E[row0 + k] = bounces ? e : 0.0;
+    }
+    row0 += c.rows();
+  }
+  const VecX rows = J * nu_plus + E.asDiagonal() * (J * nu_minus) + sc.mu * L;
+  EXPECT_LT(rows.cwiseAbs().maxCoeff(), 1e-9 * std::max(1.0, (J * nu_minus).cwiseAbs().maxCoeff()))
+      << sc.name;
+}
+
 // A, B, ∂λ/∂z, ∂λ/∂w against central differences of constrained_dynamics through x exp(z).
 TEST_P(ConstraintScenario, LinearizationMatchesFiniteDifferences) {
   Workspace ws(sc.m);

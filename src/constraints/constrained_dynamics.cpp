@@ -48,45 +48,6 @@ Contacts ConstraintSet::contacts(double mu) const {
 
 namespace detail {
 
-// Y = M⁻¹ J_cᵀ column by column: each is ABA at rest without gravity for the generalized force
-// J_c row p (its base part a wrench on frame 0), O(n) and no n x n matrix (RBDA §7.3).
-// (ws.cs_J) => (ws.cs_Y), ws.cs_tau_ext as scratch
-Outcome inverse_mass_columns(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                             int m) {
-  const NoGravity no_gravity(ws);
-  const int nv = model.joint_offset(), nj = model.n_B;
-  const Vec6 zero = Vec6::Zero();
-  for (int p = 0; p < m; ++p) {
-    Vec6 f0 = Vec6::Zero();
-    for (int e = 0; e < nv; ++e) f0[e] = ws.cs_J(p, e);
-    for (int j = 0; j < nj; ++j) ws.cs_tau_ext[j] = ws.cs_J(p, nv + j);
-    if (Outcome o = aba_with_base_wrench(model, ws, H, s, zero, ws.impulse_rest_rates,
-                                         ws.cs_tau_ext, f0, ws.cs_Y.col(p));
-        !o)
-      return o;
-  }
-  return Outcome();
-}
-
-// (K2): the factor of Λ⁻¹ + mu 1 = J_c Y + mu 1 (Y = M⁻¹ J_cᵀ in ws.cs_Y), with the test for
-// dependent rows (docs/contacts.md §4). (ws.cs_J, ws.cs_Y) => (ws.contact_L, ws.contact_dinv), or
-// the dependent row / overflow
-Outcome factor_constraints(const ConstraintSet &set, Workspace &ws, int m, double mu) {
-  const std::ptrdiff_t ldm = solve_stride(m);
-  Eigen::Map<MatX, 0, Eigen::OuterStride<>> L(ws.contact_L.data(), m, m, Eigen::OuterStride<>(ldm));
-  // Row-major with stride ldm is the transpose of this column-major map: J_c Y is symmetric.
-  L.noalias() = ws.cs_J.topRows(m) * ws.cs_Y.leftCols(m);
-  L.diagonal().array() += mu;
-  double ratio = 0.0;
-  const int bad =
-      cholesky_in_place(ws.contact_L.data(), m, ldm, mu, ws.contact_dinv.data(), &ratio);
-  if (bad < 0) return Outcome();
-  if (std::isnan(ratio)) return Outcome::overflowed();
-  int k, row;
-  constraint_of_row(set, bad, k, row);
-  return Outcome::dependent_constraint(k, row, ratio);
-}
-
 void constraint_solve(const Workspace &ws, int m, double *x) {
   cholesky_solve(ws.contact_L.data(), ws.contact_dinv.data(), m, solve_stride(m), x);
 }

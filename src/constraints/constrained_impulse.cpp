@@ -10,11 +10,15 @@
 // fixed u are the rows at rest (ν = 0) with ν̇ = u and no gains.
 #include "constrained_solve.hpp"
 #include "constraint_rows.hpp"
+#include "passes.hpp"
 
 namespace geolin {
 namespace {
 
-// (K14): ν⁻ into ws.cs_nu, J_c, Y and the factors, Λ into ws.cs_lambda, Δν into ws.cs_nu2.
+// (K14): ν⁻ into ws.cs_nu, J_c (written out, for J_c ν⁻ and the derivatives), the factor of
+// Λ⁻¹ along the rows' paths from M's factorization at rest (constraint_factor, as impulse.cpp's
+// contact_factor) and Y = M⁻¹ J_cᵀ from its innovations, Λ into ws.cs_lambda, Δν into
+// ws.cs_nu2.
 Outcome impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
                       const Vec6 &v0, CRefVec r, const ConstraintSet &set, double mu, double e) {
   const int m = set.rows(), nv = model.joint_offset();
@@ -24,8 +28,16 @@ Outcome impulse_solve(const Model &model, Workspace &ws, const Transform &H, CRe
   const Vec6 zero = Vec6::Zero();
   const detail::RowPoint at{H, s, zero, ws.impulse_rest_rates, ws.cs_nu2, 0.0, 0.0, false, nullptr};
   if (Outcome o = detail::constraint_rows(model, ws, set, at); !o) return o;
-  if (Outcome o = detail::inverse_mass_columns(model, ws, H, s, m); !o) return o;
-  if (Outcome o = detail::factor_constraints(set, ws, m, mu); !o) return o;
+  {  // at rest: no velocity, no gravity, no torque (the terms of J_c depend on the pose alone)
+    const detail::NoGravity no_gravity(ws);
+    forward_kinematics(model, ws, s);
+    if (Outcome o = detail::aba_pass_at_rest(model, ws); !o) return o;
+    if (Outcome o =
+            detail::constraint_factor(model, ws, H, s, zero, ws.impulse_rest_rates, set, mu);
+        !o)
+      return o;
+  }
+  detail::inverse_mass_columns_from_innovations(model, ws, m);
   auto lambda = ws.cs_lambda.head(m);
   lambda.noalias() = ws.cs_J.topRows(m) * ws.cs_nu;  // J_c ν⁻
   for (int p = 0; p < m; ++p) lambda[p] *= -(1.0 + detail::row_restitution(set, p, e));

@@ -20,16 +20,8 @@ class NoGravity {
   Vec3 g_;
 };
 
-/// ws.cs_Y = M⁻¹ J_cᵀ for the first m rows of ws.cs_J, by ABA at rest (O(n) per row).
-Outcome inverse_mass_columns(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                             int m);
-
-/// (K2): the factor of J_c Y + mu 1 in ws.contact_L, ws.contact_dinv (J_c: the first m rows of
-/// ws.cs_J, Y = M⁻¹ J_cᵀ in ws.cs_Y); Outcome::dependent_constraint names a dependent row.
-Outcome factor_constraints(const ConstraintSet &set, Workspace &ws, int m, double mu);
-
-/// x ← (Λ⁻¹ + mu 1)⁻¹ x (m entries) with the factor of factor_constraints or constraint_factor
-/// (ws.contact_L, row-major with stride solve_stride(m), and ws.contact_dinv).
+/// x ← (Λ⁻¹ + mu 1)⁻¹ x (m entries) with the factor of constraint_factor (ws.contact_L,
+/// row-major with stride solve_stride(m), and ws.contact_dinv).
 void constraint_solve(const Workspace &ws, int m, double *x);
 
 /// The sparse solve (constraint_factor.cpp, (K16)), after forward_kinematics and aba_pass at the
