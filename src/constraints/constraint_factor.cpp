@@ -43,7 +43,7 @@ void term_innovations(const Model &model, const Workspace &ws, const Term &term,
     F.col(0) = -ws.U[i] * x;
     i = model.parent[i];
   } else {
-    F.leftCols(term.rows) = term.G.topRows(term.rows).transpose();
+    F = term.G.transpose();  // its first term.rows columns; the whole 6x6 copies faster
   }
   for (; i >= 1; i = model.parent[i]) {
     double *x = X + model.dof(i) * ldm + term.row0;
