@@ -65,7 +65,7 @@ Eigen::Ref<const VecX> stage_torque(Workspace &ws, const JointFeedback &fb, CRef
 Outcome field_accelerations(const Model &model, Workspace &ws, const StepField &field,
                             const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau_in,
                             double weight, RefVec lambda) {
-  const CRefVec tau = stage_torque(ws, field.feedback, s, r, tau_in);
+  CRefVec tau = stage_torque(ws, field.feedback, s, r, tau_in);
   if (field.dynamics == StepDynamics::free) return aba(model, ws, H, s, v, r, tau, ws.nu_dot);
   const int m = field.rows();
   const Outcome outcome = field.dynamics == StepDynamics::constrained
@@ -258,7 +258,7 @@ void add_feedback_derivative(const Model &model, Workspace &ws, const StepField 
 // feedback at (s, r) and its chain rule.
 Outcome stage_linearize(const Model &model, Workspace &ws, const StepField &field,
                         const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau_in) {
-  const CRefVec tau = stage_torque(ws, field.feedback, s, r, tau_in);
+  CRefVec tau = stage_torque(ws, field.feedback, s, r, tau_in);
   Outcome outcome;
   if (field.dynamics == StepDynamics::free) {
     outcome = linearize(model, ws, H, s, v, r, tau, ws.A_stage, ws.B_stage);

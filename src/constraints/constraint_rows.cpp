@@ -453,7 +453,7 @@ void hinge_rows(const Target &t, const Constraint &c) {
 void coupling_row(const Target &t, const Constraint &c) {
   Workspace &ws = t.ws;
   const int nv = t.model.joint_offset(), dj = nv + c.joint, di = nv + c.source;
-  const CRefVec s = t.at.s, r = t.at.r, a = t.at.nu_dot;
+  CRefVec s = t.at.s, r = t.at.r, a = t.at.nu_dot;
   ws.cs_c[t.row0] = a[dj] - c.ratio * a[di] + t.at.Kd * (r[c.joint] - c.ratio * r[c.source]) +
                     t.at.Kp * (s[c.joint] - c.ratio * s[c.source] - c.offset);
   if (t.at.terms) {  // (K16): 1 on the joint's column, −ρ on the source's
