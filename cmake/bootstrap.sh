@@ -121,7 +121,7 @@ job_asan() {
   build build-asan
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1} \
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-    run_tests build-asan -E 'install|rust|fortran|python'
+    run_tests build-asan -E 'install|rust|fortran|python|docs_references'
 }
 
 job_test() {

@@ -6,10 +6,11 @@ set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$src/build-tsan}
 
-# -g1: line tables (file and line in reports) at a fraction of the compile time of -g.
+# -g1: line tables (file and line in reports) at a fraction of the compile time of -g; -O1: the
+# test runs in a fraction of a second, and -O1 compiles about an eighth faster than -O2.
 cmake -S "$src" -B "$build" -DGEOLIN_TSAN=ON -DGEOLIN_BUILD_TESTS=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
 cmake --build "$build" --target test_capi_threads -j "${GEOLIN_JOBS:-2}"
 
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
