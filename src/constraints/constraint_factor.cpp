@@ -157,47 +157,58 @@ Outcome constraint_factor(const Model &model, Workspace &ws, const Transform &H,
   return Outcome::dependent_constraint(k, row, ratio);
 }
 
+namespace {
+
+// M⁻¹ times the column whose innovations are u(i) on joint i and a_0 on the base (C6): RBDA
+// Table 7.1's third pass without velocity terms, x_i = u_i − D_i⁻¹ U_iᵀ a_λ(i), added to out.
+// (ws.U, ws.D_inv, ws.S0) => (out +=), ws.contact_a as scratch
+template <class Innovation, class Out>
+void add_forward_pass(const Model &model, Workspace &ws, const Vec6 &a0, Innovation &&u,
+                      Out &&out) {
+  out.head(model.joint_offset()) += a0.head(model.joint_offset());
+  ws.contact_a[0] = a0;
+  for (int i = 1; i <= model.n_B; ++i) {
+    const Vec6 &al = ws.contact_a[model.parent[i]];
+    const double xi = u(i) - ws.D_inv[i] * ws.U[i].dot(al);
+    out[model.dof(i)] += xi;
+    ws.contact_a[i] = al + ws.S0[i] * xi;
+  }
+}
+
+}  // namespace
+
 void constraint_forces(const Model &model, Workspace &ws, int m) {
   const std::ptrdiff_t ldm = solve_stride(m);
   const double *X = ws.contact_Y.data();
   auto lambda = ws.cs_lambda.head(m);
   lambda = -ws.cs_c.head(m);  // λ = −Λ c(ν̇_free)  (K3)
   constraint_solve(ws, m, lambda.data());
-  // ν̇ = ν̇_free + M⁻¹ J_cᵀ λ: the forward pass of the one column J_cᵀ λ, whose innovations are
-  // X λ (RBDA Table 7.1's third pass without velocity terms; (C6)).
-  ws.cs_nu2 = ws.cs_nu;
+  // ν̇ = ν̇_free + M⁻¹ J_cᵀ λ: the one column J_cᵀ λ, whose innovations are X λ.
   Vec6 a0 = Vec6::Zero();
   if (!model.fixed_base)
     for (int e = 0; e < 6; ++e)
       for (int p = 0; p < m; ++p) a0[e] += X[e * ldm + p] * lambda[p];
-  ws.cs_nu2.head(model.joint_offset()) += a0.head(model.joint_offset());
-  ws.contact_a[0] = a0;
-  for (int i = 1; i <= model.n_B; ++i) {
+  const auto u = [&](int i) {
     const double *x = X + model.dof(i) * ldm;
-    double u = 0.0;
-    for (int p = 0; p < m; ++p) u += x[p] * lambda[p];
-    const Vec6 &al = ws.contact_a[model.parent[i]];
-    const double xi = u - ws.D_inv[i] * ws.U[i].dot(al);
-    ws.cs_nu2[model.dof(i)] += xi;
-    ws.contact_a[i] = al + ws.S0[i] * xi;
-  }
+    double sum = 0.0;
+    for (int p = 0; p < m; ++p) sum += x[p] * lambda[p];
+    return sum;
+  };
+  ws.cs_nu2 = ws.cs_nu;
+  add_forward_pass(model, ws, a0, u, ws.cs_nu2);
 }
 
 void inverse_mass_columns_from_innovations(const Model &model, Workspace &ws, int m) {
   const std::ptrdiff_t ldm = solve_stride(m);
   const double *X = ws.contact_Y.data();
-  for (int p = 0; p < m; ++p) {  // column p: the forward pass of J_cᵀ e_p (C6)
+  for (int p = 0; p < m; ++p) {  // column p: J_cᵀ e_p, whose innovations are X's column p
     Vec6 a0 = Vec6::Zero();
     if (!model.fixed_base)
       for (int e = 0; e < 6; ++e) a0[e] = X[e * ldm + p];
-    ws.cs_Y.col(p).head(model.joint_offset()) = a0.head(model.joint_offset());
-    ws.contact_a[0] = a0;
-    for (int i = 1; i <= model.n_B; ++i) {
-      const Vec6 &al = ws.contact_a[model.parent[i]];
-      const double xi = X[model.dof(i) * ldm + p] - ws.D_inv[i] * ws.U[i].dot(al);
-      ws.cs_Y(model.dof(i), p) = xi;
-      ws.contact_a[i] = al + ws.S0[i] * xi;
-    }
+    auto Yp = ws.cs_Y.col(p);
+    Yp.setZero();
+    add_forward_pass(
+        model, ws, a0, [&](int i) { return X[model.dof(i) * ldm + p]; }, Yp);
   }
 }
 
