@@ -56,7 +56,9 @@ inline void add_turning_of_error(const Workspace::ContactFrame &f, double mu, co
 struct Correction {
   const Model &model;
   Workspace &ws;
-  const Contacts &contacts;
+  const Contacts &contacts;  // none for a constraint set (constrained_linearize.cpp)
+  int m;                     // the rows of K
+  const double *lambda;      // λ (m): ws.contact_lambda, or a set's ws.cs_lambda
   const LinearizeLayout &L;
   double *X, *K;
   const double *YJ;
@@ -69,9 +71,22 @@ struct Correction {
 /// §5.3, step 4, first part: K = −J_c X over all columns (contact_linearize.cpp).
 void minus_jc_x(const Correction &s);
 
+/// Its parts shared with a constraint set's: K = −(I^A_0 Y_J,0)ᵀ X_R,0 on a moving base (else
+/// K = 0), before the joints' rows; and, once those are in, row p's z_H columns: −J_c X_H with
+/// X_H = −(Rᵀg)^ on the base's linear rows minus the Mixed attitude columns X_E, i.e. g (the
+/// row's J_c on the base's linear velocity, 3) times (Rᵀg)^, plus (J_c X)_E = −K_E.
+void minus_jc_x_base(const Correction &s);
+void add_pose_columns(const Correction &s, int p, const double *g);
+
 /// §5.3, steps 5 and 6: K ← Λ K; X ← X + Y K, and the forward pass of the solve
 /// (contact_linearize.cpp).
 void apply_correction(const Correction &s, int nblk);
+
+/// Its parts shared with a constraint set's: K ← Λ K and the base rows' X += Y_J,0 K (with the
+/// Mixed z_H attitude columns), before the joints' rows; then the forward pass of the solve and
+/// X_H's gravity and Mixed terms.
+void correct_base(const Correction &s);
+void finish_correction(const Correction &s, int nblk);
 
 /// §5.3, step 7: ∂λ/∂z = −K, ∂λ/∂w, A and B (linearize_write with v), nothing written unless
 /// finite (contact_linearize.cpp).

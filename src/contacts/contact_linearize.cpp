@@ -109,10 +109,9 @@ void constraint_rows(const Workspace::ContactFrame &f, const Contacts &contacts,
 // (X = X_R, Y_J, ws.contact_W, ws.D, G_a) => (K = −J_c X)
 }  // namespace
 
-void minus_jc_x(const Correction &s) {
-  const Model &model = s.model;
+void minus_jc_x_base(const Correction &s) {
   Workspace &ws = s.ws;
-  const int m = s.contacts.rows(), cols = static_cast<int>(s.ldx);
+  const int m = s.m, cols = static_cast<int>(s.ldx);
   if (s.moving) {
     double *minus_WT = ws.contact_G.data();  // m x 6: −(I^A_0 Y_J,0)ᵀ
     const double *W = ws.contact_W.data();
@@ -122,6 +121,22 @@ void minus_jc_x(const Correction &s) {
   } else {
     std::fill_n(s.K, m * s.ldx, 0.0);
   }
+}
+
+void add_pose_columns(const Correction &s, int p, const double *g) {
+  double *kr = s.K + p * s.ldx;
+  for (int e = 0; e < 3; ++e) {
+    double t = 0.0;
+    for (int j = 0; j < 3; ++j) t += g[j] * s.Gg(j, e);
+    kr[s.L.c_H + 3 + e] += t - (s.L.mixed ? kr[s.L.c_E + e] : 0.0);
+  }
+}
+
+void minus_jc_x(const Correction &s) {
+  const Model &model = s.model;
+  Workspace &ws = s.ws;
+  const int cols = static_cast<int>(s.ldx);
+  minus_jc_x_base(s);
   // The path's joints come in runs of consecutive rows, each a product K_k −= C X_run with
   // C(r, j) = D_j Y_J(j, r), in chunks of at most 32 joints.
   constexpr int kChunk = 32;
@@ -142,18 +157,11 @@ void minus_jc_x(const Correction &s) {
     });
   }
   if (!s.moving) return;
-  // The z_H columns: −J_c X_H with X_H = −(Rᵀg)^ on the base's linear rows, minus the Mixed
-  // attitude columns X_E: G_a's first three columns times (Rᵀg)^, plus (J_c X)_E = −K_E.
-  for (int k = 0; k < s.contacts.count; ++k) {
+  for (int k = 0; k < s.contacts.count; ++k) {  // the z_H columns
     const Workspace::ContactFrame &f = ws.contacts[k];
     for (int r = 0; r < f.rows; ++r) {
-      double *kr = s.K + (f.row0 + r) * s.ldx;
-      for (int e = 0; e < 3; ++e) {
-        double t = 0.0;
-        for (int j = 0; j < 3; ++j) t += f.Ga(r, j) * s.Gg(j, e);
-        kr[s.L.c_H + e] = 0.0;
-        kr[s.L.c_H + 3 + e] = t - (s.L.mixed ? kr[s.L.c_E + e] : 0.0);
-      }
+      const double g[3] = {f.Ga(r, 0), f.Ga(r, 1), f.Ga(r, 2)};
+      add_pose_columns(s, f.row0 + r, g);
     }
   }
 }
@@ -208,34 +216,24 @@ void add_constraint_derivatives(const Correction &s) {
 // linearity (§5.1). The z_H attitude columns also take Y K_E: X_H = −(Rᵀg)^ − X_E before the
 // correction, so after it X_H + Y K_H = −(Rᵀg)^ − (X_E + Y K_E) + Y (K_H + K_E).
 // (K, ws.contact_L, ws.contact_dinv, Y_J, X = X_R) => (K = Λ K; X = X + Y K)
-void apply_correction(const Correction &s, int nblk) {
+void correct_base(const Correction &s) {
   Workspace &ws = s.ws;
-  const int m = s.contacts.rows(), n = s.model.num_dofs(), cols = static_cast<int>(s.ldx);
+  const int m = s.m, cols = static_cast<int>(s.ldx);
   const int cE = s.L.c_E, cH3 = s.L.c_H + 3;
   // ∂λ = −Λ (C_z + J_c F_ext) and F = F_ext + Y ∂λ: docs/contacts.md (C7), (C8)
   cholesky_apply(m, cols, ws.contact_L.data(), s.ldm, ws.contact_dinv.data(), s.K, s.ldx);
-  if (s.moving) {
-    product_add(6, cols, m, s.YJ, s.ldm, s.K, s.ldx, s.X, s.ldx);
-    if (s.L.mixed)
-      for (int e0 = 0; e0 < 6; ++e0)
-        for (int p = 0; p < m; ++p)
-          for (int e = 0; e < 3; ++e)
-            s.X[e0 * s.ldx + cH3 + e] += s.YJ[e0 * s.ldm + p] * s.K[p * s.ldx + cE + e];
-  }
-  for (int k = 0; k < s.contacts.count; ++k) {
-    const Workspace::ContactFrame &f = ws.contacts[k];
-    for_each_path_run(s.model, f.body, [&](int lo, int hi) {
-      product_add(hi - lo, cols, f.rows, s.YJ + lo * s.ldm + f.row0, s.ldm, s.K + f.row0 * s.ldx,
-                  s.ldx, s.X + lo * s.ldx, s.ldx);
-      if (s.L.mixed)
-        for (int i = lo; i < hi; ++i)
-          for (int r = 0; r < f.rows; ++r)
-            for (int e = 0; e < 3; ++e)
-              s.X[i * s.ldx + cH3 + e] +=
-                  s.YJ[i * s.ldm + f.row0 + r] * s.K[(f.row0 + r) * s.ldx + cE + e];
-    });
-  }
-  articulated_solve_forward(s.model, ws, ws.rhs_blocks.data(), nblk, s.L.cols);
+  if (!s.moving) return;
+  product_add(6, cols, m, s.YJ, s.ldm, s.K, s.ldx, s.X, s.ldx);
+  if (s.L.mixed)
+    for (int e0 = 0; e0 < 6; ++e0)
+      for (int p = 0; p < m; ++p)
+        for (int e = 0; e < 3; ++e)
+          s.X[e0 * s.ldx + cH3 + e] += s.YJ[e0 * s.ldm + p] * s.K[p * s.ldx + cE + e];
+}
+
+void finish_correction(const Correction &s, int nblk) {
+  const int n = s.model.num_dofs(), cE = s.L.c_E;
+  articulated_solve_forward(s.model, s.ws, s.ws.rhs_blocks.data(), nblk, s.L.cols);
   if (s.moving)
     for (int i = 0; i < n; ++i) {
       double *x = s.X + i * s.ldx + s.L.c_H;
@@ -244,15 +242,33 @@ void apply_correction(const Correction &s, int nblk) {
     }
 }
 
+void apply_correction(const Correction &s, int nblk) {
+  const int cE = s.L.c_E, cH3 = s.L.c_H + 3;
+  correct_base(s);
+  for (int k = 0; k < s.contacts.count; ++k) {
+    const Workspace::ContactFrame &f = s.ws.contacts[k];
+    for_each_path_run(s.model, f.body, [&](int lo, int hi) {
+      product_add(hi - lo, static_cast<int>(s.ldx), f.rows, s.YJ + lo * s.ldm + f.row0, s.ldm,
+                  s.K + f.row0 * s.ldx, s.ldx, s.X + lo * s.ldx, s.ldx);
+      if (s.L.mixed)
+        for (int i = lo; i < hi; ++i)
+          for (int r = 0; r < f.rows; ++r)
+            for (int e = 0; e < 3; ++e)
+              s.X[i * s.ldx + cH3 + e] +=
+                  s.YJ[i * s.ldm + f.row0 + r] * s.K[(f.row0 + r) * s.ldx + cE + e];
+    });
+  }
+  finish_correction(s, nblk);
+}
+
 // §5.3, step 7: nothing is written unless X, K and λ are finite. ∂λ/∂z = −K in X's columns (X
 // held −F) and ∂λ/∂w = K on the S columns, each output column from a column of K (either output
 // may be empty: NULL in C); A and B from X as linearize writes them.
 // (X, K, λ) => (A, B, dlambda_dz, dlambda_dw)
 bool write_results(const Correction &s, const Vec6 &v, RefMat A, RefMat B, RefMat dlambda_dz,
                    RefMat dlambda_dw) {
-  const int m = s.contacts.rows(), n = s.model.num_dofs(), nj = s.model.n_B;
-  if (!all_finite(s.X, n * s.ldx) || !all_finite(s.K, m * s.ldx) ||
-      !s.ws.contact_lambda.head(m).allFinite())
+  const int m = s.m, n = s.model.num_dofs(), nj = s.model.n_B;
+  if (!all_finite(s.X, n * s.ldx) || !all_finite(s.K, m * s.ldx) || !all_finite(s.lambda, m))
     return false;
   const int s_col = s.moving ? 6 : 0, r_col = n + s.L.nv;
   const bool dz = dlambda_dz.size() > 0, dw = dlambda_dw.size() > 0;
@@ -332,8 +348,22 @@ Outcome contact_linearize(const Model &model, Workspace &ws, const Transform &H,
   const Mat3 Gg = moving ? hat(H.R.transpose() * ws.gravity) : Mat3::Zero();
 
   // 4.-7. The correction by the contacts (§5.1), in place.
-  const detail::Correction corr{
-      model, ws, contacts, L, X, ws.contact_K.data(), YJ, ldm, ldx, Gg, v0, a_g, moving, mixed};
+  const detail::Correction corr{model,
+                                ws,
+                                contacts,
+                                m,
+                                ws.contact_lambda.data(),
+                                L,
+                                X,
+                                ws.contact_K.data(),
+                                YJ,
+                                ldm,
+                                ldx,
+                                Gg,
+                                v0,
+                                a_g,
+                                moving,
+                                mixed};
   detail::minus_jc_x(corr);                  // 4. K = −J_c X
   detail::add_constraint_derivatives(corr);  //    K += C_z
   detail::apply_correction(corr, nblk);      // 5., 6. K = Λ K; X = X + Y K
