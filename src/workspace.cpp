@@ -288,6 +288,7 @@ void size_contacts(Workspace &ws, const Model &model) {
   if (lin) {
     ws.cs_Dc.setZero(rows, N);
     ws.cs_Dw.setZero(6 * W, N);
+    ws.cs_turns.assign(static_cast<std::size_t>(4 * W), Workspace::ConstraintTurn());
     ws.cs_A.setZero(N, N);
     ws.cs_B.setZero(N, nj + 6 * W);
     ws.cs_X.setZero(n, N);

@@ -1,4 +1,5 @@
-// Constraint sets (constrained_dynamics.cpp, constrained_impulse.cpp, constraint_rows.cpp)
+// Constraint sets (constrained_dynamics.cpp, constrained_linearize.cpp, constrained_impulse.cpp,
+// constraint_rows.cpp)
 // against independent oracles: geometric central finite differences of the dynamics, steps and
 // impact maps through x exp(z) for every linearization; the rows themselves (J_c ν̇ + k = −mu λ at
 // the solution); the contact functions for contacts-only sets.
@@ -190,21 +191,22 @@ TEST_P(ConstraintScenario, SolutionSatisfiesDynamicsAndRows) {
   VecX nu_dot, lambda;
   dynamics_at(sc, ws, x, nu_dot, lambda);
   // M ν̇ + h − S τ = J_cᵀ λ, the dynamics' sparse solve (J_c as terms along the paths) against
-  // J_c written out row by row from the frames' Jacobians (ws.cs_J of the linearization).
+  // J_c written out row by row from the frames' Jacobians (ws.cs_J of the reference
+  // linearization).
   VecX id(sc.m.num_dofs());
   rnea(sc.m, ws, x.H, x.s, x.v, x.r, nu_dot, id);
   id.tail(sc.m.num_joints()) -= x.tau;
   const int N = sc.m.state_dim(), nj = sc.m.num_joints(), m = sc.set.rows();
   MatX A(N, N), B(N, nj), dlz(m, N), dlw(m, nj);
-  ASSERT_TRUE(
-      constrained_linearize(sc.m, ws, x.H, x.s, x.v, x.r, x.tau, sc.set, sc.mu, A, B, dlz, dlw)
-          .ok());
+  ASSERT_TRUE(constrained_linearize_reference(sc.m, ws, x.H, x.s, x.v, x.r, x.tau, sc.set, sc.mu, A,
+                                              B, dlz, dlw)
+                  .ok());
   const MatX J = ws.cs_J.topRows(m);
   const VecX Jtl = J.transpose() * lambda;
   EXPECT_LT(rel_err(id, Jtl), 1e-9) << sc.name;
 }
 
-// The impact map's jump and impulse satisfy (K14) with J_c written out row by row (the
+// The impact map's jump and impulse satisfy (K14) with J_c written out row by row (the reference
 // linearization's ws.cs_J) and M from crba: M Δν = J_cᵀ Λ and J_c ν⁺ + E J_c ν⁻ = −mu Λ, E = e
 // on contact rows and a wheel's normal row, 0 on loops and couplings.
 TEST_P(ConstraintScenario, ImpulseSatisfiesTheImpactMap) {
@@ -215,9 +217,9 @@ TEST_P(ConstraintScenario, ImpulseSatisfiesTheImpactMap) {
   VecX nu_plus(n), L(m);
   ASSERT_TRUE(constrained_impulse(sc.m, ws, x.H, x.s, x.v, x.r, sc.set, sc.mu, e, nu_plus, L).ok());
   MatX A(N, N), B(N, nj), dlz(m, N), dlw(m, nj);
-  ASSERT_TRUE(
-      constrained_linearize(sc.m, ws, x.H, x.s, x.v, x.r, x.tau, sc.set, sc.mu, A, B, dlz, dlw)
-          .ok());
+  ASSERT_TRUE(constrained_linearize_reference(sc.m, ws, x.H, x.s, x.v, x.r, x.tau, sc.set, sc.mu, A,
+                                              B, dlz, dlw)
+                  .ok());
   const MatX J = ws.cs_J.topRows(m);
   MatX M(n, n);
   crba(sc.m, ws, x.s, M);
@@ -262,6 +264,34 @@ TEST_P(ConstraintScenario, LinearizationMatchesFiniteDifferences) {
     EXPECT_LT(rel_err(dlz, Ld.leftCols(N)), 1e-6) << sc.name << " dlambda_dz";
     EXPECT_LT(rel_err(dlw, Ld.rightCols(nj)), 1e-6) << sc.name << " dlambda_dw";
     EXPECT_TRUE(B.topRows(n).isZero(0.0));
+  }
+}
+
+// The linearization along the paths ((K17), (K18), the innovations of J_cᵀ) equals the reference
+// that writes J_c, ∂c/∂z and M⁻¹ J_cᵀ out (docs/constraints.md §4), to round-off, on every set
+// with and without gains.
+TEST_P(ConstraintScenario, PathLinearizationEqualsTheReference) {
+  Workspace ws(sc.m);
+  const int N = sc.m.state_dim(), nj = sc.m.num_joints(), m = sc.set.rows();
+  for (const auto &[Kp, Kd] : {std::pair{0.0, 0.0}, std::pair{40.0, 9.0}}) {
+    ConstraintSet set = sc.set;
+    set.Kp = set.Kp != 0.0 ? set.Kp : Kp;
+    set.Kd = set.Kd != 0.0 ? set.Kd : Kd;
+    set.update();
+    for (unsigned seed : {4u, 5u}) {
+      const State x = some_state(sc.m, seed);
+      MatX A(N, N), B(N, nj), dlz(m, N), dlw(m, nj), A0(N, N), B0(N, nj), dlz0(m, N), dlw0(m, nj);
+      ASSERT_TRUE(
+          constrained_linearize(sc.m, ws, x.H, x.s, x.v, x.r, x.tau, set, sc.mu, A, B, dlz, dlw)
+              .ok());
+      ASSERT_TRUE(constrained_linearize_reference(sc.m, ws, x.H, x.s, x.v, x.r, x.tau, set, sc.mu,
+                                                  A0, B0, dlz0, dlw0)
+                      .ok());
+      EXPECT_LT(rel_err(A, A0), 1e-11) << sc.name << " A, Kp " << Kp << ", seed " << seed;
+      EXPECT_LT(rel_err(B, B0), 1e-11) << sc.name << " B";
+      EXPECT_LT(rel_err(dlz, dlz0), 1e-11) << sc.name << " dlambda_dz";
+      EXPECT_LT(rel_err(dlw, dlw0), 1e-11) << sc.name << " dlambda_dw";
+    }
   }
 }
 

@@ -102,6 +102,15 @@ Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform
                               const Vec6 &v, CRefVec r, CRefVec tau, const ConstraintSet &set,
                               double mu, RefMat A, RefMat B, RefMat dlambda_dz, RefMat dlambda_dw);
 
+/// The same numbers written out (docs/constraints.md §4): J_c (left in ws.cs_J, m x n), ∂c/∂z from
+/// frame_velocity and frame_acceleration, linearize with λ as wrenches, dense products with
+/// M⁻¹ J_cᵀ; several times slower. The readable reference that constrained_linearize's path solve
+/// is tested against; a contacts-only set is not handed to the contact functions here.
+Outcome constrained_linearize_reference(const Model &model, Workspace &ws, const Transform &H,
+                                        CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                                        const ConstraintSet &set, double mu, RefMat A, RefMat B,
+                                        RefMat dlambda_dz, RefMat dlambda_dw);
+
 /// One step of the constrained dynamics, as contact_step (methods, feedback and λ alike).
 Outcome constrained_step(const Model &model, Workspace &ws, StepMethod method, double h,
                          const Transform &H, CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,

@@ -254,14 +254,26 @@ struct Workspace {
   // rows) of J_c get G J_b, G's first `rows` rows times the Jacobian of body b's frame-0 twist
   // (a frame term), or coef on the column of joint body b (a joint term, rows = 1). Two per
   // constraint at most (2 max_rows).
+  // With the linearization, a frame term also carries its rows' derivative (K17): c changes by
+  // G δa_b + Gv δv_b + Gx ξ_b when body b's frame-0 acceleration changes by δa_b, its twist by
+  // δv_b and the body is displaced by ξ_b (frame 0), first `rows` rows each.
   struct ConstraintTerm {
     int row0 = 0, rows = 0, body = 0;
     bool joint = false;
     double coef = 0.0;
-    Mat6 G = Mat6::Zero();
+    Mat6 G = Mat6::Zero(), Gv = Mat6::Zero(), Gx = Mat6::Zero();
   };
   std::vector<ConstraintTerm> cs_terms;
   int cs_term_count = 0;
+  // The linearization's turning of λ's wrenches (K18): wrench `wrench`'s world value changes by
+  // T ξ_b when body b is displaced by ξ_b (frame 0) at fixed λ; at most two per wrench slot and
+  // two more per hinge (4 max_wrenches; kWorkspaceLinearize).
+  struct ConstraintTurn {
+    int wrench = 0, body = 0;
+    Mat6 T = Mat6::Zero();
+  };
+  std::vector<ConstraintTurn> cs_turns;
+  int cs_turn_count = 0;
   MatX cs_J;  // max_rows x n: J_c = ∂c/∂ν̇
   VecX cs_c;  // max_rows: c at the ν̇ of the pass
   MatX cs_Y;  // n x max_rows: M⁻¹ J_cᵀ

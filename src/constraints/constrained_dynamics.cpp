@@ -134,16 +134,16 @@ Outcome constrained_dynamics(const Model &model, Workspace &ws, const Transform 
   return o;
 }
 
-// §4 (docs/constraints.md): the linearization (K4) at fixed λ is linearize's with λ as external
-// wrenches (their world values held; (K13)) and the couplings' joint forces, plus the change of
-// the wrenches' world values with the state; then the correction by the constraints.
+// §4 (docs/constraints.md) written out, the readable reference of constrained_linearize.cpp's
+// path solve (its test oracle): the linearization (K4) at fixed λ is linearize's with λ as
+// external wrenches (their world values held; (K13)) and the couplings' joint forces, plus the
+// change of the wrenches' world values with the state (ws.cs_Dw); then the correction by the
+// constraints with J_c, M⁻¹ J_cᵀ and K formed.
 // (H, s, v, r, τ, set) => (A, B, ∂λ/∂z, ∂λ/∂w), or a failed outcome with nothing written
-Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform &H, CRefVec s,
-                              const Vec6 &v, CRefVec r, CRefVec tau, const ConstraintSet &set,
-                              double mu, RefMat A, RefMat B, RefMat dlambda_dz, RefMat dlambda_dw) {
-  if (set.contacts_only())  // the contact functions' own (the empty set's too)
-    return contact_linearize(model, ws, H, s, v, r, tau, set.contacts(mu), A, B, dlambda_dz,
-                             dlambda_dw);
+Outcome constrained_linearize_reference(const Model &model, Workspace &ws, const Transform &H,
+                                        CRefVec s, const Vec6 &v, CRefVec r, CRefVec tau,
+                                        const ConstraintSet &set, double mu, RefMat A, RefMat B,
+                                        RefMat dlambda_dz, RefMat dlambda_dw) {
   const int m = set.rows(), n = model.num_dofs(), N = model.state_dim(), nj = model.n_B;
   const Vec6 v0 = model.fixed_base ? Vec6::Zero() : v;
   // 1. ν̇, λ, Y = M⁻¹ J_cᵀ and the factor of Λ⁻¹.

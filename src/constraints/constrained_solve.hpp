@@ -24,6 +24,29 @@ class NoGravity {
 /// row-major with stride solve_stride(m), and ws.contact_dinv).
 void constraint_solve(const Workspace &ws, int m, double *x);
 
+/// The innovations of one term's columns of J_cᵀ added to X (n rows of stride ldm) and, moving
+/// base, I^A_0 times their base rows to W (constraint_factor.cpp, (C4), (K16)).
+void term_innovations(const Model &model, const Workspace &ws,
+                      const Workspace::ConstraintTerm &term, const Mat6 &base_inverse, double *X,
+                      double *W, std::ptrdiff_t ldm);
+
+/// The terms [t, block_end(t)) of ws.cs_terms share their rows (one block of J_c).
+int block_end(const Workspace &ws, int t);
+
+/// Whether one of the terms [t, e) lies in joint i's subtree (their innovations reach i).
+bool block_reaches(const Model &model, const Workspace &ws, int t, int e, int i);
+
+/// Calls fn(i) once for each joint i on the union of block [t, e)'s paths (a later term's path
+/// stops where it meets an earlier one's).
+template <class Fn>
+void for_each_block_joint(const Model &model, const Workspace &ws, int t, int e, Fn &&fn) {
+  for (int k = t; k < e; ++k)
+    for (int i = ws.cs_terms[k].body; i >= 1; i = model.parent[i]) {
+      if (k > t && block_reaches(model, ws, t, k, i)) break;
+      fn(i);
+    }
+}
+
 /// The sparse solve (constraint_factor.cpp, (K16)), after forward_kinematics and aba_pass at the
 /// point with ν̇_free in ws.cs_nu: the rows c(ν̇_free) (ws.cs_c) and J_c's terms
 /// (ws.cs_terms), the innovations of J_cᵀ (ws.contact_Y, stride solve_stride(m); ws.contact_W),

@@ -23,7 +23,6 @@
 #include "solver/solver.hpp"
 
 namespace geolin::detail {
-namespace {
 
 using Term = Workspace::ConstraintTerm;
 
@@ -82,6 +81,8 @@ bool block_reaches(const Model &model, const Workspace &ws, int t, int e, int i)
   return false;
 }
 
+namespace {
+
 // The joint part of Λ⁻¹ (C3) for block [l, le) against the blocks before it and itself: along
 // the union of its terms' paths (a second term's path stops where it meets the first's), each
 // joint pairs the block with every block that reaches it.
@@ -89,22 +90,19 @@ bool block_reaches(const Model &model, const Workspace &ws, int t, int e, int i)
 void pair_block(const Model &model, const Workspace &ws, int l, int le, const double *X, double *L,
                 std::ptrdiff_t ldm) {
   const Term &tl = ws.cs_terms[l];
-  for (int t = l; t < le; ++t) {
-    for (int i = ws.cs_terms[t].body; i >= 1; i = model.parent[i]) {
-      if (t > l && block_reaches(model, ws, l, t, i)) break;  // paired by an earlier term
-      const double d = ws.D[i], *x = X + model.dof(i) * ldm;
-      for (int k = 0; k <= l; k = block_end(ws, k)) {
-        const int ke = block_end(ws, k);
-        if (!block_reaches(model, ws, k, ke, i)) continue;
-        const Term &tk = ws.cs_terms[k];
-        for (int r = 0; r < tl.rows; ++r) {
-          const int p = tl.row0 + r, q_end = k == l ? p + 1 : tk.row0 + tk.rows;
-          const double dx = d * x[p];
-          for (int q = tk.row0; q < q_end; ++q) L[p * ldm + q] += dx * x[q];
-        }
+  for_each_block_joint(model, ws, l, le, [&](int i) {
+    const double d = ws.D[i], *x = X + model.dof(i) * ldm;
+    for (int k = 0; k <= l; k = block_end(ws, k)) {
+      const int ke = block_end(ws, k);
+      if (!block_reaches(model, ws, k, ke, i)) continue;
+      const Term &tk = ws.cs_terms[k];
+      for (int r = 0; r < tl.rows; ++r) {
+        const int p = tl.row0 + r, q_end = k == l ? p + 1 : tk.row0 + tk.rows;
+        const double dx = d * x[p];
+        for (int q = tk.row0; q < q_end; ++q) L[p * ldm + q] += dx * x[q];
       }
     }
-  }
+  });
 }
 
 // The lower triangle of Λ⁻¹ (C3), (C5): the base term a_0ᵀ (I^A_0 a_0) by one product, then the

@@ -76,6 +76,31 @@ Delta acceleration_delta(const Workspace::FrameMotion &f, int k) {
   return d;
 }
 
+// The frame's world change for unit k of its body's (δa_b, δv_b, ξ_b) (frame 0; k < 6, < 12,
+// < 18), with ^F X_0 held as in contact_linearize's derivation (K17): δa gives [δp̈; δω̇] = G0 δa;
+// δv gives [δṗ; δω] = G0 δv and δp̈ = δω × ṗ + ω × δṗ (the origin's classical acceleration);
+// ξ gives [δp; δθ] = G0 ξ, and the world motion turns with the frame (δṗ = δθ × ṗ, ...).
+Delta body_delta(const Workspace::FrameMotion &f, const Motion &m, int k) {
+  Delta d;
+  const Vec3 gl = f.G0.col(k % 6).head<3>(), ga = f.G0.col(k % 6).tail<3>();
+  if (k < 6) {
+    d.pdd = gl;
+    d.wd = ga;
+  } else if (k < 12) {
+    d.pd = gl;
+    d.w = ga;
+    d.pdd = ga.cross(m.pd) + m.w.cross(gl);
+  } else {
+    d.p = gl;
+    d.th = ga;
+    d.pd = ga.cross(m.pd);
+    d.w = ga.cross(m.w);
+    d.pdd = ga.cross(m.pdd);
+    d.wd = ga.cross(m.wd);
+  }
+  return d;
+}
+
 // The rows of one constraint between frames a and b (b static for a contact) and their change.
 struct Pair {
   Motion a, b;
@@ -251,6 +276,38 @@ void frame_motion(const Target &t, int frame, int slot) {
                      kWrenchMixed, f.acc, t.at.derivatives ? RefMat(f.dacc) : RefMat(none), f.J);
 }
 
+// Records how wrench w's world value turns along z at fixed λ with the change of the frame in
+// `slot` (K13), `turn` giving the wrench's change (6) for the frame's change (linear in its δp,
+// δθ): as ws.cs_Dw's columns of z's pose part (from the frame's J), or with at.terms as the map
+// T of its body's displacement ξ (ws.cs_turns, (K18)).
+template <class Turn>
+void add_turning(const Target &t, int w, int slot, Turn &&turn) {
+  Workspace &ws = t.ws;
+  const Workspace::FrameMotion &F = ws.cs_frame[slot];
+  if (!t.at.terms) {
+    for (int col = 0; col < t.n; ++col)
+      ws.cs_Dw.block<6, 1>(6 * w, col) += turn(column_delta(F, col, t.n));
+    return;
+  }
+  if (ws.cs_turn_count >= static_cast<int>(ws.cs_turns.size()))
+    throw Error(
+        Status::InvalidArgument,
+        fmt::format("constraints: more than the workspace's {} wrench turns (a loop counts 2)",
+                    ws.cs_turns.size()));
+  Workspace::ConstraintTurn &tr = ws.cs_turns[ws.cs_turn_count++];
+  tr.wrench = w;
+  tr.body = F.body;
+  const Motion m = motion_of(F);
+  for (int k = 0; k < 6; ++k) tr.T.col(k) = turn(body_delta(F, m, 12 + k));
+}
+
+// A force change df (and torque change dt) as a wrench change.
+Vec6 wrench6(const Vec3 &df, const Vec3 &dt) {
+  Vec6 out;
+  out << df, dt;
+  return out;
+}
+
 // The next term of J_c (ws.cs_terms): two per constraint, so a set within the workspace's rows
 // has room (the check guards the arithmetic, not the user).
 Workspace::ConstraintTerm &next_term(Workspace &ws) {
@@ -264,14 +321,28 @@ Workspace::ConstraintTerm &next_term(Workspace &ws) {
 // Appends a term of J_c (K16): rows [row0, row0 + rows) get C G0 J_b for the rows' change C per
 // the frame's classical acceleration [δp̈; δω̇] (rows x 6) and the frame's G0.
 template <int kRows>
-void add_frame_term(Workspace &ws, int row0, const Eigen::Matrix<double, kRows, 6> &C,
-                    const Workspace::FrameMotion &f) {
+Workspace::ConstraintTerm &add_frame_term(Workspace &ws, int row0,
+                                          const Eigen::Matrix<double, kRows, 6> &C,
+                                          const Workspace::FrameMotion &f) {
   Workspace::ConstraintTerm &term = next_term(ws);
   term.row0 = row0;
   term.rows = kRows;
   term.body = f.body;
   term.joint = false;
   term.G.topRows<kRows>().noalias() = C * f.G0;
+  return term;
+}
+
+// The term's derivative rows Gv, Gx (K17): `change_of` (the rows' change for this frame's world
+// change, linear) at the units of the body's twist and displacement.
+template <int kRows, class Change>
+void add_term_derivatives(Workspace::ConstraintTerm &term, const Workspace::FrameMotion &f,
+                          Change &&change_of) {
+  const Motion m = motion_of(f);
+  for (int k = 0; k < 6; ++k) {
+    term.Gv.block<kRows, 1>(0, k) = change_of(body_delta(f, m, 6 + k));
+    term.Gx.block<kRows, 1>(0, k) = change_of(body_delta(f, m, 12 + k));
+  }
 }
 
 // The rows' change per unit classical acceleration of one frame, [δp̈; δω̇] = e_0..e_5 (the
@@ -301,11 +372,15 @@ void write_rows(const Target &t, bool has_b, const Eigen::Matrix<double, kRows, 
   ws.cs_c.segment<kRows>(t.row0) = value;
   const Delta zero;
   if (t.at.terms) {
-    add_frame_term<kRows>(
-        ws, t.row0, acceleration_map<kRows>([&](const Delta &d) { return change(d, zero); }), A);
-    if (has_b)
-      add_frame_term<kRows>(
-          ws, t.row0, acceleration_map<kRows>([&](const Delta &d) { return change(zero, d); }), B);
+    const auto of_a = [&](const Delta &d) { return change(d, zero); };
+    const auto of_b = [&](const Delta &d) { return change(zero, d); };
+    Workspace::ConstraintTerm &ta =
+        add_frame_term<kRows>(ws, t.row0, acceleration_map<kRows>(of_a), A);
+    if (t.at.derivatives) add_term_derivatives<kRows>(ta, A, of_a);
+    if (!has_b) return;
+    Workspace::ConstraintTerm &tb =
+        add_frame_term<kRows>(ws, t.row0, acceleration_map<kRows>(of_b), B);
+    if (t.at.derivatives) add_term_derivatives<kRows>(tb, B, of_b);
     return;
   }
   for (int k = 0; k < t.n; ++k)
@@ -337,7 +412,7 @@ struct PairWrenches {
 // on b at p_b, f = R_a λ (Local) or λ (Mixed).
 void point_rows(const Target &t, const Constraint &c, bool has_b, PairWrenches &w) {
   const Pair q = pair_of(t, c, has_b);
-  if (t.at.terms) {  // (K16) of (K5) in closed form: C_a = [Q, 0], C_b = −C_a (Q = R_aᵀ or 1)
+  if (t.at.terms && !t.at.derivatives) {  // (K16) of (K5) closed form: C_a = [Q, 0], C_b = −C_a
     t.ws.cs_c.segment<3>(t.row0) = point_value(q);
     Eigen::Matrix<double, 3, 6> C = Eigen::Matrix<double, 3, 6>::Zero();
     C.leftCols<3>() = q.local ? Mat3(q.a.R.transpose()) : Mat3::Identity();
@@ -353,13 +428,10 @@ void point_rows(const Target &t, const Constraint &c, bool has_b, PairWrenches &
   const Vec3 f = q.local ? Vec3(q.a.R * l) : l;
   w.a = add_wrench(t.ws, c.frame, f, Vec3::Zero());
   if (has_b) w.b = add_wrench(t.ws, c.frame_b, -f, Vec3::Zero());
-  if (!q.local) return;
-  const Workspace::FrameMotion &A = t.ws.cs_frame[0];
-  for (int col = 0; col < t.n; ++col) {  // f = R_a λ turns with frame a
-    const Vec3 df = Vec3(A.J.col(col).tail<3>()).cross(f);
-    t.ws.cs_Dw.block<3, 1>(6 * w.a, col) = df;
-    if (has_b) t.ws.cs_Dw.block<3, 1>(6 * w.b, col) = -df;
-  }
+  if (!q.local) return;  // f = R_a λ turns with frame a
+  add_turning(t, w.a, 0, [&](const Delta &da) { return wrench6(da.th.cross(f), Vec3::Zero()); });
+  if (has_b)
+    add_turning(t, w.b, 0, [&](const Delta &da) { return wrench6(-da.th.cross(f), Vec3::Zero()); });
 }
 
 // A rigid contact or RIGID loop (K7), (K8): c = blockdiag(R_aᵀ) [c_l; c_a] + Kp log(H_b⁻¹ H_a)
@@ -402,18 +474,19 @@ void rigid_rows(const Target &t, const Constraint &c, bool has_b) {
   const Vec3 tau = q.local ? Vec3(q.a.R * l.tail<3>()) : Vec3(l.tail<3>());
   const int wa = add_wrench(t.ws, c.frame, f, tau);
   const int wb = has_b ? add_wrench(t.ws, c.frame_b, -f, -tau - x.d.cross(f)) : -1;
-  const Workspace::FrameMotion &A = t.ws.cs_frame[0], &B = t.ws.cs_frame[1];
-  for (int col = 0; col < t.n; ++col) {  // Local: f, τ turn with a; b's lever d moves
-    const Vec3 th = A.J.col(col).tail<3>();
-    const Vec3 df = q.local ? Vec3(th.cross(f)) : Vec3::Zero();
-    const Vec3 dt = q.local ? Vec3(th.cross(tau)) : Vec3::Zero();
-    t.ws.cs_Dw.block<3, 1>(6 * wa, col) = df;
-    t.ws.cs_Dw.block<3, 1>(6 * wa + 3, col) = dt;
-    if (!has_b) continue;
-    const Vec3 dd = A.J.col(col).head<3>() - B.J.col(col).head<3>();
-    t.ws.cs_Dw.block<3, 1>(6 * wb, col) = -df;
-    t.ws.cs_Dw.block<3, 1>(6 * wb + 3, col) = -dt - dd.cross(f) - x.d.cross(df);
-  }
+  // Local: f, τ turn with a; b's lever d = p_a − p_b moves with both frames.
+  const auto turn_a = [&](const Delta &da) {
+    const Vec3 df = q.local ? Vec3(da.th.cross(f)) : Vec3::Zero();
+    const Vec3 dt = q.local ? Vec3(da.th.cross(tau)) : Vec3::Zero();
+    return wrench6(df, dt);
+  };
+  if (q.local) add_turning(t, wa, 0, turn_a);
+  if (!has_b) return;
+  add_turning(t, wb, 0, [&](const Delta &da) {
+    const Vec6 d = turn_a(da);
+    return wrench6(-d.head<3>(), -d.tail<3>() - da.p.cross(f) - x.d.cross(d.head<3>()));
+  });
+  add_turning(t, wb, 1, [&](const Delta &db) { return wrench6(Vec3::Zero(), db.p.cross(f)); });
 }
 
 // A HINGE loop (K6): the POINT rows, then rows e_x, e_y of R_aᵀ c_a + Kp [n_y, −n_x],
@@ -440,12 +513,9 @@ void hinge_rows(const Target &t, const Constraint &c) {
   const Vec3 tau = q.a.R * Vec3(t.at.lambda[t2.row0], t.at.lambda[t2.row0 + 1], 0.0);
   t.ws.cs_wrenches.segment<3>(6 * w.a + 3) += tau;
   t.ws.cs_wrenches.segment<3>(6 * w.b + 3) -= tau;
-  const Workspace::FrameMotion &A = t.ws.cs_frame[0];
-  for (int col = 0; col < t.n; ++col) {  // τ = R_a [λ₃, λ₄, 0] turns with a
-    const Vec3 dt = Vec3(A.J.col(col).tail<3>()).cross(tau);
-    t.ws.cs_Dw.block<3, 1>(6 * w.a + 3, col) += dt;
-    t.ws.cs_Dw.block<3, 1>(6 * w.b + 3, col) -= dt;
-  }
+  // τ = R_a [λ₃, λ₄, 0] turns with a
+  add_turning(t, w.a, 0, [&](const Delta &da) { return wrench6(Vec3::Zero(), da.th.cross(tau)); });
+  add_turning(t, w.b, 0, [&](const Delta &da) { return wrench6(Vec3::Zero(), -da.th.cross(tau)); });
 }
 
 // A coupling (K11): c = ν̇_j − ρ ν̇_i + Kd (r_j − ρ r_i) + Kp (s_j − ρ s_i − offset); constant
@@ -489,12 +559,11 @@ Outcome wheel_rows(const Target &t, const Constraint &c, int k) {
   if (!t.at.derivatives || t.at.lambda == nullptr) return Outcome();
   const Vec3 f = Eigen::Map<const Vec3>(t.at.lambda + t.row0);
   const int w = add_wrench(t.ws, c.frame, f, g.rho.cross(f));
-  const Workspace::FrameMotion &A = t.ws.cs_frame[0];
-  for (int col = 0; col < t.n; ++col) {  // the lever ρ moves with the axis
+  add_turning(t, w, 0, [&](const Delta &d) {  // the lever ρ moves with the axis
     Vec3 drho, drhodot;
-    rim_change(m, g, column_delta(A, col, t.n), drho, drhodot);
-    t.ws.cs_Dw.block<3, 1>(6 * w + 3, col) = drho.cross(f);
-  }
+    rim_change(m, g, d, drho, drhodot);
+    return wrench6(Vec3::Zero(), drho.cross(f));
+  });
   return Outcome();
 }
 
@@ -535,6 +604,7 @@ Outcome constraint_rows(const Model &model, Workspace &ws, const ConstraintSet &
   const int n = model.num_dofs(), N = model.state_dim();
   ws.cs_wrench_count = 0;
   ws.cs_term_count = 0;
+  ws.cs_turn_count = 0;
   int row0 = 0;
   for (int k = 0; k < static_cast<int>(set.items.size()); ++k) {
     const Constraint &c = set.items[k];
