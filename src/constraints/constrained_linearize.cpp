@@ -30,9 +30,12 @@ using Term = Workspace::ConstraintTerm;
 // force J_wᵀ T ξ_b, i.e. the frame-0 force G0_wᵀ T ξ_b on the wrench's body. Its innovations
 // (RBDA Table 7.1's backward pass without velocity terms, as term_innovations) are subtracted
 // from X_R's (X holds −F) on the columns that displace b: z_H (ξ = e_k, frame 0) and s_j for j on
-// b's path (ξ = S_j).
+// b's path (ξ = S_j); eight columns at a time.
 // (ws.cs_turns, the wrenches' frames, ws.U, ws.D_inv, ws.S0) => (X_R −=)
 void subtract_turning(const Correction &s, const Transform &H) {
+  constexpr int kLanes = 8;
+  using Forces = Eigen::Matrix<double, 6, kLanes>;
+  using Lanes = Eigen::Matrix<double, 1, kLanes>;
   const Model &model = s.model;
   Workspace &ws = s.ws;
   const Transform &Hb = model.fixed_base ? model.H_A_0 : H;
@@ -44,21 +47,33 @@ void subtract_turning(const Correction &s, const Transform &H) {
     Mat6 G0;  // world [ṗ; ω] at the frame's origin per frame-0 twist of its body
     G0 << Hb.R, -Hb.R * hat(p), Mat3::Zero(), Hb.R;
     const Mat6 GT = G0.transpose() * tr.T;
-    const auto subtract_column = [&](int c, const Vec6 &xi) {
-      Vec6 F = GT * xi;
+    Forces F = Forces::Zero();
+    int cols[kLanes], len = 0;
+    const auto subtract = [&] {  // the innovations of F's first len columns
       for (int i = bw; i >= 1; i = model.parent[i]) {
-        const double x = ws.D_inv[i] * ws.S0[i].dot(F);
-        s.X[model.dof(i) * s.ldx + c] -= x;
-        F -= ws.U[i] * x;
+        const Lanes x = ws.D_inv[i] * (ws.S0[i].transpose() * F);
+        double *row = s.X + model.dof(i) * s.ldx;
+        for (int l = 0; l < len; ++l) row[cols[l]] -= x[l];
+        F.noalias() -= ws.U[i] * x;
       }
-      if (!s.moving) return;
-      const Vec6 a = base_inverse * F;
-      for (int e = 0; e < 6; ++e) s.X[e * s.ldx + c] -= a[e];
+      if (s.moving) {
+        const Forces a = base_inverse * F;
+        for (int e = 0; e < 6; ++e)
+          for (int l = 0; l < len; ++l) s.X[e * s.ldx + cols[l]] -= a(e, l);
+      }
+      F.setZero();
+      len = 0;
+    };
+    const auto add_column = [&](int c, const Vec6 &force) {
+      F.col(len) = force;
+      cols[len++] = c;
+      if (len == kLanes) subtract();
     };
     if (s.moving)
-      for (int e = 0; e < 6; ++e) subtract_column(s.L.c_H + e, Vec6::Unit(e));
+      for (int e = 0; e < 6; ++e) add_column(s.L.c_H + e, GT.col(e));
     for (int j = tr.body; j >= 1; j = model.parent[j])
-      subtract_column(s.L.c_J + 3 * (j - 1), ws.S0[j]);
+      add_column(s.L.c_J + 3 * (j - 1), GT * ws.S0[j]);
+    if (len > 0) subtract();
   }
 }
 
@@ -72,15 +87,8 @@ void minus_jc_x_of_terms(const Correction &s) {
   minus_jc_x_base(s);
   for (int t = 0; t < ws.cs_term_count; t = block_end(ws, t)) {
     const int e = block_end(ws, t), row0 = ws.cs_terms[t].row0, rows = ws.cs_terms[t].rows;
-    for_each_block_joint(model, ws, t, e, [&](int i) {
-      const double d = -ws.D[i], *y = s.YJ + model.dof(i) * s.ldm + row0;
-      const double *x = s.X + model.dof(i) * s.ldx;
-      for (int r = 0; r < rows; ++r) {
-        double *kr = s.K + (row0 + r) * s.ldx;
-        const double c = d * y[r];
-        for (std::ptrdiff_t col = 0; col < s.ldx; ++col) kr[col] += c * x[col];
-      }
-    });
+    for_each_block_run(model, ws, t, e,
+                       [&](int lo, int hi) { minus_jc_x_of_run(s, lo, hi, row0, rows); });
     if (!s.moving) continue;
     for (int r = 0; r < rows; ++r) {
       double g[3] = {0.0, 0.0, 0.0};
@@ -159,20 +167,11 @@ void add_term_derivatives(const Correction &s, double Kp, double Kd) {
 void apply_correction_of_terms(const Correction &s, int nblk) {
   const Model &model = s.model;
   const Workspace &ws = s.ws;
-  const int cE = s.L.c_E, cH3 = s.L.c_H + 3;
   correct_base(s);
   for (int t = 0; t < ws.cs_term_count; t = block_end(ws, t)) {
     const int e = block_end(ws, t), row0 = ws.cs_terms[t].row0, rows = ws.cs_terms[t].rows;
-    for_each_block_joint(model, ws, t, e, [&](int i) {
-      const double *y = s.YJ + model.dof(i) * s.ldm + row0;
-      double *x = s.X + model.dof(i) * s.ldx;
-      for (int r = 0; r < rows; ++r) {
-        const double c = y[r], *kr = s.K + (row0 + r) * s.ldx;
-        for (std::ptrdiff_t col = 0; col < s.ldx; ++col) x[col] += c * kr[col];
-        if (s.L.mixed)
-          for (int k = 0; k < 3; ++k) x[cH3 + k] += c * kr[cE + k];
-      }
-    });
+    for_each_block_run(model, ws, t, e,
+                       [&](int lo, int hi) { correct_run(s, lo, hi, row0, rows); });
   }
   finish_correction(s, nblk);
 }

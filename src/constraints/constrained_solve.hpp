@@ -47,6 +47,24 @@ void for_each_block_joint(const Model &model, const Workspace &ws, int t, int e,
     }
 }
 
+/// Calls fn(lo, hi) for runs of consecutive dofs [lo, hi) that cover the joints of
+/// for_each_block_joint once each (a path's joints are consecutive where λ(i) = i − 1).
+template <class Fn>
+void for_each_block_run(const Model &model, const Workspace &ws, int t, int e, Fn &&fn) {
+  int lo = -1, hi = -1;
+  for_each_block_joint(model, ws, t, e, [&](int i) {
+    const int d = model.dof(i);
+    if (d + 1 == lo) {  // the parent's row, just above the run
+      lo = d;
+      return;
+    }
+    if (lo >= 0) fn(lo, hi);
+    lo = d;
+    hi = d + 1;
+  });
+  if (lo >= 0) fn(lo, hi);
+}
+
 /// The sparse solve (constraint_factor.cpp, (K16)), after forward_kinematics and aba_pass at the
 /// point with ν̇_free in ws.cs_nu: the rows c(ν̇_free) (ws.cs_c) and J_c's terms
 /// (ws.cs_terms), the innovations of J_cᵀ (ws.contact_Y, stride solve_stride(m); ws.contact_W),

@@ -77,6 +77,9 @@ void minus_jc_x(const Correction &s);
 /// row's J_c on the base's linear velocity, 3) times (Rᵀg)^, plus (J_c X)_E = −K_E.
 void minus_jc_x_base(const Correction &s);
 void add_pose_columns(const Correction &s, int p, const double *g);
+/// The joint rows [lo, hi) (a run of consecutive dofs on the paths of rows [row0, row0 + rows)):
+/// K's rows −= Σ_i D_i Y_J,iᵀ X_R,i, by products of at most 32 rows.
+void minus_jc_x_of_run(const Correction &s, int lo, int hi, int row0, int rows);
 
 /// §5.3, steps 5 and 6: K ← Λ K; X ← X + Y K, and the forward pass of the solve
 /// (contact_linearize.cpp).
@@ -87,6 +90,9 @@ void apply_correction(const Correction &s, int nblk);
 /// X_H's gravity and Mixed terms.
 void correct_base(const Correction &s);
 void finish_correction(const Correction &s, int nblk);
+/// The joint rows [lo, hi) of rows [row0, row0 + rows)' paths: X_R,i += Y_J,i K (with the Mixed
+/// z_H attitude columns).
+void correct_run(const Correction &s, int lo, int hi, int row0, int rows);
 
 /// §5.3, step 7: ∂λ/∂z = −K, ∂λ/∂w, A and B (linearize_write with v), nothing written unless
 /// finite (contact_linearize.cpp).

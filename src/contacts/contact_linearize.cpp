@@ -132,29 +132,31 @@ void add_pose_columns(const Correction &s, int p, const double *g) {
   }
 }
 
+void minus_jc_x_of_run(const Correction &s, int lo, int hi, int row0, int rows) {
+  constexpr int kChunk = 32;
+  const int cols = static_cast<int>(s.ldx), dof0 = s.model.dof(0);
+  for (int c0 = lo; c0 < hi; c0 += kChunk) {
+    const int len = std::min(kChunk, hi - c0);
+    double C[6 * kChunk];
+    for (int j = 0; j < len; ++j) {
+      const double d = -s.ws.D[c0 + j - dof0];  // body of row c0 + j
+      const double *y = s.YJ + (c0 + j) * s.ldm + row0;
+      for (int r = 0; r < rows; ++r) C[r * len + j] = d * y[r];
+    }
+    product_add(rows, cols, len, C, len, s.X + c0 * s.ldx, s.ldx, s.K + row0 * s.ldx, s.ldx);
+  }
+}
+
 void minus_jc_x(const Correction &s) {
   const Model &model = s.model;
   Workspace &ws = s.ws;
-  const int cols = static_cast<int>(s.ldx);
   minus_jc_x_base(s);
   // The path's joints come in runs of consecutive rows, each a product K_k −= C X_run with
   // C(r, j) = D_j Y_J(j, r), in chunks of at most 32 joints.
-  constexpr int kChunk = 32;
   for (int k = 0; k < s.contacts.count; ++k) {
     const Workspace::ContactFrame &f = ws.contacts[k];
-    for_each_path_run(model, f.body, [&](int lo, int hi) {
-      for (int c0 = lo; c0 < hi; c0 += kChunk) {
-        const int len = std::min(kChunk, hi - c0);
-        double C[6 * kChunk];
-        for (int j = 0; j < len; ++j) {
-          const double d = -ws.D[c0 + j - model.dof(0)];  // body of row c0 + j
-          const double *y = s.YJ + (c0 + j) * s.ldm + f.row0;
-          for (int r = 0; r < f.rows; ++r) C[r * len + j] = d * y[r];
-        }
-        product_add(f.rows, cols, len, C, len, s.X + c0 * s.ldx, s.ldx, s.K + f.row0 * s.ldx,
-                    s.ldx);
-      }
-    });
+    for_each_path_run(model, f.body,
+                      [&](int lo, int hi) { minus_jc_x_of_run(s, lo, hi, f.row0, f.rows); });
   }
   if (!s.moving) return;
   for (int k = 0; k < s.contacts.count; ++k) {  // the z_H columns
@@ -242,21 +244,23 @@ void finish_correction(const Correction &s, int nblk) {
     }
 }
 
-void apply_correction(const Correction &s, int nblk) {
+void correct_run(const Correction &s, int lo, int hi, int row0, int rows) {
   const int cE = s.L.c_E, cH3 = s.L.c_H + 3;
+  product_add(hi - lo, static_cast<int>(s.ldx), rows, s.YJ + lo * s.ldm + row0, s.ldm,
+              s.K + row0 * s.ldx, s.ldx, s.X + lo * s.ldx, s.ldx);
+  if (s.L.mixed)
+    for (int i = lo; i < hi; ++i)
+      for (int r = 0; r < rows; ++r)
+        for (int e = 0; e < 3; ++e)
+          s.X[i * s.ldx + cH3 + e] += s.YJ[i * s.ldm + row0 + r] * s.K[(row0 + r) * s.ldx + cE + e];
+}
+
+void apply_correction(const Correction &s, int nblk) {
   correct_base(s);
   for (int k = 0; k < s.contacts.count; ++k) {
     const Workspace::ContactFrame &f = s.ws.contacts[k];
-    for_each_path_run(s.model, f.body, [&](int lo, int hi) {
-      product_add(hi - lo, static_cast<int>(s.ldx), f.rows, s.YJ + lo * s.ldm + f.row0, s.ldm,
-                  s.K + f.row0 * s.ldx, s.ldx, s.X + lo * s.ldx, s.ldx);
-      if (s.L.mixed)
-        for (int i = lo; i < hi; ++i)
-          for (int r = 0; r < f.rows; ++r)
-            for (int e = 0; e < 3; ++e)
-              s.X[i * s.ldx + cH3 + e] +=
-                  s.YJ[i * s.ldm + f.row0 + r] * s.K[(f.row0 + r) * s.ldx + cE + e];
-    });
+    for_each_path_run(s.model, f.body,
+                      [&](int lo, int hi) { correct_run(s, lo, hi, f.row0, f.rows); });
   }
   finish_correction(s, nblk);
 }
