@@ -15,6 +15,8 @@
 #include "contacts/contact_correction.hpp"
 #include "contacts/contact_solve.hpp"
 #include "geolin/constraints.hpp"
+#include "geolin/status.hpp"
+#include "geolin/status.hpp"
 #include "geometry.hpp"
 #include "linearize_solve.hpp"
 #include "passes.hpp"
@@ -42,6 +44,7 @@ void subtract_turning(const Correction &s, const Transform &H) {
   const Mat6 &base_inverse = model.fixed_base ? ws.IA0_inv : articulated_base_inverse(ws);
   for (int k = 0; k < ws.cs_turn_count; ++k) {
     const Workspace::ConstraintTurn &tr = ws.cs_turns[k];
+    if (tr.T.isZero(0.0)) continue;  // a Local wrench that rides with its frame
     const int frame = ws.cs_wrench_frames[tr.wrench], bw = model.frames[frame].body;
     const Vec3 p = frame_pose0(model, ws, frame).o;
     Mat6 G0;  // world [ṗ; ω] at the frame's origin per frame-0 twist of its body
@@ -74,6 +77,42 @@ void subtract_turning(const Correction &s, const Transform &H) {
     for (int j = tr.body; j >= 1; j = model.parent[j])
       add_column(s.L.c_J + 3 * (j - 1), GT * ws.S0[j]);
     if (len > 0) subtract();
+  }
+}
+
+// A Local set's wrenches as Local external wrenches (in their frames' axes, riding with them), as
+// a Local contact set's are: no Mixed attitude columns in the solve, and a wrench that turns with
+// its own frame (a contact's or loop frame a's R_a λ) turns no more. The value becomes
+// [R_Fᵀ f; R_Fᵀ τ]; its generalized force changes by J_Fᵀ (δw − δθ_F × w) in world terms, so each
+// wrench gains the turn −[δθ_F × f; δθ_F × τ] on its own body (δθ_F = R_0 ξ_ang, R_0 the base's
+// attitude), added to the turn it already has there (which it then cancels exactly for R_a λ).
+// (ws.cs_wrenches (world), ws.cs_turns) => (ws.cs_wrenches (frames' axes), ws.cs_turns)
+void wrenches_in_frame_axes(const Model &model, Workspace &ws, const Transform &H) {
+  const Mat3 &R0 = model.fixed_base ? model.H_A_0.R : H.R;
+  for (int w = 0; w < ws.cs_wrench_count; ++w) {
+    const int frame = ws.cs_wrench_frames[w], body = model.frames[frame].body;
+    auto value = ws.cs_wrenches.segment<6>(6 * w);
+    const Vec3 f = value.head<3>(), tau = value.tail<3>();
+    Workspace::ConstraintTurn *own = nullptr;
+    for (int k = 0; k < ws.cs_turn_count && own == nullptr; ++k)
+      if (ws.cs_turns[k].wrench == w && ws.cs_turns[k].body == body) own = &ws.cs_turns[k];
+    if (own == nullptr) {
+      if (ws.cs_turn_count >= static_cast<int>(ws.cs_turns.size()))
+        throw Error(Status::InvalidArgument,
+                    "constraints: more wrench turns than the workspace holds");
+      own = &ws.cs_turns[ws.cs_turn_count++];
+      own->wrench = w;
+      own->body = body;
+      own->T.setZero();
+    }
+    for (int k = 0; k < 3; ++k) {  // the same products as the frame's own turn, subtracted
+      const Vec3 th = R0.col(k);
+      own->T.col(3 + k).head<3>() -= th.cross(f);
+      own->T.col(3 + k).tail<3>() -= th.cross(tau);
+    }
+    const Mat3 RF = R0 * frame_pose0(model, ws, frame).R;
+    value.head<3>() = RF.transpose() * f;
+    value.tail<3>() = RF.transpose() * tau;
   }
 }
 
@@ -205,8 +244,10 @@ Outcome constrained_linearize(const Model &model, Workspace &ws, const Transform
   const detail::RowPoint at{H,   s, v0, r, ws.cs_nu2, set.Kp, set.Kd, true, ws.cs_lambda.data(),
                             true};
   if (Outcome o = detail::constraint_rows(model, ws, set, at); !o) return o;
+  const bool local = (set.flags & kWrenchMixed) == 0;
+  if (local) detail::wrenches_in_frame_axes(model, ws, H);
   const ExternalWrenches ext{ws.cs_wrench_count, ws.cs_wrench_frames.data(), ws.cs_wrenches.data(),
-                             kWrenchMixed};
+                             local ? kWrenchLocal : kWrenchMixed};
   const detail::BodyWrenches fext = detail::load_external_wrenches(model, ws, H, &ext);
   const detail::LinearizeLayout L =
       detail::linearize_layout(model, 0, moving && fext.mixed(), /*base_pose_cols=*/true);
