@@ -408,21 +408,44 @@ struct PairWrenches {
   int a = -1, b = -1;
 };
 
+// (K17) of (K5) in closed form for one frame of a point pair (sign +1 for a, −1 for b), with
+// G0 = [G_t; G_b] (its [ṗ; ω] per body twist) and m its motion: a unit δv_b moves ṗ by G_t δv_b, ω
+// by G_b δv_b and p̈ by δω × ṗ + ω × δṗ, a unit ξ_b turns ṗ, p̈ by δθ = G_b ξ_b and moves p by
+// G_t ξ_b, so Gv = σ Q ((ω̂ + Kd) G_t − ṗ̂ G_b), Gx = σ Q (Kp G_t − (p̈ + Kd ṗ)^ G_b), plus for a
+// Local pair's frame a Q ĉ_w G_b (δ(R_aᵀ c_w) = R_aᵀ (δc_w + c_w × δθ_a)): point_change at
+// body_delta's units, written out.
+void point_term_derivatives(Workspace::ConstraintTerm &term, const Workspace::FrameMotion &f,
+                            const Motion &m, const Mat3 &Q, double sign, const Pair &q,
+                            const Vec3 *cw) {
+  const Eigen::Matrix<double, 3, 6> Gt = f.G0.topRows<3>(), Gb = f.G0.bottomRows<3>();
+  const Mat3 SQ = sign * Q;
+  const Mat3 Wv = hat(m.w) + q.Kd * Mat3::Identity();
+  term.Gv.topRows<3>().noalias() = SQ * (Wv * Gt - hat(m.pd) * Gb);
+  term.Gx.topRows<3>().noalias() = SQ * (q.Kp * Gt - hat(m.pdd + q.Kd * m.pd) * Gb);
+  if (cw != nullptr) term.Gx.topRows<3>().noalias() += Q * (hat(*cw) * Gb);
+}
+
 // A point contact or POINT loop (and a HINGE's first rows): (K5), force (K13) f on a at p_a, −f
 // on b at p_b, f = R_a λ (Local) or λ (Mixed).
 void point_rows(const Target &t, const Constraint &c, bool has_b, PairWrenches &w) {
   const Pair q = pair_of(t, c, has_b);
-  if (t.at.terms && !t.at.derivatives) {  // (K16) of (K5) closed form: C_a = [Q, 0], C_b = −C_a
-    t.ws.cs_c.segment<3>(t.row0) = point_value(q);
-    Eigen::Matrix<double, 3, 6> C = Eigen::Matrix<double, 3, 6>::Zero();
-    C.leftCols<3>() = q.local ? Mat3(q.a.R.transpose()) : Mat3::Identity();
-    add_frame_term<3>(t.ws, t.row0, C, t.ws.cs_frame[0]);
-    if (has_b) add_frame_term<3>(t.ws, t.row0, -C, t.ws.cs_frame[1]);
-    return;
-  }
   const Vec3 cw = point_world(q);
-  write_rows<3>(t, has_b, point_value(q),
-                [&](const Delta &da, const Delta &db) { return point_change(q, cw, da, db); });
+  if (t.at.terms) {  // (K16) of (K5) in closed form: C_a = [Q, 0], C_b = −C_a (Q = R_aᵀ or 1)
+    t.ws.cs_c.segment<3>(t.row0) = point_value(q);
+    const Mat3 Q = q.local ? Mat3(q.a.R.transpose()) : Mat3::Identity();
+    Eigen::Matrix<double, 3, 6> C = Eigen::Matrix<double, 3, 6>::Zero();
+    C.leftCols<3>() = Q;
+    const Workspace::FrameMotion &A = t.ws.cs_frame[0], &B = t.ws.cs_frame[1];
+    Workspace::ConstraintTerm &ta = add_frame_term<3>(t.ws, t.row0, C, A);
+    if (t.at.derivatives) point_term_derivatives(ta, A, q.a, Q, 1.0, q, q.local ? &cw : nullptr);
+    if (has_b) {
+      Workspace::ConstraintTerm &tb = add_frame_term<3>(t.ws, t.row0, -C, B);
+      if (t.at.derivatives) point_term_derivatives(tb, B, q.b, Q, -1.0, q, nullptr);
+    }
+  } else {
+    write_rows<3>(t, has_b, point_value(q),
+                  [&](const Delta &da, const Delta &db) { return point_change(q, cw, da, db); });
+  }
   if (!t.at.derivatives || t.at.lambda == nullptr) return;
   const Vec3 l = Eigen::Map<const Vec3>(t.at.lambda + t.row0);
   const Vec3 f = q.local ? Vec3(q.a.R * l) : l;
