@@ -1,6 +1,7 @@
-// Constrained forward dynamics and its exact linearization for a constraint set
-// (docs/constraints.md §3, §4). A contacts-only set goes to the contact functions (exactly
-// equal to them); any other set is solved along the paths of its rows (constraint_factor.cpp):
+// Constrained forward dynamics for a constraint set, and its linearization written out (the
+// reference of constrained_linearize.cpp's path solve; docs/constraints.md §3, §4). A
+// contacts-only set goes to the contact functions (exactly equal to them); any other set is
+// solved along the paths of its rows (constraint_factor.cpp):
 //   ν̇_free = ABA(τ),  Y = M⁻¹ J_cᵀ,  (J_c Y + mu 1) λ = −c(ν̇_free),  ν̇ = ν̇_free + Y λ   (K1)-(K3)
 // and linearized from the inverse dynamics at fixed λ (RBDA ch. 8; Carpentier & Mansard 2018):
 //   M δν̇ = −∂ID/∂z z + ∂(J_cᵀ λ)/∂z z + S w + J_cᵀ δλ,   J_c δν̇ + ∂c/∂z z = −mu δλ       (K4)

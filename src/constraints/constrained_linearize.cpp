@@ -16,7 +16,6 @@
 #include "contacts/contact_solve.hpp"
 #include "geolin/constraints.hpp"
 #include "geolin/status.hpp"
-#include "geolin/status.hpp"
 #include "geometry.hpp"
 #include "linearize_solve.hpp"
 #include "passes.hpp"

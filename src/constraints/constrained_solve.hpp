@@ -1,6 +1,7 @@
-// The solve of a constraint set shared by constrained_dynamics.cpp and constrained_impulse.cpp
-// (docs/constraints.md §3): the dynamics along the rows' paths (constraint_factor.cpp), the
-// linearization and the impact map from the rows written out (J_c, Y = M⁻¹ J_cᵀ).
+// The solve of a constraint set shared by constrained_dynamics.cpp, constrained_linearize.cpp and
+// constrained_impulse.cpp (docs/constraints.md §3, §4): the dynamics and its linearization along
+// the rows' paths (constraint_factor.cpp, constrained_linearize.cpp), the impact map and the
+// reference linearization from the rows written out (J_c, Y = M⁻¹ J_cᵀ).
 #pragma once
 
 #include "geolin/constraints.hpp"

@@ -10,6 +10,10 @@
 // linearize's external wrenches (Mixed: their derivative at fixed world values is linearize's),
 // with the change of their world values with the state (a Local λ turned by R_a, a loop's lever,
 // a wheel's ρ) beside them in ws.cs_Dw.
+// That is the written-out form (constrained_linearize_reference). With RowPoint::terms the same
+// maps give J_c's terms (K16) from the passes' motion instead, with derivatives their rows in
+// the body's own perturbations (K17) and the wrenches' turning as maps of a body's displacement
+// (K18), for the solves along the paths (constraint_factor.cpp, constrained_linearize.cpp).
 #include "constraint_rows.hpp"
 
 #include <fmt/format.h>

@@ -18,7 +18,9 @@ struct RowPoint {
   const double *lambda = nullptr;  // λ (m): the wrenches of J_cᵀ λ too (with derivatives)
   // J_c as terms (ws.cs_terms) in place of ws.cs_J, and the frames' motion from the passes just
   // run (ws.v, ws.a of aba_pass, whose ν̇ nu_dot must be; or of aba_pass_at_rest, with no
-  // gravity), without derivatives.
+  // gravity). With derivatives, each frame term's derivative rows Gv, Gx (K17) and, with λ, the
+  // wrenches' turning as maps of a body's displacement (ws.cs_turns, (K18)) instead of ws.cs_Dc
+  // and ws.cs_Dw.
   bool terms = false;
 };
 
