@@ -161,9 +161,11 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
     bytes = add(bytes, mul(2 * m, sizeof(Workspace::ConstraintTerm)));
     bytes = add(bytes, mul(D, 12 * n + m * n + n * m + 2 * m + 3 * n + nj));
     bytes = add(bytes, mul(W, sizeof(int) + 6 * D));
-    if (d.features & kWorkspaceLinearize)  // frames' derivatives, ∂c/∂z, Dw, A, B, X, K, M⁻¹ S
+    if (d.features & kWorkspaceLinearize) {  // frames' derivatives, ∂c/∂z, Dw, A, B, X, K, M⁻¹ S
       bytes = add(bytes, mul(D, add(24 * N + m * N + N * N + n * N + m * (N + nj) + n * nj,
                                     add(mul(6 * W, 2 * N), N * nj))));
+      bytes = add(bytes, mul(4 * W, sizeof(Workspace::ConstraintTurn)));  // the wrenches' turns
+    }
   }
   return bytes;
 }
