@@ -115,6 +115,17 @@ void wrenches_in_frame_axes(const Model &model, Workspace &ws, const Transform &
   }
 }
 
+// Calls fn(lo, hi, row0, rows) for each block of J_c's terms (rows [row0, row0 + rows)) and each
+// run [lo, hi) of consecutive rows on the union of its paths.
+template <class Fn>
+void for_each_term_run(const Model &model, const Workspace &ws, Fn &&fn) {
+  for (int t = 0; t < ws.cs_term_count; t = block_end(ws, t)) {
+    const int row0 = ws.cs_terms[t].row0, rows = ws.cs_terms[t].rows;
+    for_each_block_run(model, ws, t, block_end(ws, t),
+                       [&](int lo, int hi) { fn(lo, hi, row0, rows); });
+  }
+}
+
 // §5.3, step 4, first part for the terms: K = −J_c X, J_c X = Σ_i D_i Y_J,iᵀ X_R,i + the base's
 // (minus_jc_x_base), joint i along the union of each block's paths; then the z_H columns, whose
 // J_c on the base's linear velocity is the sum of the block's frame terms' G.
@@ -123,11 +134,12 @@ void minus_jc_x_of_terms(const Correction &s) {
   const Model &model = s.model;
   const Workspace &ws = s.ws;
   minus_jc_x_base(s);
+  for_each_term_run(model, ws, [&](int lo, int hi, int row0, int rows) {
+    minus_jc_x_of_run(s, lo, hi, row0, rows);
+  });
+  if (!s.moving) return;
   for (int t = 0; t < ws.cs_term_count; t = block_end(ws, t)) {
     const int e = block_end(ws, t), row0 = ws.cs_terms[t].row0, rows = ws.cs_terms[t].rows;
-    for_each_block_run(model, ws, t, e,
-                       [&](int lo, int hi) { minus_jc_x_of_run(s, lo, hi, row0, rows); });
-    if (!s.moving) continue;
     for (int r = 0; r < rows; ++r) {
       double g[3] = {0.0, 0.0, 0.0};
       for (int k = t; k < e; ++k)
@@ -206,11 +218,8 @@ void apply_correction_of_terms(const Correction &s, int nblk) {
   const Model &model = s.model;
   const Workspace &ws = s.ws;
   correct_base(s);
-  for (int t = 0; t < ws.cs_term_count; t = block_end(ws, t)) {
-    const int e = block_end(ws, t), row0 = ws.cs_terms[t].row0, rows = ws.cs_terms[t].rows;
-    for_each_block_run(model, ws, t, e,
-                       [&](int lo, int hi) { correct_run(s, lo, hi, row0, rows); });
-  }
+  for_each_term_run(
+      model, ws, [&](int lo, int hi, int row0, int rows) { correct_run(s, lo, hi, row0, rows); });
   finish_correction(s, nblk);
 }
 
