@@ -31,16 +31,21 @@ using Term = Workspace::ConstraintTerm;
 // force J_wᵀ T ξ_b, i.e. the frame-0 force G0_wᵀ T ξ_b on the wrench's body. Its innovations
 // (RBDA Table 7.1's backward pass without velocity terms, as term_innovations) are subtracted
 // from X_R's (X holds −F) on the columns that displace b: z_H (ξ = e_k, frame 0) and s_j for j on
-// b's path (ξ = S_j); eight columns at a time.
+// b's path (ξ = S_j). They are linear in ξ, so one pass carries the six columns of G0_wᵀ T up the
+// wrench's path, and each displacing column takes its ξ's combination of them at each row.
 // (ws.cs_turns, the wrenches' frames, ws.U, ws.D_inv, ws.S0) => (X_R −=)
 void subtract_turning(const Correction &s, const Transform &H) {
-  constexpr int kLanes = 8;
-  using Forces = Eigen::Matrix<double, 6, kLanes>;
-  using Lanes = Eigen::Matrix<double, 1, kLanes>;
   const Model &model = s.model;
   Workspace &ws = s.ws;
   const Transform &Hb = model.fixed_base ? model.H_A_0 : H;
   const Mat6 &base_inverse = model.fixed_base ? ws.IA0_inv : articulated_base_inverse(ws);
+  // Row x (the innovations of the six columns at one dof or base row) into X's displacing
+  // columns: x_k on z_H's, x · S_j on s_j's.
+  const auto subtract_row = [&](double *row, const Eigen::Matrix<double, 1, 6> &x, int body) {
+    if (s.moving)
+      for (int e = 0; e < 6; ++e) row[s.L.c_H + e] -= x[e];
+    for (int j = body; j >= 1; j = model.parent[j]) row[s.L.c_J + 3 * (j - 1)] -= x * ws.S0[j];
+  };
   for (int k = 0; k < ws.cs_turn_count; ++k) {
     const Workspace::ConstraintTurn &tr = ws.cs_turns[k];
     if (tr.T.isZero(0.0)) continue;  // a Local wrench that rides with its frame
@@ -48,34 +53,15 @@ void subtract_turning(const Correction &s, const Transform &H) {
     const Vec3 p = frame_pose0(model, ws, frame).o;
     Mat6 G0;  // world [ṗ; ω] at the frame's origin per frame-0 twist of its body
     G0 << Hb.R, -Hb.R * hat(p), Mat3::Zero(), Hb.R;
-    const Mat6 GT = G0.transpose() * tr.T;
-    Forces F = Forces::Zero();
-    int cols[kLanes], len = 0;
-    const auto subtract = [&] {  // the innovations of F's first len columns
-      for (int i = bw; i >= 1; i = model.parent[i]) {
-        const Lanes x = ws.D_inv[i] * (ws.S0[i].transpose() * F);
-        double *row = s.X + model.dof(i) * s.ldx;
-        for (int l = 0; l < len; ++l) row[cols[l]] -= x[l];
-        F.noalias() -= ws.U[i] * x;
-      }
-      if (s.moving) {
-        const Forces a = base_inverse * F;
-        for (int e = 0; e < 6; ++e)
-          for (int l = 0; l < len; ++l) s.X[e * s.ldx + cols[l]] -= a(e, l);
-      }
-      F.setZero();
-      len = 0;
-    };
-    const auto add_column = [&](int c, const Vec6 &force) {
-      F.col(len) = force;
-      cols[len++] = c;
-      if (len == kLanes) subtract();
-    };
-    if (s.moving)
-      for (int e = 0; e < 6; ++e) add_column(s.L.c_H + e, GT.col(e));
-    for (int j = tr.body; j >= 1; j = model.parent[j])
-      add_column(s.L.c_J + 3 * (j - 1), GT * ws.S0[j]);
-    if (len > 0) subtract();
+    Mat6 F = G0.transpose() * tr.T;
+    for (int i = bw; i >= 1; i = model.parent[i]) {
+      const Eigen::Matrix<double, 1, 6> x = ws.D_inv[i] * (ws.S0[i].transpose() * F);
+      subtract_row(s.X + model.dof(i) * s.ldx, x, tr.body);
+      F.noalias() -= ws.U[i] * x;
+    }
+    if (!s.moving) continue;
+    const Mat6 a = base_inverse * F;
+    for (int e = 0; e < 6; ++e) subtract_row(s.X + e * s.ldx, a.row(e), tr.body);
   }
 }
 
