@@ -81,15 +81,7 @@ void wrenches_in_frame_axes(const Model &model, Workspace &ws, const Transform &
     Workspace::ConstraintTurn *own = nullptr;
     for (int k = 0; k < ws.cs_turn_count && own == nullptr; ++k)
       if (ws.cs_turns[k].wrench == w && ws.cs_turns[k].body == body) own = &ws.cs_turns[k];
-    if (own == nullptr) {
-      if (ws.cs_turn_count >= static_cast<int>(ws.cs_turns.size()))
-        throw Error(Status::InvalidArgument,
-                    "constraints: more wrench turns than the workspace holds");
-      own = &ws.cs_turns[ws.cs_turn_count++];
-      own->wrench = w;
-      own->body = body;
-      own->T.setZero();
-    }
+    if (own == nullptr) own = &next_turn(ws, w, body);
     for (int k = 0; k < 3; ++k) {  // the same products as the frame's own turn, subtracted
       const Vec3 th = R0.col(k);
       own->T.col(3 + k).head<3>() -= th.cross(f);

@@ -293,14 +293,7 @@ void add_turning(const Target &t, int w, int slot, Turn &&turn) {
       ws.cs_Dw.block<6, 1>(6 * w, col) += turn(column_delta(F, col, t.n));
     return;
   }
-  if (ws.cs_turn_count >= static_cast<int>(ws.cs_turns.size()))
-    throw Error(
-        Status::InvalidArgument,
-        fmt::format("constraints: more than the workspace's {} wrench turns (a loop counts 2)",
-                    ws.cs_turns.size()));
-  Workspace::ConstraintTurn &tr = ws.cs_turns[ws.cs_turn_count++];
-  tr.wrench = w;
-  tr.body = F.body;
+  Workspace::ConstraintTurn &tr = next_turn(ws, w, F.body);
   const Motion m = motion_of(F);
   for (int k = 0; k < 6; ++k) tr.T.col(k) = turn(body_delta(F, m, 12 + k));
 }
@@ -622,6 +615,19 @@ double row_restitution(const ConstraintSet &set, int row, double e) {
   if (c.kind == Constraint::Kind::contact) return e;
   if (c.kind == Constraint::Kind::wheel && k_row == 2) return e;
   return 0.0;
+}
+
+Workspace::ConstraintTurn &next_turn(Workspace &ws, int w, int body) {
+  if (ws.cs_turn_count >= static_cast<int>(ws.cs_turns.size()))
+    throw Error(
+        Status::InvalidArgument,
+        fmt::format("constraints: more than the workspace's {} wrench turns (a loop counts 2)",
+                    ws.cs_turns.size()));
+  Workspace::ConstraintTurn &tr = ws.cs_turns[ws.cs_turn_count++];
+  tr.wrench = w;
+  tr.body = body;
+  tr.T.setZero();
+  return tr;
 }
 
 // (the point, the set) => (ws.cs_J, ws.cs_c; ws.cs_Dc and with λ the wrenches ws.cs_wrench_*,

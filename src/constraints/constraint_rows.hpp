@@ -35,6 +35,10 @@ struct RowPoint {
 Outcome constraint_rows(const Model &model, Workspace &ws, const ConstraintSet &set,
                         const RowPoint &at);
 
+/// The next wrench turn of ws.cs_turns (K18): wrench w's change with body's displacement, T zero;
+/// the capacity error names the workspace's count.
+Workspace::ConstraintTurn &next_turn(Workspace &ws, int w, int body);
+
 /// The restitution of each row of an impact (docs/constraints.md (K14)): e on contact rows and a
 /// wheel's normal row, 0 elsewhere.
 double row_restitution(const ConstraintSet &set, int row, double e);
