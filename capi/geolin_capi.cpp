@@ -2221,12 +2221,8 @@ GEOLIN_API int geolin_constraints_add_contact(geolin_constraints *set, int frame
                 "(6)",
                 __func__, type);
   if (int st = check_contact_ref(__func__, type, ref)) return st;
-  Constraint c;
-  c.kind = Constraint::Kind::contact;
-  c.type = type;
-  c.frame = frame;
-  c.has_ref = ref != nullptr;
-  if (ref != nullptr) c.ref = contact_ref(type, ref);
+  const Constraint c = ref != nullptr ? Constraint::contact(frame, type, contact_ref(type, ref))
+                                      : Constraint::contact(frame, type);
   return push(__func__, set, c);
 }
 
@@ -2254,12 +2250,7 @@ GEOLIN_API int geolin_constraints_add_loop(geolin_constraints *set, int frame_a,
                 "%s: argument 'type' = %d is not GEOLIN_LOOP_POINT (3), GEOLIN_LOOP_HINGE (5) or "
                 "GEOLIN_LOOP_RIGID (6)",
                 __func__, type);
-  Constraint c;
-  c.kind = Constraint::Kind::loop;
-  c.type = type;
-  c.frame = frame_a;
-  c.frame_b = frame_b;
-  return push(__func__, set, c);
+  return push(__func__, set, Constraint::loop(frame_a, frame_b, type));
 }
 
 GEOLIN_API int geolin_constraints_add_coupling(geolin_constraints *set, int joint, int source,
@@ -2280,13 +2271,7 @@ GEOLIN_API int geolin_constraints_add_coupling(geolin_constraints *set, int join
   } catch (...) {
     return handle_exception(__func__);
   }
-  Constraint c;
-  c.kind = Constraint::Kind::coupling;
-  c.joint = joint;
-  c.source = source;
-  c.ratio = ratio;
-  c.offset = offset;
-  return push(__func__, set, c);
+  return push(__func__, set, Constraint::coupling(joint, source, ratio, offset));
 }
 
 GEOLIN_API int geolin_constraints_add_mimic_joints(geolin_constraints *set) {
@@ -2311,13 +2296,7 @@ GEOLIN_API int geolin_constraints_add_mimic_joints(geolin_constraints *set) {
       const double offset = model.mimic_offset[static_cast<std::size_t>(i)];
       if (int st = check_coupling(__func__, model, items, joint, source, ratio, offset, true))
         return st;
-      Constraint c;
-      c.kind = Constraint::Kind::coupling;
-      c.joint = joint;
-      c.source = source;
-      c.ratio = ratio;
-      c.offset = offset;
-      items.push_back(c);
+      items.push_back(Constraint::coupling(joint, source, ratio, offset));
       ++added;
     }
     const int st =
@@ -2366,13 +2345,7 @@ GEOLIN_API int geolin_constraints_add_wheel(geolin_constraints *set, int frame, 
                   "axis parallel to the plane",
                   __func__, axis[0], axis[1], axis[2], frame_name(model, frame), world.x(),
                   world.y(), world.z());
-    Constraint c;
-    c.kind = Constraint::Kind::wheel;
-    c.type = 3;
-    c.frame = frame;
-    c.axis = unit;
-    c.radius = radius;
-    return push(__func__, set, c);
+    return push(__func__, set, Constraint::wheel(frame, unit, radius));
   } catch (...) {
     return handle_exception(__func__);
   }

@@ -25,12 +25,7 @@ struct Cart {
   static constexpr double R = 0.1, b = 0.2, mass = 5.0, I_spin = 0.0025;
   Cart() {
     for (const char *w : {"left_wheel", "right_wheel"}) {
-      Constraint c;
-      c.kind = Constraint::Kind::wheel;
-      c.frame = m.frame_index(w);
-      c.axis = Vec3::UnitY();
-      c.radius = R;
-      set.items.push_back(c);
+      set.items.push_back(Constraint::wheel(m.frame_index(w), Vec3::UnitY(), R));
     }
     set.update();
   }
@@ -94,12 +89,7 @@ TEST(RollingWheels, UprightWheelRollingStraightDoesNotAccelerate) {
       <mass value="0.5"/><inertia ixx="0.0013" ixy="0" ixz="0" iyy="0.0025" iyz="0" izz="0.0013"/>
       </inertial></link></robot>)");
   ConstraintSet set;
-  Constraint c;
-  c.kind = Constraint::Kind::wheel;
-  c.frame = m.frame_index("disc");
-  c.axis = Vec3::UnitY();
-  c.radius = 0.1;
-  set.items.push_back(c);
+  set.items.push_back(Constraint::wheel(m.frame_index("disc"), Vec3::UnitY(), 0.1));
   set.Kp = 50.0;
   set.Kd = 10.0;
   set.update();
@@ -185,12 +175,8 @@ struct FourBar {
   Model m = load_urdf_file(data_path("four_bar.urdf"), kFixedBase);
   ConstraintSet set;
   FourBar(double Kp, double Kd) {
-    Constraint c;
-    c.kind = Constraint::Kind::loop;
-    c.type = kLoopPoint;
-    c.frame = m.frame_index("loop_a");
-    c.frame_b = m.frame_index("loop_b");
-    set.items.push_back(c);
+    set.items.push_back(
+        Constraint::loop(m.frame_index("loop_a"), m.frame_index("loop_b"), kLoopPoint));
     set.Kp = Kp;
     set.Kd = Kd;
     set.update();
@@ -288,12 +274,7 @@ TEST(Couplings, EqualTheReducedDynamics) {
   MatX G = MatX::Identity(n, n);
   std::vector<int> dropped;
   for (const auto &[j, src, ratio, offset] : pairs) {
-    Constraint c;
-    c.kind = Constraint::Kind::coupling;
-    c.joint = m.joint_index(j);
-    c.source = m.joint_index(src);
-    c.ratio = ratio;
-    c.offset = offset;
+    const Constraint c = Constraint::coupling(m.joint_index(j), m.joint_index(src), ratio, offset);
     set.items.push_back(c);
     G(nv + c.joint, nv + c.source) = ratio;  // ν_joint = ratio ν_source
     dropped.push_back(nv + c.joint);

@@ -14,20 +14,13 @@ namespace geolin::test {
 namespace {
 
 Constraint contact(const Model &m, const char *frame, int type) {
-  Constraint c;
-  c.kind = Constraint::Kind::contact;
-  c.frame = m.frame_index(frame);
-  c.type = type;
+  const Constraint c = Constraint::contact(m.frame_index(frame), type);
   EXPECT_GE(c.frame, 0) << frame;
   return c;
 }
 
 Constraint loop(const Model &m, const char *a, const char *b, int type) {
-  Constraint c;
-  c.kind = Constraint::Kind::loop;
-  c.frame = m.frame_index(a);
-  c.frame_b = m.frame_index(b);
-  c.type = type;
+  const Constraint c = Constraint::loop(m.frame_index(a), m.frame_index(b), type);
   EXPECT_GE(c.frame, 0) << a;
   EXPECT_GE(c.frame_b, 0) << b;
   return c;
@@ -35,23 +28,15 @@ Constraint loop(const Model &m, const char *a, const char *b, int type) {
 
 Constraint coupling(const Model &m, const char *joint, const char *source, double ratio,
                     double offset) {
-  Constraint c;
-  c.kind = Constraint::Kind::coupling;
-  c.joint = m.joint_index(joint);
-  c.source = m.joint_index(source);
-  c.ratio = ratio;
-  c.offset = offset;
+  const Constraint c =
+      Constraint::coupling(m.joint_index(joint), m.joint_index(source), ratio, offset);
   EXPECT_GE(c.joint, 0) << joint;
   EXPECT_GE(c.source, 0) << source;
   return c;
 }
 
 Constraint wheel(const Model &m, const char *frame, const Vec3 &axis, double radius) {
-  Constraint c;
-  c.kind = Constraint::Kind::wheel;
-  c.frame = m.frame_index(frame);
-  c.axis = axis.normalized();
-  c.radius = radius;
+  const Constraint c = Constraint::wheel(m.frame_index(frame), axis.normalized(), radius);
   EXPECT_GE(c.frame, 0) << frame;
   return c;
 }
@@ -108,13 +93,7 @@ std::vector<Scenario> scenarios() {
     Model m = load_urdf_file(model_path("arm7.urdf"), kFixedBase);
     const int nj = m.num_joints();
     std::vector<Constraint> items;
-    Constraint c;
-    c.kind = Constraint::Kind::coupling;
-    c.joint = nj - 1;
-    c.source = 1;
-    c.ratio = -1.5;
-    c.offset = 0.2;
-    items.push_back(c);
+    items.push_back(Constraint::coupling(nj - 1, 1, -1.5, 0.2));
     items.push_back(wheel(m, "tool_tip", Vec3(1.0, 0.0, 0.0), 0.05));
     out.push_back({"arm_coupling_and_wheel", m, make_set(items, 4.0, 1.0, kWrenchLocal)});
   }
@@ -130,13 +109,8 @@ std::vector<Scenario> scenarios() {
     std::vector<Constraint> mimics;
     for (int i = 1; i <= grip.n_B; ++i)
       if (!grip.mimic_of[i].empty()) {
-        Constraint c;
-        c.kind = Constraint::Kind::coupling;
-        c.joint = i - 1;
-        c.source = grip.joint_index(grip.mimic_of[i]);
-        c.ratio = grip.mimic_multiplier[i];
-        c.offset = grip.mimic_offset[i];
-        mimics.push_back(c);
+        mimics.push_back(Constraint::coupling(i - 1, grip.joint_index(grip.mimic_of[i]),
+                                              grip.mimic_multiplier[i], grip.mimic_offset[i]));
       }
     EXPECT_EQ(mimics.size(), 1u);
     out.push_back({"gripper_mimic", grip, make_set(mimics, 10.0, 2.0, kWrenchLocal)});
@@ -377,15 +351,10 @@ TEST(ConstraintSets, ContactsOnlyEqualTheContactFunctions) {
   const Held h = held("quadruped.urdf", 0u, kQuadrupedFeet, x0);
   ConstraintSet set;
   for (size_t k = 0; k < h.frames.size(); ++k) {
-    Constraint c;
-    c.kind = Constraint::Kind::contact;
-    c.frame = h.frames[k];
-    c.type = h.types[k];
-    c.has_ref = true;
     Mat4 T;
     for (int e = 0; e < 16; ++e) T(e % 4, e / 4) = h.refs[16 * k + e];
-    c.ref = Transform{T.topLeftCorner<3, 3>(), T.topRightCorner<3, 1>()};
-    set.items.push_back(c);
+    set.items.push_back(Constraint::contact(
+        h.frames[k], h.types[k], Transform{T.topLeftCorner<3, 3>(), T.topRightCorner<3, 1>()}));
   }
   set.Kp = 10.0;
   set.Kd = 3.0;

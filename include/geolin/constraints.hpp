@@ -35,6 +35,48 @@ struct Constraint {
   bool has_ref = false;              // contact: whether ref was given
   Transform ref;                     // contact: the held pose H_ref (a point: its translation)
 
+  /// A contact (ContactType) at frame; with ref, held at the pose H_ref (a point: its translation).
+  static Constraint contact(int frame, int type) {
+    Constraint c;
+    c.type = type;
+    c.frame = frame;
+    return c;
+  }
+  static Constraint contact(int frame, int type, const Transform &ref) {
+    Constraint c = contact(frame, type);
+    c.has_ref = true;
+    c.ref = ref;
+    return c;
+  }
+  /// A loop closure (LoopType) between frames a and b.
+  static Constraint loop(int frame_a, int frame_b, int type) {
+    Constraint c;
+    c.kind = Kind::loop;
+    c.type = type;
+    c.frame = frame_a;
+    c.frame_b = frame_b;
+    return c;
+  }
+  /// The coupling s[joint] = ratio s[source] + offset.
+  static Constraint coupling(int joint, int source, double ratio, double offset) {
+    Constraint c;
+    c.kind = Kind::coupling;
+    c.joint = joint;
+    c.source = source;
+    c.ratio = ratio;
+    c.offset = offset;
+    return c;
+  }
+  /// A wheel at frame (its centre) with the unit spin axis (frame's axes) and radius.
+  static Constraint wheel(int frame, const Vec3 &axis, double radius) {
+    Constraint c;
+    c.kind = Kind::wheel;
+    c.frame = frame;
+    c.axis = axis;
+    c.radius = radius;
+    return c;
+  }
+
   /// Its number of rows.
   int rows() const {
     switch (kind) {

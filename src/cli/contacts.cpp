@@ -126,40 +126,20 @@ void ContactSet::build_set() {
   set.flags = mixed ? kWrenchMixed : kWrenchLocal;
   const bool with_refs = refs.size() == 16 * frames.size();
   for (int k = 0; k < count(); ++k) {
-    Constraint c;
-    c.kind = Constraint::Kind::contact;
-    c.type = types[k];
-    c.frame = frames[k];
-    if (with_refs) {
-      c.has_ref = true;
-      c.ref = Transform::from_matrix(Eigen::Map<const Mat4>(refs.data() + 16 * k));
-    }
-    set.items.push_back(c);
+    set.items.push_back(
+        with_refs ? Constraint::contact(
+                        frames[k], types[k],
+                        Transform::from_matrix(Eigen::Map<const Mat4>(refs.data() + 16 * k)))
+                  : Constraint::contact(frames[k], types[k]));
   }
   for (const LoopItem &l : loops) {
-    Constraint c;
-    c.kind = Constraint::Kind::loop;
-    c.type = l.type;
-    c.frame = l.frame_a;
-    c.frame_b = l.frame_b;
-    set.items.push_back(c);
+    set.items.push_back(Constraint::loop(l.frame_a, l.frame_b, l.type));
   }
   for (const CouplingItem &j : couplings) {
-    Constraint c;
-    c.kind = Constraint::Kind::coupling;
-    c.joint = j.joint;
-    c.source = j.source;
-    c.ratio = j.ratio;
-    c.offset = j.offset;
-    set.items.push_back(c);
+    set.items.push_back(Constraint::coupling(j.joint, j.source, j.ratio, j.offset));
   }
   for (const WheelItem &w : wheels) {
-    Constraint c;
-    c.kind = Constraint::Kind::wheel;
-    c.frame = w.frame;
-    c.axis = w.axis;
-    c.radius = w.radius;
-    set.items.push_back(c);
+    set.items.push_back(Constraint::wheel(w.frame, w.axis, w.radius));
   }
 }
 
