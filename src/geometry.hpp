@@ -30,8 +30,9 @@ inline void base_motion(const Model &model, const Workspace &ws, const Transform
   }
 }
 
-/// The joint transform ^{λ(i)|i} H_i(q) = exp(q S_i^) (docs/dynamics.md §2).
-inline Transform joint_motion(const Model &model, int i, double q) {
+/// The joint transform ^{λ(i)|i} H_i(q) = exp(q S_i^) (docs/dynamics.md §2), given c = cos q and
+/// s = sin q (used by a revolute joint only).
+inline Transform joint_motion(const Model &model, int i, double q, double c, double s) {
   Transform T;
   if (model.joint_type[i] == JointType::Prismatic) {
     T.o = q * model.joint_axis[i];
@@ -40,7 +41,7 @@ inline Transform joint_motion(const Model &model, int i, double q) {
     // R = cos q 1 + sin q a^ + (1 − cos q) a aᵀ, without exp_so3's norm and series of a general
     // rotation vector (one sine and cosine, a few products).
     const Vec3 &a = model.joint_axis[i];
-    const double c = std::cos(q), s = std::sin(q), k = 1.0 - c;
+    const double k = 1.0 - c;
     const Vec3 sa = s * a, ka = k * a;
     T.R.noalias() = ka * a.transpose();
     T.R(0, 0) += c, T.R(1, 1) += c, T.R(2, 2) += c;

@@ -127,12 +127,13 @@ std::size_t workspace_bytes(const Model &model, const WorkspaceDims &d) {
   const std::size_t nb = model.num_bodies(), nj = model.num_joints(), n = model.num_dofs(),
                     N = model.state_dim();
   constexpr std::size_t D = sizeof(double);
-  // Per body: H0, S0, I0, ten Vec6 buffers, IC, BC, IA, SI_row, SB_row, D, D_inv, u, f_ext, E_ext,
-  // EC_ext, SE_row, touched, limb_root, panel_slot, IC_compact; path, m_sub, mc_sub, h_sub.
+  // Per body: H0, S0, joint_cos, joint_sin, I0, ten Vec6 buffers, IC, BC, IA, SI_row, SB_row, D,
+  // D_inv, u, f_ext, E_ext, EC_ext, SE_row, touched, limb_root, panel_slot, IC_compact; path,
+  // m_sub, mc_sub, h_sub.
   const std::size_t per_body =
       sizeof(Workspace::CompactInertia) + sizeof(Transform) + 2 * sizeof(Mat6) + 10 * sizeof(Vec6) +
       sizeof(Vec6) + 3 * sizeof(Mat6) + 3 * 6 * 3 * D + sizeof(Vec6) + 2 * sizeof(Vec3) + 3 * D +
-      1 + 3 * sizeof(int) + sizeof(Vec6) + sizeof(int) + D + sizeof(Vec3) + sizeof(Vec6);
+      1 + 3 * sizeof(int) + sizeof(Vec6) + sizeof(int) + D + sizeof(Vec3) + sizeof(Vec6) + 2 * D;
   std::size_t bytes = mul(per_body, nb);
   bytes = add(bytes, mul(D, n + 3 * nj + 2 * N + 4 * N + N + 3 * nj));  // step / FD vectors
   bytes = add(bytes, model_heap_bytes(model));  // step_model, ImplicitEuler's copy
@@ -177,6 +178,8 @@ void size_recursions(Workspace &ws, const Model &model) {
   const int nb = model.num_bodies();
   ws.H0.resize(nb);
   ws.S0.assign(nb, Vec6::Zero());
+  ws.joint_cos.assign(nb, 1.0);
+  ws.joint_sin.assign(nb, 0.0);
   ws.I0.assign(nb, Mat6::Zero());
   for (auto *vec :
        {&ws.v, &ws.a, &ws.f, &ws.F, &ws.Psi_dot, &ws.Psi_ddot, &ws.c, &ws.p, &ws.U, &ws.h})

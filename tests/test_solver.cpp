@@ -5,6 +5,8 @@
 // register-blocked products and the Cholesky substitution.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -136,6 +138,49 @@ TEST(SolverKernels, CholeskyApplyInvertsTheFactoredMatrix) {
             << isa << " m " << m << " cols " << cols;
         EXPECT_EQ(K.rightCols(4), K0.rightCols(4)) << "columns past cols are left alone";
       }
+  }
+}
+
+// sincos_all against the C library's sin and cos, which are correctly rounded or within an ulp:
+// within two ulps of either result (one for the reduction to [−π/4, π/4], one for the series),
+// on every instruction set, at the quadrant boundaries and beyond kSincosMax (the library's
+// values there), with NaN and ±Inf giving NaN.
+TEST(SolverKernels, SincosIsWithinTwoUlpsOfTheLibrary) {
+  std::mt19937_64 rng(7);
+  const RestoreAutomaticIsa restore;
+  auto ulp_error = [](double got, double want) {
+    const double ulp = std::nextafter(std::abs(want), INFINITY) - std::abs(want);
+    return std::abs(got - want) / ulp;
+  };
+  for (const char *isa : available_isas()) {
+    ASSERT_TRUE(detail::force_solve_isa(isa));
+    for (double range : {0.8, 4.0, 100.0, detail::kSincosMax, 1e9}) {
+      std::uniform_real_distribution<double> u(-range, range);
+      std::vector<double> x(20000);
+      for (double &xi : x) xi = u(rng);
+      const double edges[] = {0.0,
+                              -0.0,
+                              1e-300,
+                              M_PI / 4,
+                              M_PI / 2,
+                              -M_PI,
+                              3 * M_PI / 2,
+                              2 * M_PI,
+                              detail::kSincosMax,
+                              std::nextafter(detail::kSincosMax, INFINITY)};
+      std::copy(std::begin(edges), std::end(edges), x.begin());
+      std::vector<double> c(x.size()), s(x.size());
+      detail::sincos_all(x.data(), static_cast<std::ptrdiff_t>(x.size()), c.data(), s.data());
+      double worst = 0.0;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        worst = std::max({worst, ulp_error(c[i], std::cos(x[i])), ulp_error(s[i], std::sin(x[i]))});
+      EXPECT_LE(worst, 2.0) << isa << " |x| up to " << range;
+    }
+    const double bad[] = {NAN, INFINITY, -INFINITY};
+    double c[3], s[3];
+    detail::sincos_all(bad, 3, c, s);
+    for (int i = 0; i < 3; ++i)
+      EXPECT_TRUE(std::isnan(c[i]) && std::isnan(s[i])) << isa << " " << i;
   }
 }
 

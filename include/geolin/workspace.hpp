@@ -110,9 +110,10 @@ struct Workspace {
 
   // Kinematics in base-frame coordinates (all recursions below run in frame 0: M and C depend
   // on s only, H enters through gravity alone; docs/dynamics.md §3). Size n_B + 1.
-  std::vector<Transform> H0;  // ^0 H_i
-  std::vector<Vec6> S0;       // S_i expressed in frame 0
-  std::vector<Mat6> I0;       // M_i expressed in frame 0
+  std::vector<Transform> H0;                 // ^0 H_i
+  std::vector<Vec6> S0;                      // S_i expressed in frame 0
+  std::vector<double> joint_cos, joint_sin;  // cos s_i, sin s_i, written with the poses H0[i]
+  std::vector<Mat6> I0;                      // M_i expressed in frame 0
 
   // Recursion buffers (frame 0), size n_B + 1; the symbols of docs/dynamics.md (D5)-(D13).
   std::vector<Vec6> v;         // body twists v_i (RNEA, ABA, RNEA derivatives)

@@ -15,6 +15,7 @@
 // stays portable (no -march=native) and uses 4- or 8-wide fused multiply-adds where it can.
 #include <Eigen/Cholesky>
 #include <atomic>
+#include <cmath>
 #include <string_view>
 
 #include "solver/simd.hpp"
@@ -65,6 +66,7 @@ struct SolveKernels {
                          std::ptrdiff_t);
   bool (*finite)(const double *, std::ptrdiff_t, double);
   void (*write)(const double *, std::ptrdiff_t, int, int, int, const ColumnDest *, int);
+  void (*sincos)(const double *, std::ptrdiff_t, double *, double *);
 };
 
 namespace baseline {
@@ -496,6 +498,15 @@ void write_columns(const double *X, std::ptrdiff_t ldx, int rows, int cols, int 
 
 bool all_finite_wide(const double *p, std::ptrdiff_t count, double scale) {
   return solve_kernels().finite(p, count, scale);
+}
+
+void sincos_all(const double *x, std::ptrdiff_t count, double *c, double *s) {
+  solve_kernels().sincos(x, count, c, s);
+  for (std::ptrdiff_t i = 0; i < count; ++i) {
+    if (std::abs(x[i]) <= kSincosMax) continue;  // large, infinite or NaN: the library's
+    c[i] = std::cos(x[i]);
+    s[i] = std::sin(x[i]);
+  }
 }
 
 int solve_isa_level() {

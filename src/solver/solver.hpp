@@ -64,6 +64,13 @@ void product_add(int rows, int cols, int depth, const double *A, std::ptrdiff_t 
 void cholesky_apply(int m, int cols, const double *L, std::ptrdiff_t ldl, const double *dinv,
                     double *K, std::ptrdiff_t ldk);
 
+/// c[i] = cos x[i] and s[i] = sin x[i] for i in [0, count), within an ulp or two of the exact
+/// values, several at a time with the solver's instruction set (solve_kernels.inc); arguments
+/// beyond kSincosMax in magnitude (and NaN) go to std::cos and std::sin. For forward kinematics,
+/// whose sines and cosines were half of the pose pass one call at a time.
+constexpr double kSincosMax = 1e5;
+void sincos_all(const double *x, std::ptrdiff_t count, double *c, double *s);
+
 /// The instruction set of articulated_solve's column loops: "baseline", "avx2+fma" or "avx512"
 /// (the widest the processor has, chosen at run time). force_solve_isa selects one for tests
 /// (where the processor has it; nullptr restores the automatic choice) and says whether it could.
