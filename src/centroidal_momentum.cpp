@@ -1,10 +1,11 @@
 // The centroidal momentum h_G, the centroidal momentum matrix A_G (D. E. Orin, A. Goswami,
 // S.-H. Lee, "Centroidal dynamics of a humanoid robot", Autonomous Robots 2013) and the
-// derivative of h_G in z (docs/dynamics.md §11, (D32)-(D34)). Everything is summed in frame 0
-// and moved to the centre of mass and the inertial axes at the end. Only what the requested
-// outputs need is formed: h_G alone from the poses and the twists, without any inertia in frame 0;
-// A_G from the composite inertias of CRBA (RBDA Table 6.2) as 10 numbers each (m, m c, Ī), the
-// 6x6 matrices never formed; dh_dz adds the subtree momenta from A_G's columns.
+// derivative of h_G in z (docs/dynamics.md §11, (D32)-(D34)). Only what the requested outputs
+// need is formed: h_G alone from the poses and the twists, without any inertia in frame 0; A_G
+// from the composite inertias of CRBA (RBDA Table 6.2) as 10 numbers each (m, m c, Ī), the 6x6
+// matrices never formed, with the poses in the inertial axes; dh_dz adds the subtree momenta from
+// A_G's columns, everything summed in frame 0 and moved to the centre of mass and the inertial
+// axes at the end.
 #include "geometry.hpp"
 #include "passes.hpp"
 
@@ -42,10 +43,9 @@ Vec6 momentum_from_twists(const Model &model, Workspace &ws, CRefVec s, const Ve
   return h;
 }
 
-// CRBA's composite inertias in 10 numbers and the columns I^C_i S_i (D8):
-// (s) => (ws.H0, ws.S0, ws.IC_compact = I^C_i, ws.SI_row = I^C_i S_i)
-void composite_columns(const Model &model, Workspace &ws, CRefVec s) {
-  detail::forward_poses(model, ws, s);
+// CRBA's composite inertias in 10 numbers and the columns I^C_i S_i (D8), in the axes of the
+// poses: (ws.H0, ws.S0) => (ws.IC_compact = I^C_i, ws.SI_row = I^C_i S_i)
+void composite_columns(const Model &model, Workspace &ws) {
   auto &IC = ws.IC_compact;
   for (int i = 0; i <= model.n_B; ++i) IC[i] = detail::body_inertia0(model, ws.H0[i], i);
   for (int i = model.n_B; i >= 1; --i) {  // I^C_λ(i) += I^C_i  (D8)
@@ -57,10 +57,53 @@ void composite_columns(const Model &model, Workspace &ws, CRefVec s) {
   for (int i = 1; i <= model.n_B; ++i) ws.SI_row[i] = detail::inertia_times(IC[i], ws.S0[i]);
 }
 
+// [f; n − c × f]: a momentum about frame 0's origin taken about the point c (same axes).
+GEOLIN_ALWAYS_INLINE Vec6 about(const Vec3 &c, const Vec6 &h) {
+  Vec6 out;
+  out.head<3>() = h.head<3>();
+  out.tail<3>() = h.tail<3>() - c.cross(h.head<3>());
+  return out;
+}
+
+// A_G (D32) with the poses in the inertial axes (forward_poses_in_axes): the composites and the
+// columns I^C_j S_j are then already in the axes of h_G, and each column is only moved to the
+// centre of mass, [f; n − c × f], instead of also turned by R (6 products per column, not 24).
+// The base's columns take the base twist in frame-0 axes: X_G I^C_0 diag(R, R). The z_v, z_r
+// columns of dh_dz are A_G (h_G is linear in ν). Returns h_0 = I^C_0 v_0 + Σ_j I^C_j S_j r_j
+// about frame 0's origin, inertial axes. (s, R, vA = the base twist in those axes, r) =>
+// (ws.H0, ws.S0, ws.IC_compact, ws.SI_row, in the inertial axes; A_G and dh_dz's z_v, z_r
+// columns where not empty)
+Vec6 momentum_matrix_in_axes(const Model &model, Workspace &ws, CRefVec s, const Mat3 &R,
+                             const Vec6 &vA, CRefVec r, RefMat A_G, RefMat dh_dz) {
+  detail::forward_poses_in_axes(model, ws, s, R);
+  composite_columns(model, ws);
+  const CompactInertia &I0 = ws.IC_compact[0];
+  const Vec3 c = I0.h / I0.m;  // p_c − o_0 in the inertial axes
+  const int n = model.num_dofs();
+  const bool a = A_G.size() > 0, dz = dh_dz.size() > 0;
+  auto write_A = [&](int col, const Vec6 &column) {
+    if (a) A_G.block<6, 1>(0, col) = column;  // fixed-size stores
+    if (dz) dh_dz.block<6, 1>(0, n + col) = column;
+  };
+  Vec6 h0 = detail::inertia_times(I0, vA);
+  if (!model.fixed_base && (a || dz)) {
+    for (int e = 0; e < 6; ++e) {
+      Vec6 x = Vec6::Zero();
+      x.segment<3>(e < 3 ? 0 : 3) = R.col(e % 3);
+      write_A(e, about(c, detail::inertia_times(I0, x)));
+    }
+  }
+  for (int j = 1; j <= model.n_B; ++j) {
+    h0 += ws.SI_row[j] * r[j - 1];
+    if (a || dz) write_A(model.dof(j), about(c, ws.SI_row[j]));
+  }
+  return h0;
+}
+
 // The subtree momenta for dh_dz from the composites: h^C_j = I^C_j v_λ(j) + Σ_{i ∈ subtree(j)}
 // I^C_i S_i r_i (every body of the subtree moves with v_λ(j) plus the rates of the joints on its
-// way from j). (ws.IC_compact, ws.SI_row, ws.S0, v0, r) => (ws.v, ws.Psi_dot, ws.h_sub,
-// ws.m_sub, ws.mc_sub)
+// way from j), in the axes of the poses, v0 the base twist in them. (ws.IC_compact, ws.SI_row,
+// ws.S0, v0, r) => (ws.v, ws.Psi_dot, ws.h_sub, ws.m_sub, ws.mc_sub)
 void subtree_momenta(const Model &model, Workspace &ws, const Vec6 &v0, CRefVec r) {
   ws.v[0] = v0;
   ws.h_sub[0].setZero();
@@ -90,31 +133,34 @@ GEOLIN_ALWAYS_INLINE Vec6 to_centroidal(const Mat3 &R, const Vec3 &c0, const Vec
 }
 
 // dh_dz's z_s column of joint j (D33): the subtree of j turns by S_j, its momentum by
-// δh = S_j ×* h^C_j + I^C_j Ψ̇_j, and the centre of mass moves by δc0 (D31), so
-// δk = [δh_f; δh_n − δc0 × h_f − c0 × δh_f] about the moving centre of mass.
-Vec6 momentum_position_column(const Workspace &ws, int j, const Mat3 &R, const Vec3 &c0,
-                              double inv_m, const Vec6 &h0) {
+// δh = S_j ×* h^C_j + I^C_j Ψ̇_j, and the centre of mass moves by δc (D31), so
+// δk = [δh_f; δh_n − δc × h_f − c × δh_f] about the moving centre of mass (inertial axes).
+Vec6 momentum_position_column(const Workspace &ws, int j, const Vec3 &c, double inv_m,
+                              const Vec6 &h0) {
   Vec6 dh = cross_force(ws.S0[j], ws.h_sub[j]);
   dh += detail::inertia_times(ws.IC_compact[j], ws.Psi_dot[j]);
   const Vec3 dc = inv_m * detail::com_joint_column(ws, j);
-  Vec6 out = to_centroidal(R, c0, dh);
-  out.tail<3>().noalias() -= R * dc.cross(h0.head<3>());
+  Vec6 out = about(c, dh);
+  out.tail<3>() -= dc.cross(h0.head<3>());
   return out;
 }
 
-// dh_dz's z_H and z_s columns (D33), (D34), after subtree_momenta; its z_v, z_r columns are A_G.
+// dh_dz's z_H and z_s columns (D33), (D34), after subtree_momenta in the inertial axes; its z_v,
+// z_r columns are A_G.
 void momentum_position_columns(const Model &model, const Workspace &ws, const Mat3 &R,
-                               const Vec3 &c0, const Vec6 &h0, RefMat dh_dz) {
+                               const Vec3 &c, const Vec6 &h0, RefMat dh_dz) {
   const double inv_m = 1.0 / ws.m_sub[0];
   const int nv = model.fixed_base ? 0 : 6;
-  if (!model.fixed_base) {  // z_H (D34): only the attitude turns h_G: δh_G = −[R k_f^; R k_n^] δθ
-    const Vec6 k = to_centroidal(Mat3::Identity(), c0, h0);
+  if (!model.fixed_base) {
+    // z_H (D34): only the attitude turns h_G: δh_G = −[R k_f^; R k_n^] δθ with k in frame-0
+    // axes, = −[k_f^ R; k_n^ R] δθ with k = h_G in the inertial axes
+    const Vec6 k = about(c, h0);
     dh_dz.leftCols<3>().setZero();
-    dh_dz.block<3, 3>(0, 3).noalias() = -R * hat(k.head<3>());
-    dh_dz.block<3, 3>(3, 3).noalias() = -R * hat(k.tail<3>());
+    dh_dz.block<3, 3>(0, 3).noalias() = -hat(k.head<3>()) * R;
+    dh_dz.block<3, 3>(3, 3).noalias() = -hat(k.tail<3>()) * R;
   }
   for (int j = 1; j <= model.n_B; ++j)
-    dh_dz.block<6, 1>(0, nv + j - 1) = momentum_position_column(ws, j, R, c0, inv_m, h0);
+    dh_dz.block<6, 1>(0, nv + j - 1) = momentum_position_column(ws, j, c, inv_m, h0);
 }
 
 }  // namespace
@@ -132,29 +178,15 @@ void centroidal_momentum(const Model &model, Workspace &ws, const Transform &H, 
     h_G = to_centroidal(R, mc / m, h0);  // (D32)
     return;
   }
-  composite_columns(model, ws, s);
+  Vec6 vA;  // the base twist in the inertial axes
+  vA << R * v0.head<3>(), R * v0.tail<3>();
+  const Vec6 h0 = momentum_matrix_in_axes(model, ws, s, R, vA, r, A_G, dh_dz);
   const CompactInertia &I0 = ws.IC_compact[0];
-  const Vec3 c0 = I0.h / I0.m;
-  const int n = model.num_dofs();
-  // A_G's columns: the base's X_G I^C_0, joint j's X_G I^C_j S_j (D32); the z_v, z_r columns of
-  // dh_dz are A_G (h_G is linear in ν), and h_0 = I^C_0 v_0 + Σ_j I^C_j S_j r_j.
-  Vec6 h0 = detail::inertia_times(I0, v0);
-  auto write_A = [&](int col, const Vec6 &a) {
-    if (A_G.size() > 0) A_G.block<6, 1>(0, col) = a;  // fixed-size stores
-    if (dz) dh_dz.block<6, 1>(0, n + col) = a;
-  };
-  if (moving) {
-    const Mat6 IC0 = detail::spatial_of(I0);
-    for (int e = 0; e < 6; ++e) write_A(e, to_centroidal(R, c0, IC0.col(e)));
-  }
-  for (int j = 1; j <= model.n_B; ++j) {
-    h0 += ws.SI_row[j] * r[j - 1];
-    write_A(model.dof(j), to_centroidal(R, c0, ws.SI_row[j]));
-  }
-  h_G = to_centroidal(R, c0, h0);  // h_G = A_G ν  (D32)
+  const Vec3 c = I0.h / I0.m;
+  h_G = about(c, h0);  // h_G = A_G ν (D32)
   if (!dz) return;
-  subtree_momenta(model, ws, v0, r);
-  momentum_position_columns(model, ws, R, c0, h0, dh_dz);
+  subtree_momenta(model, ws, vA, r);
+  momentum_position_columns(model, ws, R, c, h0, dh_dz);
 }
 
 }  // namespace geolin

@@ -63,11 +63,24 @@ Transform body_pose(const Model &model, const Workspace &ws, const Transform &H,
 
 namespace detail {
 
-void forward_poses(const Model &model, Workspace &ws, CRefVec s) {
-  // every joint's cosine and sine at once (the solver's vector loop), then the poses
+namespace {
+// The poses from ws.H0[0] = H00: every joint's cosine and sine at once (the solver's vector loop),
+// then the bodies in order (λ(i) < i).
+void poses_from(const Model &model, Workspace &ws, CRefVec s, const Transform &H00) {
   sincos_all(s.data(), model.n_B, ws.joint_cos.data() + 1, ws.joint_sin.data() + 1);
-  ws.H0[0] = Transform::identity();
+  ws.H0[0] = H00;
   for (int i = 1; i <= model.n_B; ++i) body_pose_step(model, ws, s, i);
+}
+}  // namespace
+
+void forward_poses(const Model &model, Workspace &ws, CRefVec s) {
+  poses_from(model, ws, s, Transform::identity());
+}
+
+void forward_poses_in_axes(const Model &model, Workspace &ws, CRefVec s, const Mat3 &R) {
+  Transform H00;
+  H00.R = R;
+  poses_from(model, ws, s, H00);
 }
 
 int path_kinematics(const Model &model, Workspace &ws, CRefVec s, int body) {

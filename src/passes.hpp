@@ -30,6 +30,12 @@ BodyWrenches load_external_wrenches(const Model &model, Workspace &ws, const Tra
 /// body).
 void forward_poses(const Model &model, Workspace &ws, CRefVec s);
 
+/// forward_poses with frame 0's axes turned to R (the inertial axes, R = ^A R_0), about frame
+/// 0's origin: ws.H0[i] = (R, 0) ^0 H_i and ws.S0[i] in those axes. For the centroidal
+/// quantities, which are wanted in the inertial axes: the rotation is paid once per body instead
+/// of once per output column. (s, R) => (ws.H0, ws.S0 of every body, in the inertial axes)
+void forward_poses_in_axes(const Model &model, Workspace &ws, CRefVec s, const Mat3 &R);
+
 /// Forward kinematics along one path (kinematics.cpp): the bodies from the base to `body`
 /// (base excluded), root first, into ws.path[0, count), and their ws.H0, ws.S0; returns count.
 /// Other bodies' entries are left as they are. (s) => (ws.path, ws.H0, ws.S0 on the path)
