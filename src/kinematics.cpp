@@ -90,8 +90,10 @@ int path_kinematics(const Model &model, Workspace &ws, CRefVec s, int body) {
   ws.H0[0] = Transform::identity();
   for (int k = 0; k < count; ++k) {
     const int i = ws.path[k];
-    ws.joint_cos[i] = std::cos(s[i - 1]);
-    ws.joint_sin[i] = std::sin(s[i - 1]);
+    const double q = s[i - 1];  // one sincos call (a store between would reload s)
+    const double c = std::cos(q), sn = std::sin(q);
+    ws.joint_cos[i] = c;
+    ws.joint_sin[i] = sn;
     body_pose_step(model, ws, s, i);
   }
   return count;
