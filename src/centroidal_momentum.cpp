@@ -1,11 +1,11 @@
 // The centroidal momentum h_G, the centroidal momentum matrix A_G (D. E. Orin, A. Goswami,
 // S.-H. Lee, "Centroidal dynamics of a humanoid robot", Autonomous Robots 2013) and the
 // derivative of h_G in z (docs/dynamics.md §11, (D32)-(D34)). Only what the requested outputs
-// need is formed: h_G alone from the poses and the twists, without any inertia in frame 0; A_G
-// from the composite inertias of CRBA (RBDA Table 6.2) as 10 numbers each (m, m c, Ī), the 6x6
-// matrices never formed, with the poses in the inertial axes; dh_dz adds the subtree momenta from
-// A_G's columns, everything summed in frame 0 and moved to the centre of mass and the inertial
-// axes at the end.
+// need is formed: h_G alone from the poses and the twists, without any inertia in frame 0,
+// summed in frame 0 and moved to the centre of mass and the inertial axes at the end; A_G from
+// the composite inertias of CRBA (RBDA Table 6.2) as 10 numbers each (m, m c, Ī), the 6x6
+// matrices never formed, with the poses in the inertial axes; dh_dz adds the subtree momenta
+// from A_G's columns, in the same axes.
 #include "geometry.hpp"
 #include "passes.hpp"
 

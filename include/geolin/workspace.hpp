@@ -110,8 +110,8 @@ struct Workspace {
 
   // Kinematics in base-frame coordinates (all recursions below run in frame 0: M and C depend
   // on s only, H enters through gravity alone; docs/dynamics.md §3). Size n_B + 1.
-  // H0 and S0 after forward_poses_in_axes (centre of mass, centroidal momentum without dh_dz):
-  // the same in the inertial axes about frame 0's origin, (R, 0) ^0 H_i and R S_i.
+  // H0 and S0 after forward_poses_in_axes (centre of mass, A_G and dh_dz): the same in the
+  // inertial axes about frame 0's origin, (R, 0) ^0 H_i and R S_i.
   std::vector<Transform> H0;                 // ^0 H_i
   std::vector<Vec6> S0;                      // S_i expressed in frame 0
   std::vector<double> joint_cos, joint_sin;  // cos s_i, sin s_i, written with the poses H0[i]
